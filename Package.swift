@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "sdrify",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "sdrify", targets: ["sdrify"]),
+        .library(name: "SDRify", targets: ["SDRify"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // C libraries from Debian bookworm (scripts/setup installs them).
+        .systemLibrary(
+            name: "CFFmpeg",
+            path: "Sources/CFFmpeg",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZimg",
+            path: "Sources/CZimg",
+            pkgConfig: "zimg",
+            providers: [.apt(["libzimg-dev"])]
+        ),
+        .target(
+            name: "SDRify",
+            dependencies: ["CFFmpeg", "CZimg"],
+            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+        ),
+        .executableTarget(
+            name: "sdrify",
+            dependencies: ["SDRify", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "SDRifyTests", dependencies: ["SDRify"]),
+        .testTarget(name: "CLITests", dependencies: ["sdrify", "SDRify"]),
+    ]
+)

@@ -1,0 +1,48 @@
+import CFFmpeg
+
+/// A video decoder for one stream, frame-threaded.
+final class Decoder {
+    let ctx: UnsafeMutablePointer<AVCodecContext>
+    let timeBase: AVRational
+    private let label: String
+
+    init(stream: UnsafeMutablePointer<AVStream>, threads: Int, label: String) throws {
+        self.label = label
+        let par = stream.pointee.codecpar!
+        guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
+            let name = String(cString: avcodec_get_name(par.pointee.codec_id))
+            throw SDRifyError.unsupported("\(label): no decoder for codec '\(name)'")
+        }
+        guard let c = avcodec_alloc_context3(codec) else { throw SDRifyError.conversion("out of memory") }
+        ctx = c
+        timeBase = stream.pointee.time_base
+        try ffCheck(avcodec_parameters_to_context(c, par), "\(label): decoder parameters")
+        c.pointee.pkt_timebase = stream.pointee.time_base
+        c.pointee.thread_count = Int32(threads)  // 0 = one per core
+        c.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+        try ffCheck(avcodec_open2(c, codec, nil), "\(label): opening the \(String(cString: codec.pointee.name)) decoder",
+                    status: .invalidInput)
+    }
+
+    deinit {
+        var p: UnsafeMutablePointer<AVCodecContext>? = ctx
+        avcodec_free_context(&p)
+    }
+
+    /// Feeds one packet (nil drains). Corrupt data is invalid input.
+    func send(_ packet: Packet?) throws {
+        let r = avcodec_send_packet(ctx, packet?.av)
+        if r == ffEAGAIN || r == ffEOF { return }
+        try ffCheck(r, "\(label): decoding", status: .invalidInput)
+    }
+
+    /// The next decoded frame, or nil when the decoder needs more input (or is drained).
+    func receive() throws -> Frame? {
+        let frame = try Frame()
+        let r = avcodec_receive_frame(ctx, frame.av)
+        if r == ffEAGAIN || r == ffEOF { return nil }
+        try ffCheck(r, "\(label): decoding", status: .invalidInput)
+        frame.av.pointee.pts = frame.av.pointee.best_effort_timestamp
+        return frame
+    }
+}

@@ -1,0 +1,89 @@
+import CFFmpeg
+
+/// One compressed packet. Owns its AVPacket.
+final class Packet {
+    let av: UnsafeMutablePointer<AVPacket>
+
+    init() throws {
+        guard let p = av_packet_alloc() else { throw SDRifyError.conversion("out of memory allocating a packet") }
+        av = p
+    }
+
+    deinit {
+        var p: UnsafeMutablePointer<AVPacket>? = av
+        av_packet_free(&p)
+    }
+
+    var streamIndex: Int { Int(av.pointee.stream_index) }
+}
+
+/// Opens an input read-only and hands out its packets.
+final class Demuxer {
+    let ctx: UnsafeMutablePointer<AVFormatContext>
+    let path: String
+    let videoStreamIndex: Int
+    let audioStreamIndex: Int?
+
+    /// Largest picture we accept, checked before any decoder allocates for it (hostile headers).
+    static let maxDimension = 16384
+    static let maxPixels = 1 << 28
+
+    init(path: String) throws {
+        self.path = path
+        var c: UnsafeMutablePointer<AVFormatContext>? = nil
+        let opened = avformat_open_input(&c, path, nil, nil)
+        guard opened >= 0, let ctx = c else {
+            throw SDRifyError.invalidInput("\(path): not a readable media file (\(ffErrorString(opened)))")
+        }
+        self.ctx = ctx
+        // Small probe budget: the container headers carry what we report; this must not decode the clip.
+        ctx.pointee.probesize = 8 << 20
+        ctx.pointee.max_analyze_duration = Int64(AV_TIME_BASE / 2)
+        let found = avformat_find_stream_info(ctx, nil)
+        guard found >= 0 else {
+            var p: UnsafeMutablePointer<AVFormatContext>? = ctx
+            avformat_close_input(&p)
+            throw SDRifyError.invalidInput("\(path): cannot read stream information (\(ffErrorString(found)))")
+        }
+        let v = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        var videoIndex: Int? = v >= 0 ? Int(v) : nil
+        // A cover-art picture is not a video track.
+        if let i = videoIndex, ctx.pointee.streams[i]!.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 { videoIndex = nil }
+        guard let videoStream = videoIndex else {
+            var p: UnsafeMutablePointer<AVFormatContext>? = ctx
+            avformat_close_input(&p)
+            throw SDRifyError.invalidInput("\(path): no video stream")
+        }
+        videoStreamIndex = videoStream
+        let a = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, Int32(videoStream), nil, 0)
+        audioStreamIndex = a >= 0 ? Int(a) : nil
+    }
+
+    deinit {
+        var p: UnsafeMutablePointer<AVFormatContext>? = ctx
+        avformat_close_input(&p)
+    }
+
+    func stream(_ i: Int) -> UnsafeMutablePointer<AVStream> { ctx.pointee.streams[i]! }
+    var videoStream: UnsafeMutablePointer<AVStream> { stream(videoStreamIndex) }
+
+    /// The next packet of any stream, or nil at the end of the file. A read error other than EOF means the
+    /// file is damaged (truncated mdat, broken index).
+    func readPacket(into packet: Packet) throws -> Bool {
+        av_packet_unref(packet.av)
+        let r = av_read_frame(ctx, packet.av)
+        if r == ffEOF { return false }
+        if r < 0 {
+            // Truncated files surface as EOF mid-stream or I/O errors.
+            throw SDRifyError.invalidInput("\(path): damaged or truncated input (\(ffErrorString(r)))")
+        }
+        return true
+    }
+
+    /// Seeks to the keyframe at or before `seconds` (for --start).
+    func seek(toSeconds seconds: Double) throws {
+        let ts = Int64(seconds * Double(AV_TIME_BASE))
+        try ffCheck(avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0), "\(path): seeking to \(seconds) s",
+                    status: .invalidInput)
+    }
+}

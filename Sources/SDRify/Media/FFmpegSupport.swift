@@ -1,0 +1,60 @@
+import CFFmpeg
+
+/// FFmpeg's own message for an error code (av_strerror).
+func ffErrorString(_ code: Int32) -> String {
+    var buf = [CChar](repeating: 0, count: 256)
+    cffmpeg_strerror(code, &buf, buf.count)
+    return cString(buf)
+}
+
+/// A NUL-terminated C buffer as a String.
+func cString(_ buf: [CChar]) -> String {
+    let bytes = buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Wraps a failing FFmpeg call once: a negative return becomes a thrown error carrying FFmpeg's message.
+@discardableResult
+func ffCheck(_ code: Int32, _ what: @autoclosure () -> String, status: ExitStatus = .conversionFailed) throws -> Int32 {
+    if code < 0 { throw SDRifyError(status, "\(what()): \(ffErrorString(code))") }
+    return code
+}
+
+let ffEAGAIN = cffmpeg_eagain()
+let ffEOF = cffmpeg_error_eof()
+let ffNoPTS = cffmpeg_nopts_value()
+
+/// FFmpeg logs to stderr by default; the CLI contract allows only our own lines there.
+public func silenceFFmpegLogging() { av_log_set_level(AV_LOG_QUIET) }
+
+/// The single boundary where FFmpeg's colour enums become ours (the mpv model).
+enum ColorMapping {
+    static func description(primaries: AVColorPrimaries, transfer: AVColorTransferCharacteristic,
+                            matrix: AVColorSpace, range: AVColorRange, chroma: AVChromaLocation) -> ColorDescription {
+        ColorDescription(primaries: ColorPrimaries(rawValue: Int32(primaries.rawValue)) ?? .unspecified,
+                         transfer: TransferCharacteristic(rawValue: Int32(transfer.rawValue)) ?? .unspecified,
+                         matrix: MatrixCoefficients(rawValue: Int32(matrix.rawValue)) ?? .unspecified,
+                         range: ColorRange(rawValue: Int32(range.rawValue)) ?? .unspecified,
+                         chromaLocation: ChromaLocation(rawValue: Int32(chroma.rawValue)) ?? .unspecified)
+    }
+
+    static func apply(_ c: ColorDescription, to ctx: UnsafeMutablePointer<AVCodecContext>) {
+        ctx.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(c.primaries.rawValue))
+        ctx.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(c.transfer.rawValue))
+        ctx.pointee.colorspace = AVColorSpace(rawValue: UInt32(c.matrix.rawValue))
+        ctx.pointee.color_range = AVColorRange(rawValue: UInt32(c.range.rawValue))
+        ctx.pointee.chroma_sample_location = AVChromaLocation(rawValue: UInt32(c.chromaLocation.rawValue))
+    }
+
+    static func apply(_ c: ColorDescription, to frame: UnsafeMutablePointer<AVFrame>) {
+        frame.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(c.primaries.rawValue))
+        frame.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(c.transfer.rawValue))
+        frame.pointee.colorspace = AVColorSpace(rawValue: UInt32(c.matrix.rawValue))
+        frame.pointee.color_range = AVColorRange(rawValue: UInt32(c.range.rawValue))
+        frame.pointee.chroma_location = AVChromaLocation(rawValue: UInt32(c.chromaLocation.rawValue))
+    }
+}
+
+extension AVRational {
+    var double: Double { den == 0 ? 0 : Double(num) / Double(den) }
+}

@@ -1,0 +1,149 @@
+import CFFmpeg
+
+/// Builds a MediaInfo from an open input: container headers, stream side data, and the first decoded
+/// picture for what only the bitstream carries (HDR SEI, display-orientation SEI). Never decodes further.
+enum MediaInspector {
+    static func inspect(_ demuxer: Demuxer) throws -> MediaInfo {
+        let ctx = demuxer.ctx
+        let st = demuxer.videoStream
+        let par = st.pointee.codecpar.pointee
+        let path = demuxer.path
+
+        let (w, h) = (Int(par.width), Int(par.height))
+        guard w > 0, h > 0 else { throw SDRifyError.invalidInput("\(path): video stream has no picture size") }
+        guard w <= Demuxer.maxDimension, h <= Demuxer.maxDimension, w * h <= Demuxer.maxPixels else {
+            throw SDRifyError.unsupported("\(path): picture size \(w)x\(h) is beyond the \(Demuxer.maxDimension)x\(Demuxer.maxDimension), 2^28-pixel limit")
+        }
+        try checkNotTruncated(demuxer)
+
+        let pixFmt = AVPixelFormat(rawValue: par.format)
+        let desc = av_pix_fmt_desc_get(pixFmt)
+        let sar = par.sample_aspect_ratio
+        var video = VideoInfo(
+            codec: String(cString: avcodec_get_name(par.codec_id)),
+            profile: avcodec_profile_name(par.codec_id, par.profile).map { String(cString: $0) },
+            width: w, height: h,
+            sampleAspectRatio: sar.num > 0 && sar.den > 0 ? (Int(sar.num), Int(sar.den)) : (1, 1),
+            pixelFormat: av_get_pix_fmt_name(pixFmt).map { String(cString: $0) } ?? "unknown",
+            bitDepth: desc.map { Int($0.pointee.comp.0.depth) } ?? 0,
+            frameRate: frameRate(st),
+            frameCount: st.pointee.nb_frames > 0 ? Int(st.pointee.nb_frames) : nil,
+            color: ColorMapping.description(primaries: par.color_primaries, transfer: par.color_trc,
+                                            matrix: par.color_space, range: par.color_range,
+                                            chroma: par.chroma_location),
+            hdrMetadata: containerHDRMetadata(st),
+            dolbyVision: dolbyVision(st),
+            containerMatrix: displayMatrix(st),
+            frameMatrix: nil)
+
+        if let first = try firstFrame(demuxer) {
+            let fromSEI = first.hdrMetadata
+            if video.hdrMetadata.masteringDisplay == nil { video.hdrMetadata.masteringDisplay = fromSEI.masteringDisplay }
+            if video.hdrMetadata.contentLightLevel == nil { video.hdrMetadata.contentLightLevel = fromSEI.contentLightLevel }
+            video.frameMatrix = first.displayMatrix
+            // Raw bitstreams (no container tags) describe colour only in the VUI, which the decoder reads.
+            if video.color.transfer == .unspecified { video.color = first.color }
+        }
+
+        var audio: [AudioInfo] = []
+        for i in 0..<Int(ctx.pointee.nb_streams) {
+            let s = demuxer.stream(i)
+            let p = s.pointee.codecpar.pointee
+            guard p.codec_type == AVMEDIA_TYPE_AUDIO else { continue }
+            audio.append(AudioInfo(codec: String(cString: avcodec_get_name(p.codec_id)), sampleRate: Int(p.sample_rate),
+                                   channels: Int(p.ch_layout.nb_channels), bitRate: p.bit_rate > 0 ? Int(p.bit_rate) : nil,
+                                   isDefault: i == demuxer.audioStreamIndex))
+        }
+
+        let duration = ctx.pointee.duration == ffNoPTS ? nil : Double(ctx.pointee.duration) / Double(AV_TIME_BASE)
+        let size = ctx.pointee.pb.map { avio_size($0) }.flatMap { $0 >= 0 ? $0 : nil }
+        let format = FormatInfo(name: String(cString: ctx.pointee.iformat.pointee.name), duration: duration, size: size,
+                                bitRate: ctx.pointee.bit_rate > 0 ? Int(ctx.pointee.bit_rate) : nil)
+        return MediaInfo(path: path, format: format, video: video, audio: audio)
+    }
+
+    static func frameRate(_ st: UnsafeMutablePointer<AVStream>) -> Double? {
+        let avg = st.pointee.avg_frame_rate.double
+        if avg > 0, avg < 1000 { return avg }
+        let r = st.pointee.r_frame_rate.double
+        return r > 0 && r < 1000 ? r : nil
+    }
+
+    /// A moov that indexes samples past the end of the file means the file was cut short.
+    static func checkNotTruncated(_ demuxer: Demuxer) throws {
+        guard let pb = demuxer.ctx.pointee.pb else { return }
+        let fileSize = avio_size(pb)
+        guard fileSize > 0 else { return }
+        let st = demuxer.videoStream
+        let count = avformat_index_get_entries_count(st)
+        guard count > 0, let last = avformat_index_get_entry(st, count - 1) else { return }
+        if last.pointee.pos + Int64(last.pointee.size) > fileSize {
+            throw SDRifyError.invalidInput("\(demuxer.path): truncated: the video samples run past the end of the file (\(fileSize) bytes)")
+        }
+    }
+
+    static func sideData(_ st: UnsafeMutablePointer<AVStream>, _ type: AVPacketSideDataType) -> (UnsafeRawPointer, Int)? {
+        var size = 0
+        guard let p = av_stream_get_side_data(st, type, &size), size > 0 else { return nil }
+        return (UnsafeRawPointer(p), size)
+    }
+
+    static func displayMatrix(_ st: UnsafeMutablePointer<AVStream>) -> DisplayMatrix? {
+        guard let (p, size) = sideData(st, AV_PKT_DATA_DISPLAYMATRIX), size >= 36 else { return nil }
+        return DisplayMatrix(fixedPoint: Array(UnsafeBufferPointer(start: p.assumingMemoryBound(to: Int32.self), count: 9)))
+    }
+
+    static func containerHDRMetadata(_ st: UnsafeMutablePointer<AVStream>) -> HDRMetadata {
+        var md = HDRMetadata()
+        if let (p, size) = sideData(st, AV_PKT_DATA_MASTERING_DISPLAY_METADATA),
+           size >= MemoryLayout<AVMasteringDisplayMetadata>.size {
+            md.masteringDisplay = mastering(p.assumingMemoryBound(to: AVMasteringDisplayMetadata.self).pointee)
+        }
+        if let (p, size) = sideData(st, AV_PKT_DATA_CONTENT_LIGHT_LEVEL), size >= MemoryLayout<AVContentLightMetadata>.size {
+            let c = p.assumingMemoryBound(to: AVContentLightMetadata.self).pointee
+            md.contentLightLevel = ContentLightLevel(maxCLL: Int(c.MaxCLL), maxFALL: Int(c.MaxFALL))
+        }
+        return md
+    }
+
+    static func mastering(_ m: AVMasteringDisplayMetadata) -> MasteringDisplay? {
+        guard m.has_primaries != 0 || m.has_luminance != 0 else { return nil }
+        let p = m.display_primaries
+        return MasteringDisplay(redX: p.0.0.double, redY: p.0.1.double, greenX: p.1.0.double, greenY: p.1.1.double,
+                                blueX: p.2.0.double, blueY: p.2.1.double,
+                                whitePointX: m.white_point.0.double, whitePointY: m.white_point.1.double,
+                                minLuminance: m.min_luminance.double, maxLuminance: m.max_luminance.double)
+    }
+
+    static func dolbyVision(_ st: UnsafeMutablePointer<AVStream>) -> DolbyVisionConfig? {
+        guard let (p, size) = sideData(st, AV_PKT_DATA_DOVI_CONF), size >= MemoryLayout<AVDOVIDecoderConfigurationRecord>.size
+        else { return nil }
+        let r = p.assumingMemoryBound(to: AVDOVIDecoderConfigurationRecord.self).pointee
+        return DolbyVisionConfig(profile: Int(r.dv_profile), level: Int(r.dv_level), rpuPresent: r.rpu_present_flag != 0,
+                                 elPresent: r.el_present_flag != 0, blPresent: r.bl_present_flag != 0,
+                                 blCompatibilityID: Int(r.dv_bl_signal_compatibility_id))
+    }
+
+    /// Decodes just the first picture (one thread per core; a bounded number of packets).
+    static func firstFrame(_ demuxer: Demuxer) throws -> Frame? {
+        let decoder = try Decoder(stream: demuxer.videoStream, threads: 1, label: "\(demuxer.path): video")
+        let packet = try Packet()
+        var packetsRead = 0
+        while packetsRead < 500, try demuxer.readPacket(into: packet) {
+            guard packet.streamIndex == demuxer.videoStreamIndex else { continue }
+            packetsRead += 1
+            try decoder.send(packet)
+            if let f = try decoder.receive() { return f }
+        }
+        try decoder.send(nil)
+        return try decoder.receive()
+    }
+}
+
+/// The public probe entry point.
+public enum Prober {
+    public static func probe(path: String) throws -> MediaInfo {
+        let demuxer = try Demuxer(path: path)
+        return try MediaInspector.inspect(demuxer)
+    }
+}

@@ -1,0 +1,79 @@
+import CFFmpeg
+
+/// Writes an MP4/MOV file: streams from the encoder or copied from the input, fast start (moov first),
+/// no display matrix and no HDR side data on the video stream.
+final class Muxer {
+    let ctx: UnsafeMutablePointer<AVFormatContext>
+    private let path: String
+    private var headerWritten = false
+    private var ioOpen = false
+
+    init(path: String, formatName: String) throws {
+        self.path = path
+        var c: UnsafeMutablePointer<AVFormatContext>? = nil
+        try ffCheck(avformat_alloc_output_context2(&c, nil, formatName, path), "\(path): output format",
+                    status: .outputProblem)
+        ctx = c!
+    }
+
+    deinit {
+        if ioOpen { avio_closep(&ctx.pointee.pb) }
+        avformat_free_context(ctx)
+    }
+
+    var needsGlobalHeader: Bool { ctx.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
+
+    func addStream(from encoder: VideoEncoder) throws -> Int {
+        guard let st = avformat_new_stream(ctx, nil) else { throw SDRifyError.conversion("out of memory") }
+        try ffCheck(avcodec_parameters_from_context(st.pointee.codecpar, encoder.ctx), "video stream parameters")
+        st.pointee.time_base = encoder.ctx.pointee.time_base
+        st.pointee.avg_frame_rate = encoder.ctx.pointee.framerate
+        return Int(st.pointee.index)
+    }
+
+    /// A stream copied as is from the input (AAC audio).
+    func addCopiedStream(from input: UnsafeMutablePointer<AVStream>) throws -> Int {
+        guard let st = avformat_new_stream(ctx, nil) else { throw SDRifyError.conversion("out of memory") }
+        try ffCheck(avcodec_parameters_copy(st.pointee.codecpar, input.pointee.codecpar), "audio stream parameters")
+        st.pointee.codecpar.pointee.codec_tag = 0
+        st.pointee.time_base = input.pointee.time_base
+        st.pointee.disposition = AV_DISPOSITION_DEFAULT
+        if let lang = av_dict_get(input.pointee.metadata, "language", nil, 0) {
+            av_dict_set(&st.pointee.metadata, "language", lang.pointee.value, 0)
+        }
+        return Int(st.pointee.index)
+    }
+
+    func setMetadata(_ key: String, _ value: String) { av_dict_set(&ctx.pointee.metadata, key, value, 0) }
+
+    func writeHeader() throws {
+        try ffCheck(avio_open(&ctx.pointee.pb, path, AVIO_FLAG_WRITE), "\(path): cannot write", status: .outputProblem)
+        ioOpen = true
+        var opts: OpaquePointer? = nil
+        av_dict_set(&opts, "movflags", "+faststart", 0)
+        defer { av_dict_free(&opts) }
+        try ffCheck(avformat_write_header(ctx, &opts), "\(path): writing the header", status: .outputProblem)
+        headerWritten = true
+    }
+
+    func timeBase(ofStream i: Int) -> AVRational { ctx.pointee.streams[i]!.pointee.time_base }
+
+    /// Writes a packet whose timestamps are in `from`, rescaled to the output stream's time base.
+    func write(_ packet: Packet, stream: Int, from: AVRational) throws {
+        packet.av.pointee.stream_index = Int32(stream)
+        av_packet_rescale_ts(packet.av, from, timeBase(ofStream: stream))
+        packet.av.pointee.pos = -1
+        try ffCheck(av_interleaved_write_frame(ctx, packet.av), "\(path): writing", status: .outputProblem)
+    }
+
+    /// Writes the trailer (and the fast-start moov move), then flushes and closes the file.
+    func finish() throws {
+        guard headerWritten else { return }
+        try ffCheck(av_write_trailer(ctx), "\(path): finishing the file", status: .outputProblem)
+        avio_flush(ctx.pointee.pb)
+        let err = ctx.pointee.pb.pointee.error
+        try ffCheck(err, "\(path): writing", status: .outputProblem)
+        avio_closep(&ctx.pointee.pb)
+        ioOpen = false
+    }
+}

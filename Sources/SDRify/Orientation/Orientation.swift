@@ -1,0 +1,78 @@
+/// The eight EXIF orientations (DESIGN §3). The raw value is the EXIF number.
+public enum Orientation: Int, CaseIterable, Sendable {
+    case up = 1, upMirrored = 2, down = 3, downMirrored = 4
+    case leftMirrored = 5, right = 6, rightMirrored = 7, left = 8
+
+    public var name: String {
+        switch self {
+        case .up: "up"; case .upMirrored: "up mirrored"; case .down: "down"; case .downMirrored: "down mirrored"
+        case .leftMirrored: "left mirrored"; case .right: "right"; case .rightMirrored: "right mirrored"; case .left: "left"
+        }
+    }
+
+    /// The (a, b, c, d) pattern of the display matrix for this orientation.
+    public var pattern: (a: Int, b: Int, c: Int, d: Int) {
+        switch self {
+        case .up: (1, 0, 0, 1)
+        case .upMirrored: (-1, 0, 0, 1)
+        case .down: (-1, 0, 0, -1)
+        case .downMirrored: (1, 0, 0, -1)
+        case .leftMirrored: (0, 1, 1, 0)
+        case .right: (0, 1, -1, 0)
+        case .rightMirrored: (0, -1, -1, 0)
+        case .left: (0, -1, 1, 0)
+        }
+    }
+
+    public var isMirrored: Bool { [.upMirrored, .downMirrored, .leftMirrored, .rightMirrored].contains(self) }
+
+    /// Whether the upright picture has width and height swapped relative to the coded one.
+    public var swapsDimensions: Bool { rawValue >= 5 }
+
+    /// Clockwise rotation in degrees that makes the picture upright, applied after the horizontal mirror in
+    /// the mirrored cases, as EXIF words it (5: "mirror horizontal and rotate 270 CW", 7: "… 90 CW").
+    public var rotationClockwise: Int {
+        switch self {
+        case .up, .upMirrored: 0
+        case .right, .rightMirrored: 90
+        case .down, .downMirrored: 180
+        case .left, .leftMirrored: 270
+        }
+    }
+
+    /// The matrix with translation recomputed from the coded size, as AVFoundation's well-known
+    /// `fixedPreferredTransform` does: the translation that puts the transformed picture at the origin.
+    public func fixedTransform(width: Int, height: Int) -> DisplayMatrix {
+        let p = pattern
+        let (w, h) = (Double(width), Double(height))
+        // The corner of the coded picture that lands at the origin decides tx, ty; each is the image
+        // extent along whichever coded axis maps negatively onto that display axis.
+        let tx = (p.a < 0 ? w : 0) + (p.c < 0 ? h : 0)
+        let ty = (p.b < 0 ? w : 0) + (p.d < 0 ? h : 0)
+        return DisplayMatrix(a: Double(p.a), b: Double(p.b), c: Double(p.c), d: Double(p.d), tx: tx, ty: ty)
+    }
+
+    /// Recognises one of the eight patterns, snapping entries within 1/256 of −1, 0, 1. Translation is ignored
+    /// (players recompute it); any scale, shear, arbitrary angle or perspective gives nil.
+    public init?(matrix m: DisplayMatrix) {
+        func snap(_ x: Double) -> Int? {
+            for target in [-1, 0, 1] where abs(x - Double(target)) <= 1.0 / 256 { return target }
+            return nil
+        }
+        guard let a = snap(m.a), let b = snap(m.b), let c = snap(m.c), let d = snap(m.d),
+              abs(m.u) <= 1.0 / 256, abs(m.v) <= 1.0 / 256, abs(m.w - 1) <= 1.0 / 256 else { return nil }
+        guard let match = Orientation.allCases.first(where: { $0.pattern == (a, b, c, d) }) else { return nil }
+        self = match
+    }
+
+    /// The upright (display) size of a coded picture.
+    public func uprightSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        swapsDimensions ? (height, width) : (width, height)
+    }
+}
+
+/// Orientation as read from a stream: the eight cases, or a matrix outside them (kept to report and refuse).
+public enum StreamOrientation: Equatable, Sendable {
+    case known(Orientation)
+    case unsupported(DisplayMatrix)
+}

@@ -1,0 +1,65 @@
+/// What `sdrify probe` knows about a file, read from the headers and the first decoded picture.
+public struct MediaInfo: Sendable {
+    public var path: String
+    public var format: FormatInfo
+    public var video: VideoInfo
+    public var audio: [AudioInfo]
+}
+
+public struct FormatInfo: Sendable {
+    public var name: String
+    public var duration: Double?   // seconds
+    public var size: Int64?        // bytes
+    public var bitRate: Int?       // bit/s
+}
+
+public struct AudioInfo: Sendable {
+    public var codec: String
+    public var sampleRate: Int     // Hz
+    public var channels: Int
+    public var bitRate: Int?       // bit/s
+    public var isDefault: Bool
+}
+
+public struct VideoInfo: Sendable {
+    public var codec: String
+    public var profile: String?
+    public var width: Int                   // coded
+    public var height: Int                  // coded
+    public var sampleAspectRatio: (num: Int, den: Int)
+    public var pixelFormat: String
+    public var bitDepth: Int
+    public var frameRate: Double?           // frames/s (average)
+    public var frameCount: Int?
+    public var color: ColorDescription
+    public var hdrMetadata: HDRMetadata
+    public var dolbyVision: DolbyVisionConfig?
+    public var containerMatrix: DisplayMatrix?   // tkhd × mvhd, as FFmpeg exposes it
+    public var frameMatrix: DisplayMatrix?       // display-orientation SEI on the first picture
+
+    public var hdrKind: HDRKind { color.hdrKind }
+
+    /// The container's orientation, which wins over the SEI as in AVFoundation.
+    public var orientation: StreamOrientation {
+        guard let m = containerMatrix else { return .known(.up) }
+        if let o = Orientation(matrix: m) { return .known(o) }
+        return .unsupported(m)
+    }
+
+    /// The SEI orientation when it disagrees with the container's (nil when absent or in agreement).
+    public var conflictingFrameOrientation: StreamOrientation? {
+        guard let fm = frameMatrix else { return nil }
+        let fromFrame: StreamOrientation = Orientation(matrix: fm).map { .known($0) } ?? .unsupported(fm)
+        return fromFrame == orientation ? nil : fromFrame
+    }
+
+    /// The upright picture size in square pixels: coded size swapped for the transposing orientations,
+    /// width stretched by the sample aspect ratio (which is inverted along with the swap).
+    public var displaySize: (width: Int, height: Int) {
+        var (w, h) = (width, height)
+        var (sn, sd) = sampleAspectRatio
+        if case .known(let o) = orientation, o.swapsDimensions { (w, h) = (h, w); (sn, sd) = (sd, sn) }
+        if sn > 0, sd > 0, sn != sd { w = Int((Double(w) * Double(sn) / Double(sd)).rounded()) }
+        return (w, h)
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// `sdrify probe` output: the JSON keys of DESIGN §2 (ffprobe's names where ffprobe has one) and a short
+/// human summary.
+extension MediaInfo {
+    public var json: JSONValue {
+        .object([
+            ("format", .object([
+                ("name", .string(format.name)),
+                ("duration", .number(format.duration)),
+                ("size", format.size.map { .int($0) } ?? .null),
+                ("bit_rate", .integer(format.bitRate)),
+            ])),
+            ("video", video.json),
+            ("audio", .array(audio.map { a in
+                .object([("codec", .string(a.codec)), ("sample_rate", .int(Int64(a.sampleRate))),
+                         ("channels", .int(Int64(a.channels))), ("bit_rate", .integer(a.bitRate)),
+                         ("default", .bool(a.isDefault))])
+            })),
+        ])
+    }
+
+    public var summary: String {
+        let v = video
+        let (dw, dh) = v.displaySize
+        var lines = ["\(path): \(format.name), \(format.duration.map { String(format: "%.3f s", $0) } ?? "unknown duration")"]
+        lines.append("  video: \(v.codec)\(v.profile.map { " (\($0))" } ?? ""), \(v.width)x\(v.height) coded, \(dw)x\(dh) upright, \(v.pixelFormat), \(v.frameRate.map { String(format: "%.3f fps", $0) } ?? "unknown rate")")
+        lines.append("  colour: \(v.color.primaries.name)/\(v.color.transfer.name)/\(v.color.matrix.name), range \(v.color.range.name), \(v.hdrKind.rawValue.uppercased())")
+        if let md = v.hdrMetadata.masteringDisplay {
+            lines.append(String(format: "  mastering display: %.4f–%.1f cd/m²", md.minLuminance, md.maxLuminance))
+        }
+        if let cll = v.hdrMetadata.contentLightLevel { lines.append("  content light level: MaxCLL \(cll.maxCLL), MaxFALL \(cll.maxFALL) cd/m²") }
+        if let dv = v.dolbyVision { lines.append("  Dolby Vision: profile \(dv.profile), level \(dv.level), compatibility \(dv.blCompatibilityID)") }
+        switch v.orientation {
+        case .known(let o): lines.append("  orientation: EXIF \(o.rawValue) (\(o.name))")
+        case .unsupported(let m): lines.append("  orientation: unsupported matrix \(m.components)")
+        }
+        for a in audio { lines.append("  audio: \(a.codec), \(a.sampleRate) Hz, \(a.channels) ch\(a.isDefault ? " (default)" : "")") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension VideoInfo {
+    var json: JSONValue {
+        let (dw, dh) = displaySize
+        let sar = sampleAspectRatio
+        var f: [(String, JSONValue)] = []
+        f.append(("codec", .string(codec)))
+        f.append(("profile", profile.map { .string($0) } ?? .null))
+        f.append(("width", .int(Int64(width))))
+        f.append(("height", .int(Int64(height))))
+        f.append(("display_width", .int(Int64(dw))))
+        f.append(("display_height", .int(Int64(dh))))
+        f.append(("sample_aspect_ratio", .string("\(sar.num):\(sar.den)")))
+        f.append(("pix_fmt", .string(pixelFormat)))
+        f.append(("bit_depth", .int(Int64(bitDepth))))
+        f.append(("frame_rate", .number(frameRate.map { ($0 * 1000).rounded() / 1000 })))
+        f.append(("frame_count", .integer(frameCount)))
+        f.append(("color_primaries", .string(color.primaries.name)))
+        f.append(("color_transfer", .string(color.transfer.name)))
+        f.append(("color_space", .string(color.matrix.name)))
+        f.append(("color_range", .string(color.range.name)))
+        f.append(("hdr", .string(hdrKind.rawValue)))
+        f.append(("mastering_display", masteringJSON))
+        f.append(("content_light_level", hdrMetadata.contentLightLevel.map { c in
+            .object([("max_cll", .int(Int64(c.maxCLL))), ("max_fall", .int(Int64(c.maxFALL)))])
+        } ?? .null))
+        f.append(("dolby_vision", dolbyVisionJSON))
+        f.append(("orientation", orientationJSON))
+        return .object(f)
+    }
+
+    var masteringJSON: JSONValue {
+        guard let m = hdrMetadata.masteringDisplay else { return .null }
+        let pairs: [(String, Double)] = [("red_x", m.redX), ("red_y", m.redY), ("green_x", m.greenX), ("green_y", m.greenY),
+                                         ("blue_x", m.blueX), ("blue_y", m.blueY), ("white_point_x", m.whitePointX),
+                                         ("white_point_y", m.whitePointY), ("min_luminance", m.minLuminance),
+                                         ("max_luminance", m.maxLuminance)]
+        return .object(pairs.map { ($0.0, JSONValue.double($0.1)) })
+    }
+
+    var dolbyVisionJSON: JSONValue {
+        guard let d = dolbyVision else { return .null }
+        return .object([("profile", .int(Int64(d.profile))), ("level", .int(Int64(d.level))),
+                        ("rpu_present", .bool(d.rpuPresent)), ("el_present", .bool(d.elPresent)),
+                        ("bl_present", .bool(d.blPresent)), ("bl_compatibility_id", .int(Int64(d.blCompatibilityID)))])
+    }
+
+    var orientationJSON: JSONValue {
+        let raw = containerMatrix ?? .identity
+        var fields: [(String, JSONValue)]
+        switch orientation {
+        case .known(let o):
+            fields = [("exif", .int(Int64(o.rawValue))), ("name", .string(o.name)), ("mirrored", .bool(o.isMirrored)),
+                      ("rotation_cw", .int(Int64(o.rotationClockwise))),
+                      ("matrix", .array(raw.components.map { .double($0) })),
+                      ("fixed_transform", .array(o.fixedTransform(width: width, height: height).components.map { .double($0) }))]
+        case .unsupported(let m):
+            fields = [("exif", .null), ("name", .string("unsupported")), ("mirrored", .bool(m.isMirrored)),
+                      ("rotation_cw", .null), ("matrix", .array(m.components.map { .double($0) })), ("fixed_transform", .null)]
+        }
+        let frameExif: JSONValue = frameMatrix.map { fm in Orientation(matrix: fm).map { .int(Int64($0.rawValue)) } ?? .string("unsupported") } ?? .null
+        fields.append(("frame_exif", frameExif))
+        return .object(fields)
+    }
+}

@@ -1,0 +1,30 @@
+/// The process exit statuses of the CLI contract (DESIGN §2). The library throws them; the CLI exits with them.
+public enum ExitStatus: Int32, Sendable {
+    case success = 0
+    case conversionFailed = 1
+    case invalidInput = 2
+    case unsupportedInput = 3
+    case outputProblem = 4
+    case usage = 64
+    case interrupted = 130
+    case terminated = 143
+}
+
+/// Every failure sdrify reports: one line of text and the exit status it maps to.
+public struct SDRifyError: Error, CustomStringConvertible, Sendable {
+    public let status: ExitStatus
+    public let message: String
+
+    public init(_ status: ExitStatus, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    static func invalidInput(_ m: String) -> SDRifyError { SDRifyError(.invalidInput, m) }
+    static func unsupported(_ m: String) -> SDRifyError { SDRifyError(.unsupportedInput, m) }
+    static func conversion(_ m: String) -> SDRifyError { SDRifyError(.conversionFailed, m) }
+    static func output(_ m: String) -> SDRifyError { SDRifyError(.outputProblem, m) }
+    static func usage(_ m: String) -> SDRifyError { SDRifyError(.usage, m) }
+}

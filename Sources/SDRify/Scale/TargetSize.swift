@@ -1,0 +1,22 @@
+/// An orientation-aware bounding box (DESIGN, "presets"): long edge ≤ `long`, short edge ≤ `short`.
+public struct BoundingBox: Equatable, Sendable {
+    public var long: Int
+    public var short: Int
+    public init(long: Int, short: Int) { self.long = max(long, short); self.short = min(long, short) }
+}
+
+public enum TargetSize {
+    /// The output size for an upright picture of `width`×`height` square pixels: fits the box whichever way
+    /// round the picture is, keeps the aspect, never upscales, and has even dimensions (4:2:0).
+    public static func fit(width: Int, height: Int, into box: BoundingBox?) -> (width: Int, height: Int) {
+        let longSide = Double(max(width, height)), shortSide = Double(min(width, height))
+        var scale = 1.0
+        if let box { scale = min(1.0, Double(box.long) / longSide, Double(box.short) / shortSide) }
+        let maxW = Double(width) * scale, maxH = Double(height) * scale
+        // Nearest even size, but never past the box or the source (both bounds are honoured exactly).
+        func even(_ x: Double, limit: Int) -> Int { max(2, min(2 * Int((x / 2).rounded()), limit & ~1)) }
+        let limitW = min(width, box.map { width >= height ? $0.long : $0.short } ?? width)
+        let limitH = min(height, box.map { width >= height ? $0.short : $0.long } ?? height)
+        return (even(maxW, limit: limitW), even(maxH, limit: limitH))
+    }
+}

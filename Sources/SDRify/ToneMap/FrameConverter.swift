@@ -1,0 +1,46 @@
+/// The colour stage: decoded Y'CbCr at the coded size → 8-bit 4:2:0 BT.709 limited range at the output size
+/// (still in coded orientation; the orienter runs after it on the smaller picture).
+///
+/// SDR sources keep their transfer and primaries (players treat BT.601/BT.709/sRGB alike): only the matrix,
+/// range, depth, chroma siting and size are converted. HDR sources go through zimg's full conversion with
+/// reference white at SDR 100 %.
+public final class FrameConverter: @unchecked Sendable {
+    let graph: ZimgGraph
+    private let output: Frame
+    public let sourceColor: ColorDescription
+
+    public init(sourceFormat: PlanarFormat, sourceColor tagged: ColorDescription, width: Int, height: Int,
+                outputWidth: Int, outputHeight: Int) throws {
+        var src = tagged.resolved(width: width, height: height)
+        sourceColor = src
+        var dstColor = ColorDescription.sdrOutput
+        if src.hdrKind == .sdr {
+            src.transfer = dstColor.transfer
+            src.primaries = dstColor.primaries
+        }
+        if sourceFormat.hasChroma == false { src.matrix = dstColor.matrix }
+        dstColor.chromaLocation = .left
+        graph = try ZimgGraph(from: ZimgFormat(width: width, height: height, format: sourceFormat, color: src),
+                              to: ZimgFormat(width: outputWidth, height: outputHeight, format: .yuv420p, color: dstColor),
+                              dither: .ordered, nominalPeakLuminance: 203)
+        output = try Frame(width: outputWidth, height: outputHeight, format: .yuv420p)
+        output.color = .sdrOutput
+    }
+
+    /// Converts one decoded frame; the returned frame is reused by the next call.
+    public func convert(_ frame: Frame, format: PlanarFormat) throws -> Frame {
+        try output.makeWritable()
+        let srcPlanes = frame.planes(format.planeCount).map { (UnsafeRawPointer($0.0), $0.1) }
+        var dstPlanes = output.planes(3)
+        if !format.hasChroma { dstPlanes = [dstPlanes[0]] }
+        try graph.process(src: srcPlanes, dst: dstPlanes)
+        if !format.hasChroma {  // grey source: neutral chroma
+            for i in 1...2 {
+                let (w, h) = PlanarFormat.yuv420p.planeSize(i, width: output.width, height: output.height)
+                for y in 0..<h { (output.data(i) + y * output.stride(i)).initializeMemory(as: UInt8.self, repeating: 128, count: w) }
+            }
+        }
+        output.pts = frame.pts
+        return output
+    }
+}

@@ -1,0 +1,116 @@
+import CZimg
+import Foundation
+
+/// One image format as zimg sees it. Colour fields use our enums; the mapping to zimg's lives here only.
+struct ZimgFormat {
+    enum Sample { case byte, word, float }
+    enum Family { case yuv, rgb }
+    var width: Int
+    var height: Int
+    var sample: Sample
+    var depth: Int
+    var chromaShiftX = 0
+    var chromaShiftY = 0
+    var family: Family = .yuv
+    var color: ColorDescription
+
+    /// A planar Y'CbCr layout with its tagged (resolved) colour.
+    init(width: Int, height: Int, format: PlanarFormat, color: ColorDescription) {
+        self.width = width; self.height = height
+        sample = format.bytesPerSample == 1 ? .byte : .word
+        depth = format.bitDepth
+        chromaShiftX = format.chromaShiftX; chromaShiftY = format.chromaShiftY
+        self.color = color
+    }
+
+    /// Planar float R'G'B' or linear RGB.
+    init(width: Int, height: Int, rgbFloat color: ColorDescription) {
+        self.width = width; self.height = height
+        sample = .float; depth = 32; family = .rgb
+        self.color = color
+    }
+
+    var zimg: zimg_image_format {
+        var f = zimg_image_format()
+        zimg_image_format_default(&f, czimg_api_version())
+        f.width = UInt32(width)
+        f.height = UInt32(height)
+        f.pixel_type = switch sample { case .byte: ZIMG_PIXEL_BYTE; case .word: ZIMG_PIXEL_WORD; case .float: ZIMG_PIXEL_FLOAT }
+        f.depth = UInt32(depth)
+        f.subsample_w = UInt32(chromaShiftX)
+        f.subsample_h = UInt32(chromaShiftY)
+        f.color_family = family == .yuv ? ZIMG_COLOR_YUV : ZIMG_COLOR_RGB
+        // zimg's colour enums use the H.273 code points, as ours do.
+        f.matrix_coefficients = family == .yuv ? zimg_matrix_coefficients_e(rawValue: Int32(color.matrix.rawValue)) : ZIMG_MATRIX_RGB
+        f.transfer_characteristics = zimg_transfer_characteristics_e(rawValue: Int32(color.transfer.rawValue))
+        f.color_primaries = zimg_color_primaries_e(rawValue: Int32(color.primaries.rawValue))
+        f.pixel_range = color.range == .full || family == .rgb ? ZIMG_RANGE_FULL : ZIMG_RANGE_LIMITED
+        f.chroma_location = switch color.chromaLocation {
+        case .center: ZIMG_CHROMA_CENTER
+        case .topLeft: ZIMG_CHROMA_TOP_LEFT
+        case .top: ZIMG_CHROMA_TOP
+        case .bottomLeft: ZIMG_CHROMA_BOTTOM_LEFT
+        case .bottom: ZIMG_CHROMA_BOTTOM
+        default: ZIMG_CHROMA_LEFT
+        }
+        return f
+    }
+}
+
+/// A zimg filter graph built once and run on every frame with one preallocated scratch buffer.
+final class ZimgGraph: @unchecked Sendable {
+    private let graph: OpaquePointer
+    private let tmp: UnsafeMutableRawPointer
+    let source: ZimgFormat
+    let destination: ZimgFormat
+
+    enum Dither { case none, ordered, errorDiffusion }
+
+    init(from source: ZimgFormat, to destination: ZimgFormat, dither: Dither = .ordered,
+         nominalPeakLuminance: Double = 100) throws {
+        self.source = source
+        self.destination = destination
+        var src = source.zimg, dst = destination.zimg
+        var params = zimg_graph_builder_params()
+        zimg_graph_builder_params_default(&params, czimg_api_version())
+        params.resample_filter = ZIMG_RESIZE_BICUBIC
+        params.resample_filter_uv = ZIMG_RESIZE_BICUBIC
+        params.dither_type = switch dither { case .none: ZIMG_DITHER_NONE; case .ordered: ZIMG_DITHER_ORDERED
+                                             case .errorDiffusion: ZIMG_DITHER_ERROR_DIFFUSION }
+        params.nominal_peak_luminance = nominalPeakLuminance
+        params.cpu_type = ZIMG_CPU_AUTO
+        guard let g = zimg_filter_graph_build(&src, &dst, &params) else { throw ZimgGraph.lastError("building the colour graph") }
+        graph = g
+        var size = 0
+        if zimg_filter_graph_get_tmp_size(g, &size) != ZIMG_ERROR_SUCCESS {
+            zimg_filter_graph_free(g)
+            throw ZimgGraph.lastError("sizing the colour graph")
+        }
+        tmp = UnsafeMutableRawPointer.allocate(byteCount: max(size, 64), alignment: 64)
+    }
+
+    deinit {
+        zimg_filter_graph_free(graph)
+        tmp.deallocate()
+    }
+
+    static func lastError(_ what: String) -> SDRifyError {
+        var buf = [CChar](repeating: 0, count: 512)
+        let code = zimg_get_last_error(&buf, buf.count)
+        return SDRifyError.conversion("zimg, \(what): \(cString(buf)) (\(code.rawValue))")
+    }
+
+    /// Runs the graph: planes are (pointer, stride in bytes), in Y, Cb, Cr (or R, G, B) order.
+    func process(src: [(UnsafeRawPointer, Int)], dst: [(UnsafeMutableRawPointer, Int)]) throws {
+        var s = zimg_image_buffer_const()
+        s.version = czimg_api_version()
+        var d = zimg_image_buffer()
+        d.version = czimg_api_version()
+        let mask = czimg_buffer_max()
+        for (i, plane) in src.enumerated() { czimg_set_src_plane(&s, Int32(i), plane.0, plane.1, mask) }
+        for (i, plane) in dst.enumerated() { czimg_set_dst_plane(&d, Int32(i), plane.0, plane.1, mask) }
+        guard zimg_filter_graph_process(graph, &s, &d, tmp, nil, nil, nil, nil) == ZIMG_ERROR_SUCCESS else {
+            throw ZimgGraph.lastError("converting a frame")
+        }
+    }
+}

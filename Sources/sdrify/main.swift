@@ -1,0 +1,127 @@
+import ArgumentParser
+import Foundation
+import SDRify
+
+// The CLI is a thin client of the SDRify library (the dav1d model): it parses arguments, calls one library
+// entry point, and turns the outcome into output and an exit status. stdout carries data only.
+
+/// Writes one line to stderr.
+func log(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// The single `sdrify:` line for a failure, then the exit status.
+func fail(_ message: String, _ status: Int32) -> Never {
+    let oneLine = message.split(whereSeparator: \.isNewline).map(String.init).joined(separator: "; ")
+    log("sdrify: \(oneLine)")
+    exit(status)
+}
+
+struct SDRifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sdrify",
+        abstract: "Turn phone HDR video into SDR H.264 MP4 that plays correctly everywhere.",
+        subcommands: [Convert.self, Probe.self, Presets.self],
+        defaultSubcommand: Convert.self)
+}
+
+struct Convert: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Convert a video to upright BT.709 SDR H.264/AAC MP4 (the default command).")
+
+    @Argument(help: "Input video file.") var input: String
+    @Argument(help: "Output file (.mp4, .m4v or .mov).") var output: String
+    @Option(help: "Export preset (see `sdrify presets`).") var preset: String = ExportPreset.defaultName
+    @Flag(help: "Replace an existing output file.") var overwrite = false
+    @Flag(help: "Print a JSON report on stdout when done.") var json = false
+    @Option(help: "x264 constant rate factor (0–51); default from the preset.") var crf: Int?
+    @Option(name: .customLong("x264-preset"), help: "x264 speed preset (ultrafast … veryslow).") var x264Preset: String?
+    @Option(help: "Cap on worker threads (0 = automatic).") var threads: Int = 0
+    @Flag(help: "Print nothing but the error line.") var quiet = false
+
+    static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+
+    func validate() throws {
+        guard ExportPreset.named(preset) != nil else {
+            throw ValidationError("unknown preset '\(preset)' (one of: \(ExportPreset.all.map(\.name).joined(separator: ", ")))")
+        }
+        if let crf, !(0...51).contains(crf) { throw ValidationError("--crf must be between 0 and 51") }
+        if let x264Preset, !Convert.x264Presets.contains(x264Preset) {
+            throw ValidationError("--x264-preset must be one of \(Convert.x264Presets.joined(separator: ", "))")
+        }
+        guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
+    }
+
+    func run() throws {
+        SignalCleanup.install()
+        var options = ConvertOptions(input: input, output: output, preset: ExportPreset.named(preset)!)
+        options.overwrite = overwrite
+        options.crf = crf
+        options.x264Preset = x264Preset
+        options.threads = threads
+        let quiet = self.quiet
+        do {
+            let result = try Transcoder.run(options, warn: { if !quiet { log("sdrify: warning: \($0)") } })
+            if json { print(result.json.serialized(pretty: true)) }
+            else if !quiet { log("sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames)") }
+        } catch let e as SDRifyError {
+            if json {
+                print(JSONValue.object([("input", .string(input)), ("output", .string(output)),
+                                        ("error", .string(e.message)), ("exit_code", .int(Int64(e.status.rawValue)))])
+                    .serialized(pretty: true))
+            }
+            throw e
+        }
+    }
+}
+
+struct Probe: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Describe a video: colour, HDR metadata, orientation, streams.")
+
+    @Argument(help: "Input video file.") var input: String
+    @Flag(help: "Print JSON (ffprobe's key names) instead of a summary.") var json = false
+
+    func run() throws {
+        let info = try Prober.probe(path: input)
+        print(json ? info.json.serialized(pretty: true) : info.summary)
+    }
+}
+
+struct Presets: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the export presets and their encoder settings.")
+
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        if json {
+            let rows = ExportPreset.all.map { p -> JSONValue in
+                .object([("name", .string(p.name)),
+                         ("max_long_edge", p.box.map { .int(Int64($0.long)) } ?? .null),
+                         ("max_short_edge", p.box.map { .int(Int64($0.short)) } ?? .null),
+                         ("video_codec", .string("h264")), ("encoder", .string("libx264")), ("profile", .string("high")),
+                         ("crf", .int(Int64(p.crf))), ("x264_preset", .string(p.x264Preset)),
+                         ("default", .bool(p.name == ExportPreset.defaultName)), ("summary", .string(p.summary))])
+            }
+            print(JSONValue.array(rows).serialized(pretty: true))
+        } else {
+            for p in ExportPreset.all {
+                let mark = p.name == ExportPreset.defaultName ? " (default)" : ""
+                print("\(p.name.padding(toLength: 16, withPad: " ", startingAt: 0)) crf \(p.crf), x264 \(p.x264Preset): \(p.summary)\(mark)")
+            }
+        }
+    }
+}
+
+silenceFFmpegLogging()
+do {
+    var command = try SDRifyCommand.parseAsRoot()
+    try command.run()
+} catch let error as SDRifyError {
+    fail(error.message, error.status.rawValue)
+} catch {
+    let code = SDRifyCommand.exitCode(for: error)
+    if code == .success {  // --help, --version
+        print(SDRifyCommand.fullMessage(for: error))
+        exit(0)
+    }
+    fail(SDRifyCommand.message(for: error), ExitStatus.usage.rawValue)
+}
