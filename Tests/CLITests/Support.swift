@@ -1,0 +1,101 @@
+import Foundation
+import XCTest
+
+/// Runs programs and reads media for the end-to-end tests.
+enum Support {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let vectors = packageRoot.appendingPathComponent("testvectors")
+
+    /// The sdrify binary built next to this test bundle.
+    static let binary: URL = {
+        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("sdrify")
+        if FileManager.default.isExecutableFile(atPath: besideTests.path) { return besideTests }
+        return packageRoot.appendingPathComponent(".build/debug/sdrify")
+    }()
+
+    static func vector(_ name: String) -> String { vectors.appendingPathComponent(name).path }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var stdoutData: Data
+        var signalled: Bool
+    }
+
+    static func run(_ executable: String, _ args: [String]) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = args
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        // Read both pipes concurrently so a chatty child cannot block on a full pipe.
+        nonisolated(unsafe) var errData = Data()
+        let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        while reader.isExecuting { usleep(1000) }
+        return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData,
+                      signalled: p.terminationReason == .uncaughtSignal)
+    }
+
+    static func sdrify(_ args: String...) throws -> Result { try run(binary.path, args) }
+    static func sdrify(_ args: [String]) throws -> Result { try run(binary.path, args) }
+
+    static func tool(_ name: String) -> String {
+        for dir in ["/usr/bin", "/usr/local/bin"] where FileManager.default.isExecutableFile(atPath: "\(dir)/\(name)") {
+            return "\(dir)/\(name)"
+        }
+        return name
+    }
+
+    /// ffprobe's JSON for streams and format.
+    static func ffprobe(_ path: String) throws -> [String: Any] {
+        let r = try run(tool("ffprobe"), ["-v", "error", "-show_streams", "-show_format", "-of", "json", path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
+    }
+
+    static func streams(_ probe: [String: Any], _ type: String) -> [[String: Any]] {
+        (probe["streams"] as? [[String: Any]] ?? []).filter { $0["codec_type"] as? String == type }
+    }
+
+    /// One decoded frame's luma as 8-bit grey bytes, optionally through an ffmpeg filter chain. With
+    /// `autorotate` ffmpeg applies the display matrix itself (its CLI handles all eight cases in 5.1).
+    static func lumaFrame(_ path: String, index: Int, filter: String? = nil, autorotate: Bool = false) throws -> [UInt8] {
+        var chain = "select=eq(n\\,\(index))"
+        if let filter { chain += ",\(filter)" }
+        chain += ",format=gray"
+        let args = ["-v", "error"] + (autorotate ? [] : ["-noautorotate"]) +
+            ["-i", path, "-vf", chain, "-frames:v", "1", "-f", "rawvideo", "-"]
+        let r = try run(tool("ffmpeg"), args)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return [UInt8](r.stdoutData)
+    }
+
+    /// PSNR in dB between two 8-bit pictures of the same size.
+    static func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
+        precondition(a.count == b.count && !a.isEmpty)
+        var sse = 0.0
+        for i in 0..<a.count { let d = Double(a[i]) - Double(b[i]); sse += d * d }
+        let mse = sse / Double(a.count)
+        return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
+    }
+
+    static func tempDir() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sdrify-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static func expected() throws -> [String: Any] {
+        let data = try Data(contentsOf: vectors.appendingPathComponent("expected.json"))
+        return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+    }
+}

@@ -1,0 +1,130 @@
+import SDRify
+import XCTest
+
+final class OrientationTests: XCTestCase {
+    // DESIGN §3, row by row: EXIF, (a,b,c,d), fixed (tx, ty) for a W×H coded picture, swap, mirrored.
+    let W = 1920, H = 1080
+    func row(_ o: Orientation) -> (abcd: [Int], tx: Int, ty: Int, swap: Bool, mirrored: Bool) {
+        switch o {
+        case .up: ([1, 0, 0, 1], 0, 0, false, false)
+        case .upMirrored: ([-1, 0, 0, 1], W, 0, false, true)
+        case .down: ([-1, 0, 0, -1], W, H, false, false)
+        case .downMirrored: ([1, 0, 0, -1], 0, H, false, true)
+        case .leftMirrored: ([0, 1, 1, 0], 0, 0, true, true)
+        case .right: ([0, 1, -1, 0], H, 0, true, false)
+        case .rightMirrored: ([0, -1, -1, 0], H, W, true, true)
+        case .left: ([0, -1, 1, 0], 0, W, true, false)
+        }
+    }
+
+    func checkRow(_ o: Orientation, exif: Int) {
+        let r = row(o)
+        XCTAssertEqual(o.rawValue, exif)
+        let f = o.fixedTransform(width: W, height: H)
+        XCTAssertEqual([f.a, f.b, f.c, f.d].map { Int($0) }, r.abcd, "pattern of EXIF \(exif)")
+        XCTAssertEqual(Int(f.tx), r.tx, "tx of EXIF \(exif)")
+        XCTAssertEqual(Int(f.ty), r.ty, "ty of EXIF \(exif)")
+        XCTAssertEqual(o.swapsDimensions, r.swap)
+        XCTAssertEqual(o.isMirrored, r.mirrored)
+        XCTAssertEqual(f.isMirrored, r.mirrored, "determinant sign of EXIF \(exif)")
+        XCTAssertEqual(Orientation(matrix: f), o, "round trip of EXIF \(exif)")
+        // The fixed transform must map the coded picture exactly onto [0, W'] × [0, H'].
+        let (uw, uh) = o.uprightSize(width: W, height: H)
+        for (x, y) in [(0.0, 0.0), (Double(W), 0.0), (0.0, Double(H)), (Double(W), Double(H))] {
+            let px = f.a * x + f.c * y + f.tx, py = f.b * x + f.d * y + f.ty
+            XCTAssertTrue(px == 0 || px == Double(uw), "corner x of EXIF \(exif)")
+            XCTAssertTrue(py == 0 || py == Double(uh), "corner y of EXIF \(exif)")
+        }
+    }
+
+    func testRow1Up() { checkRow(.up, exif: 1) }
+    func testRow2UpMirrored() { checkRow(.upMirrored, exif: 2) }
+    func testRow3Down() { checkRow(.down, exif: 3) }
+    func testRow4DownMirrored() { checkRow(.downMirrored, exif: 4) }
+    func testRow5LeftMirrored() { checkRow(.leftMirrored, exif: 5) }
+    func testRow6RightIPhonePortrait() { checkRow(.right, exif: 6) }
+    func testRow7RightMirrored() { checkRow(.rightMirrored, exif: 7) }
+    func testRow8Left() { checkRow(.left, exif: 8) }
+
+    func testRotationFollowsExifWording() {
+        XCTAssertEqual(Orientation.right.rotationClockwise, 90)
+        XCTAssertEqual(Orientation.left.rotationClockwise, 270)
+        XCTAssertEqual(Orientation.down.rotationClockwise, 180)
+        XCTAssertEqual(Orientation.leftMirrored.rotationClockwise, 270)   // "mirror horizontal and rotate 270 CW"
+        XCTAssertEqual(Orientation.rightMirrored.rotationClockwise, 90)   // "mirror horizontal and rotate 90 CW"
+    }
+
+    func testFixedPointParsingAndSnapping() {
+        // iPhone portrait as FFmpeg exposes it: 16.16 entries, w = 1 in 2.30, tx = 1080 px.
+        let m = DisplayMatrix(fixedPoint: [0, 65536, 0, -65536, 0, 0, 1080 << 16, 0, 1 << 30])
+        XCTAssertEqual(Orientation(matrix: m), .right)
+        XCTAssertEqual(m.tx, 1080)
+        // Within 1/256 snaps; beyond it does not.
+        XCTAssertEqual(Orientation(matrix: DisplayMatrix(a: 0.998, b: 0.003, c: -0.002, d: 1.003)), .up)
+        XCTAssertNil(Orientation(matrix: DisplayMatrix(a: 0.99, b: 0, c: 0, d: 1)))
+    }
+
+    func testMatricesOutsideTheEightAreRefused() {
+        let s = 0.5.squareRoot()
+        XCTAssertNil(Orientation(matrix: DisplayMatrix(a: s, b: s, c: -s, d: s)), "45° rotation")
+        XCTAssertNil(Orientation(matrix: DisplayMatrix(a: 2, b: 0, c: 0, d: 2)), "scale")
+        XCTAssertNil(Orientation(matrix: DisplayMatrix(a: 1, b: 0, c: 1, d: 1)), "shear")
+        XCTAssertNil(Orientation(matrix: DisplayMatrix(a: 1, b: 0, c: 0, d: 1, u: 0.5)), "perspective")
+        XCTAssertNil(Orientation(matrix: DisplayMatrix(a: 1, b: 1, c: 1, d: 1)), "singular")
+    }
+
+    /// PlaneTransform against a naive per-pixel reference written from the EXIF definitions.
+    func testPlaneTransformMatchesNaiveReferenceForAllEight() {
+        let w = 37, h = 23  // odd, non-square, not a multiple of the tile size
+        func naive(_ o: Orientation, _ x: Int, _ y: Int) -> (Int, Int) {  // upright (X, Y) → coded (x, y)
+            switch o {
+            case .up: (x, y)
+            case .upMirrored: (w - 1 - x, y)
+            case .down: (w - 1 - x, h - 1 - y)
+            case .downMirrored: (x, h - 1 - y)
+            case .leftMirrored: (y, x)                     // transpose
+            case .right: (y, h - 1 - x)                    // rotate 90° cw: top row comes from the left column
+            case .rightMirrored: (w - 1 - y, h - 1 - x)    // anti-transpose
+            case .left: (w - 1 - y, x)                     // rotate 90° ccw
+            }
+        }
+        for o in Orientation.allCases {
+            for bytes in [1, 2] {
+                let srcStride = (w + 5) * bytes
+                var src = [UInt8](repeating: 0, count: srcStride * h)
+                var srcWords = [UInt16](repeating: 0, count: srcStride / 2 * h + 1)
+                for y in 0..<h { for x in 0..<w {
+                    src[y * srcStride + x] = UInt8((x * 7 + y * 13) & 0xff)
+                    if bytes == 2 { srcWords[y * srcStride / 2 + x] = UInt16(x * 40 + y * 1000) }
+                } }
+                let (uw, uh) = o.uprightSize(width: w, height: h)
+                let dstStride = (uw + 3) * bytes
+                var dst = [UInt8](repeating: 0, count: dstStride * uh)
+                dst.withUnsafeMutableBytes { d in
+                    if bytes == 1 {
+                        src.withUnsafeBytes { s in
+                            PlaneTransform(o).apply(UInt8.self, src: s.baseAddress!, srcStride: srcStride, width: w, height: h,
+                                                    dst: d.baseAddress!, dstStride: dstStride)
+                        }
+                    } else {
+                        srcWords.withUnsafeBytes { s in
+                            PlaneTransform(o).apply(UInt16.self, src: s.baseAddress!, srcStride: srcStride, width: w, height: h,
+                                                    dst: d.baseAddress!, dstStride: dstStride)
+                        }
+                    }
+                }
+                var mismatches = 0
+                for y in 0..<uh { for x in 0..<uw {
+                    let (sx, sy) = naive(o, x, y)
+                    if bytes == 1 {
+                        if dst[y * dstStride + x] != src[sy * srcStride + sx] { mismatches += 1 }
+                    } else {
+                        let got = dst.withUnsafeBytes { $0.load(fromByteOffset: y * dstStride + 2 * x, as: UInt16.self) }
+                        if got != srcWords[sy * srcStride / 2 + sx] { mismatches += 1 }
+                    }
+                } }
+                XCTAssertEqual(mismatches, 0, "EXIF \(o.rawValue), \(bytes * 8)-bit container")
+            }
+        }
+    }
+}
