@@ -41,6 +41,37 @@ final class OrientationEndToEndTests: XCTestCase {
         }
     }
 
+    func testContainerWinsOverDisagreeingSEIWithAWarning() throws {
+        let dir = try Support.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let output = dir.appendingPathComponent("sei.mp4").path
+        let r = try Support.sdrify(Support.vector("sei_disagrees.mp4"), output, "--preset", "640x480", "--crf", "12")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("disagrees with the container"), r.stderr)
+        let got = try Support.lumaFrame(output, index: 5)
+        let container = try Support.lumaFrame(Support.vector("orient_6.mp4"), index: 5, filter: "transpose=clock")
+        XCTAssertGreaterThanOrEqual(Support.psnr(got, container), 30, "follows the container's EXIF 6")
+    }
+
+    /// hlg_portrait.mov holds the same pixels as hlg_hevc_aac.mov with the iPhone matrix (0,1,-1,0), tx = height:
+    /// its conversion must equal the landscape conversion turned 90° clockwise.
+    func testIPhonePortraitHLG() throws {
+        let dir = try Support.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let portrait = dir.appendingPathComponent("p.mp4").path, landscape = dir.appendingPathComponent("l.mp4").path
+        for (src, dst) in [("hlg_portrait.mov", portrait), ("hlg_hevc_aac.mov", landscape)] {
+            let r = try Support.sdrify(Support.vector(src), dst, "--preset", "960x540", "--crf", "12")
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
+        let v = Support.streams(try Support.ffprobe(portrait), "video").first ?? [:]
+        XCTAssertEqual(v["width"] as? Int, 360)
+        XCTAssertEqual(v["height"] as? Int, 640)
+        XCTAssertNil(v["side_data_list"])
+        let got = try Support.lumaFrame(portrait, index: 12)
+        XCTAssertGreaterThanOrEqual(Support.psnr(got, try Support.lumaFrame(landscape, index: 12, filter: "transpose=clock")), 30)
+        XCTAssertLessThan(Support.psnr(got, try Support.lumaFrame(landscape, index: 12, filter: "transpose=cclock")), 16)
+    }
+
     func testUnsupportedMatrixIsRefusedWithExit3() throws {
         let dir = try Support.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -31,6 +31,7 @@ final class ProbeTests: XCTestCase {
             XCTAssertEqual(o["name"] as? String, wo["name"] as? String, "\(name): orientation name")
             XCTAssertEqual(o["mirrored"] as? Bool, wo["mirrored"] as? Bool, "\(name): mirrored")
             XCTAssertEqual(o["rotation_cw"] as? Int, wo["rotation_cw"] as? Int, "\(name): rotation")
+            XCTAssertEqual(o["frame_exif"] as? Int, wo["frame_exif"] as? Int, "\(name): frame_exif")
             XCTAssertEqual(o["fixed_transform"] as? [Double], (wo["fixed_transform"] as? [Int])?.map(Double.init), "\(name): fixed transform")
             XCTAssertEqual((o["matrix"] as? [Double]).map { Array($0.prefix(4)) }, (wo["abcd"] as? [Int])?.map(Double.init), "\(name): matrix")
 

@@ -128,3 +128,32 @@ final class OrientationTests: XCTestCase {
         }
     }
 }
+
+final class UprightFrameTests: XCTestCase {
+    func testSampleAspectRatioIsInvertedWithTheSwap() {
+        // 1440x1080 anamorphic (SAR 4:3) shows as 16:9, 1920x1080.
+        XCTAssertTrue(VideoInfo.uprightSize(width: 1440, height: 1080, sar: (4, 3), orientation: .up) == (1920, 1080))
+        // Turned 90°, the same picture must show 9:16: the SAR now stretches the upright width (1080 → 810 keeps
+        // the 1440 height).
+        XCTAssertTrue(VideoInfo.uprightSize(width: 1440, height: 1080, sar: (4, 3), orientation: .right) == (810, 1440))
+        // Coded portrait-anamorphic 1080x1440 with SAR 3:4, stored turned: upright it is 16:9 again.
+        XCTAssertTrue(VideoInfo.uprightSize(width: 1080, height: 1440, sar: (3, 4), orientation: .left) == (1920, 1080))
+        XCTAssertTrue(VideoInfo.uprightSize(width: 1920, height: 1080, sar: (1, 1), orientation: .left) == (1080, 1920))
+    }
+
+    func testOrienterOn444TenBitAndRefuses422() throws {
+        let fmt = PlanarFormat(bitDepth: 10, chromaShiftX: 0, chromaShiftY: 0)
+        let src = try Frame(width: 6, height: 4, format: fmt)
+        for p in 0..<3 { for y in 0..<4 { for x in 0..<6 {
+            (src.data(p) + y * src.stride(p)).assumingMemoryBound(to: UInt16.self)[x] = UInt16(p * 300 + y * 10 + x)
+        } } }
+        let out = try FrameOrienter(.right, width: 6, height: 4, format: fmt).apply(src)
+        XCTAssertEqual(out.width, 4); XCTAssertEqual(out.height, 6)
+        for p in 0..<3 { for y in 0..<6 { for x in 0..<4 {
+            // rotate 90° cw: upright (x, y) comes from coded (y, H−1−x)
+            let got = (out.data(p) + y * out.stride(p)).assumingMemoryBound(to: UInt16.self)[x]
+            XCTAssertEqual(got, UInt16(p * 300 + (3 - x) * 10 + y))
+        } } }
+        XCTAssertThrowsError(try FrameOrienter(.right, width: 6, height: 4, format: PlanarFormat(bitDepth: 8, chromaShiftX: 1, chromaShiftY: 0)))
+    }
+}

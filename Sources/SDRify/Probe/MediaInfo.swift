@@ -53,12 +53,18 @@ public struct VideoInfo: Sendable {
         return fromFrame == orientation ? nil : fromFrame
     }
 
-    /// The upright picture size in square pixels: coded size swapped for the transposing orientations,
-    /// width stretched by the sample aspect ratio (which is inverted along with the swap).
+    /// The upright picture size in square pixels (what the preset box applies to).
     public var displaySize: (width: Int, height: Int) {
-        var (w, h) = (width, height)
-        var (sn, sd) = sampleAspectRatio
-        if case .known(let o) = orientation, o.swapsDimensions { (w, h) = (h, w); (sn, sd) = (sd, sn) }
+        guard case .known(let o) = orientation else { return VideoInfo.uprightSize(width: width, height: height, sar: sampleAspectRatio, orientation: .up) }
+        return VideoInfo.uprightSize(width: width, height: height, sar: sampleAspectRatio, orientation: o)
+    }
+
+    /// Coded size swapped for the transposing orientations, with the sample aspect ratio inverted along with
+    /// it and then applied to the upright width.
+    public static func uprightSize(width: Int, height: Int, sar: (num: Int, den: Int), orientation: Orientation) -> (width: Int, height: Int) {
+        var (w, h) = orientation.uprightSize(width: width, height: height)
+        var (sn, sd) = sar
+        if orientation.swapsDimensions { (sn, sd) = (sd, sn) }
         if sn > 0, sd > 0, sn != sd { w = Int((Double(w) * Double(sn) / Double(sd)).rounded()) }
         return (w, h)
     }
