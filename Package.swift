@@ -34,6 +34,7 @@ let package = Package(
             name: "sdrify",
             dependencies: ["SDRify", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        .executableTarget(name: "sdrify-bench", dependencies: ["SDRify"]),
         .testTarget(name: "SDRifyTests", dependencies: ["SDRify"]),
         .testTarget(name: "CLITests", dependencies: ["sdrify", "SDRify"]),
     ]

@@ -1,0 +1,64 @@
+import Foundation
+import SDRify
+
+// Micro-benchmarks of sdrify's own stages, run by scripts/bench (release build). Prints one Markdown table row
+// per measurement; the whole-conversion comparison with ffmpeg lives in scripts/bench itself.
+
+func medianMilliseconds(runs: Int, _ body: () throws -> Void) rethrows -> Double {
+    var times: [Double] = []
+    for _ in 0..<runs {
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        try body()
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+    }
+    return times.sorted()[times.count / 2]
+}
+
+/// The obvious per-pixel loop: each destination sample computes its source coordinates from the EXIF case.
+func naiveRotate90(_ src: Frame, into dst: Frame, format: PlanarFormat) {
+    for p in 0..<3 {
+        let (w, h) = format.planeSize(p, width: src.width, height: src.height)
+        let s = src.data(p), d = dst.data(p)
+        let ss = src.stride(p), ds = dst.stride(p)
+        for y in 0..<w {          // upright height = coded width
+            for x in 0..<h {      // upright width = coded height
+                let sx = y, sy = h - 1 - x
+                let v = (s + sy * ss).assumingMemoryBound(to: UInt16.self)[sx]
+                (d + y * ds).assumingMemoryBound(to: UInt16.self)[x] = v
+            }
+        }
+    }
+}
+
+func rotateBenchmark() throws {
+    let fmt = PlanarFormat.yuv420p10
+    let src = try Frame(width: 1920, height: 1080, format: fmt)
+    for p in 0..<3 {
+        let (w, h) = fmt.planeSize(p, width: 1920, height: 1080)
+        for y in 0..<h { for x in 0..<w { (src.data(p) + y * src.stride(p)).assumingMemoryBound(to: UInt16.self)[x] = UInt16((x ^ y) & 1023) } }
+    }
+    let orienter = try FrameOrienter(.right, width: 1920, height: 1080, format: fmt)
+    let naiveOut = try Frame(width: 1080, height: 1920, format: fmt)
+    _ = try orienter.apply(src)
+    let tiled = try medianMilliseconds(runs: 31) { _ = try orienter.apply(src) }
+    naiveRotate90(src, into: naiveOut, format: fmt)
+    let naive = medianMilliseconds(runs: 31) { naiveRotate90(src, into: naiveOut, format: fmt) }
+    // Both must agree, or the numbers mean nothing.
+    let out = try orienter.apply(src)
+    for p in 0..<3 {
+        let (w, h) = fmt.planeSize(p, width: 1080, height: 1920)
+        for y in 0..<h where memcmp(out.data(p) + y * out.stride(p), naiveOut.data(p) + y * naiveOut.stride(p), w * 2) != 0 {
+            fatalError("tiled and naive rotation disagree at plane \(p) row \(y)")
+        }
+    }
+    print(String(format: "| rotate 90° cw, 1920x1080 10-bit 4:2:0 frame | %.2f ms | %.2f ms (naive per-pixel loop) | %.1fx |",
+                 tiled, naive, naive / tiled))
+}
+
+let mode = CommandLine.arguments.dropFirst().first ?? "rotate"
+switch mode {
+case "rotate": try rotateBenchmark()
+default:
+    FileHandle.standardError.write(Data("usage: sdrify-bench rotate\n".utf8))
+    exit(64)
+}
