@@ -31,6 +31,8 @@ struct Convert: ParsableCommand {
     @Argument(help: "Input video file.") var input: String
     @Argument(help: "Output file (.mp4, .m4v or .mov).") var output: String
     @Option(help: "Export preset (see `sdrify presets`).") var preset: String = ExportPreset.defaultName
+    @Option(help: "Tone-mapping operator for HDR input: \(ToneMapOperator.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var tonemap: String = ToneMapOperator.default.rawValue
     @Flag(help: "Replace an existing output file.") var overwrite = false
     @Flag(help: "Print a JSON report on stdout when done.") var json = false
     @Option(help: "x264 constant rate factor (0–51); default from the preset.") var crf: Int?
@@ -43,6 +45,9 @@ struct Convert: ParsableCommand {
     func validate() throws {
         guard ExportPreset.named(preset) != nil else {
             throw ValidationError("unknown preset '\(preset)' (one of: \(ExportPreset.all.map(\.name).joined(separator: ", ")))")
+        }
+        guard ToneMapOperator(rawValue: tonemap) != nil else {
+            throw ValidationError("unknown --tonemap '\(tonemap)' (one of: \(ToneMapOperator.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         if let crf, !(0...51).contains(crf) { throw ValidationError("--crf must be between 0 and 51") }
         if let x264Preset, !Convert.x264Presets.contains(x264Preset) {
@@ -58,6 +63,7 @@ struct Convert: ParsableCommand {
         options.crf = crf
         options.x264Preset = x264Preset
         options.threads = threads
+        options.toneMap = ToneMapOperator(rawValue: tonemap)!
         let quiet = self.quiet
         do {
             let result = try Transcoder.run(options, warn: { if !quiet { log("sdrify: warning: \($0)") } })

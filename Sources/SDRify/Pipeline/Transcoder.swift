@@ -10,6 +10,7 @@ public struct ConvertOptions: Sendable {
     public var crf: Int? = nil
     public var x264Preset: String? = nil
     public var threads = 0  // 0 = automatic
+    public var toneMap = ToneMapOperator.default
 
     public init(input: String, output: String, preset: ExportPreset) {
         self.input = input; self.output = output; self.preset = preset
@@ -106,6 +107,7 @@ public enum Transcoder {
         try muxer.writeHeader()
 
         var converter: FrameConverter? = nil
+        let curve = ToneCurve(options.toneMap, sourcePeak: video.hdrMetadata.sourcePeak(for: video.hdrKind))
         let orienter = orientation == .up ? nil : try FrameOrienter(orientation, width: coded.0, height: coded.1)
         let packet = try Packet()
         let outPacket = try Packet()
@@ -129,7 +131,7 @@ public enum Transcoder {
             if converter == nil {
                 converter = try FrameConverter(sourceFormat: fmt, sourceColor: mergedColor(frame.color, video.color),
                                                width: frame.width, height: frame.height,
-                                               outputWidth: coded.0, outputHeight: coded.1)
+                                               outputWidth: coded.0, outputHeight: coded.1, toneCurve: curve)
             }
             // Strictly increasing timestamps for the encoder; missing ones continue the cadence.
             var pts = frame.pts ?? (lastPTS.map { $0 + frameTicks } ?? 0)
@@ -164,7 +166,7 @@ public enum Transcoder {
         return ConversionResult(input: options.input, output: options.output, preset: options.preset.name,
                                 width: target.width, height: target.height, duration: duration, frames: frames,
                                 hdr: video.hdrKind, orientationExif: orientation.rawValue,
-                                toneMapping: video.hdrKind == .sdr ? "none" : "zimg-clip",
+                                toneMapping: video.hdrKind == .sdr ? "none" : options.toneMap.rawValue,
                                 elapsed: Date().timeIntervalSince(started))
     }
 

@@ -1,18 +1,27 @@
 /// The colour stage: decoded Y'CbCr at the coded size → 8-bit 4:2:0 BT.709 limited range at the output size
 /// (still in coded orientation; the orienter runs after it on the smaller picture).
 ///
-/// SDR sources keep their transfer and primaries (players treat BT.601/BT.709/sRGB alike): only the matrix,
-/// range, depth, chroma siting and size are converted. HDR sources go through zimg's full conversion with
-/// reference white at SDR 100 %.
+/// HDR (PQ, HLG) sources are tone mapped (ToneMapper). SDR sources keep their transfer and primaries (players
+/// treat BT.601/BT.709/sRGB alike): only the matrix, range, depth, chroma siting and size are converted.
 public final class FrameConverter: @unchecked Sendable {
-    let graph: ZimgGraph
+    private let graph: ZimgGraph?
+    private let toneMapper: ToneMapper?
     private let output: Frame
     public let sourceColor: ColorDescription
 
     public init(sourceFormat: PlanarFormat, sourceColor tagged: ColorDescription, width: Int, height: Int,
-                outputWidth: Int, outputHeight: Int) throws {
+                outputWidth: Int, outputHeight: Int, toneCurve: ToneCurve) throws {
         var src = tagged.resolved(width: width, height: height)
         sourceColor = src
+        output = try Frame(width: outputWidth, height: outputHeight, format: .yuv420p)
+        output.color = .sdrOutput
+        if src.hdrKind != .sdr {
+            toneMapper = try ToneMapper(sourceFormat: sourceFormat, sourceColor: src, width: width, height: height,
+                                        outputWidth: outputWidth, outputHeight: outputHeight, curve: toneCurve)
+            graph = nil
+            return
+        }
+        toneMapper = nil
         var dstColor = ColorDescription.sdrOutput
         if src.hdrKind == .sdr {
             src.transfer = dstColor.transfer
@@ -22,13 +31,13 @@ public final class FrameConverter: @unchecked Sendable {
         dstColor.chromaLocation = .left
         graph = try ZimgGraph(from: ZimgFormat(width: width, height: height, format: sourceFormat, color: src),
                               to: ZimgFormat(width: outputWidth, height: outputHeight, format: .yuv420p, color: dstColor),
-                              dither: .ordered, nominalPeakLuminance: 203)
-        output = try Frame(width: outputWidth, height: outputHeight, format: .yuv420p)
-        output.color = .sdrOutput
+                              dither: .ordered, nominalPeakLuminance: ToneCurve.referenceWhite)
     }
 
     /// Converts one decoded frame; the returned frame is reused by the next call.
     public func convert(_ frame: Frame, format: PlanarFormat) throws -> Frame {
+        if let toneMapper { return try toneMapper.process(frame, format: format) }
+        guard let graph else { preconditionFailure("a converter has a graph or a tone mapper") }
         try output.makeWritable()
         let srcPlanes = frame.planes(format.planeCount).map { (UnsafeRawPointer($0.0), $0.1) }
         var dstPlanes = output.planes(3)
