@@ -34,8 +34,10 @@ let package = Package(
             name: "sdrify",
             dependencies: ["SDRify", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .executableTarget(name: "sdrify-bench", dependencies: ["SDRify"]),
-        .testTarget(name: "SDRifyTests", dependencies: ["SDRify"]),
-        .testTarget(name: "CLITests", dependencies: ["sdrify", "SDRify"]),
+        // Measurement code shared by the tests and the benchmark/comparison tools (CIEDE2000, round trip).
+        .target(name: "SDRifyMeasure", swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]),
+        .executableTarget(name: "sdrify-bench", dependencies: ["SDRify", "SDRifyMeasure"]),
+        .testTarget(name: "SDRifyTests", dependencies: ["SDRify", "SDRifyMeasure"]),
+        .testTarget(name: "CLITests", dependencies: ["sdrify", "SDRify", "SDRifyMeasure"]),
     ]
 )

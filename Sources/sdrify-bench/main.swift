@@ -1,5 +1,6 @@
 import Foundation
 import SDRify
+import SDRifyMeasure
 
 // Micro-benchmarks of sdrify's own stages, run by scripts/bench (release build). Prints one Markdown table row
 // per measurement; the whole-conversion comparison with ffmpeg lives in scripts/bench itself.
@@ -55,10 +56,38 @@ func rotateBenchmark() throws {
                  tiled, naive, naive / tiled))
 }
 
-let mode = CommandLine.arguments.dropFirst().first ?? "rotate"
-switch mode {
+/// Raw bytes of one decoded frame, through ffmpeg (no scaling, no colour conversion).
+func rawFrame(_ path: String, index: Int, pixelFormat: String) throws -> [UInt8] {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+    p.arguments = ["-v", "error", "-i", path, "-vf", "select=eq(n\\,\(index))", "-frames:v", "1",
+                   "-f", "rawvideo", "-pix_fmt", pixelFormat, "-"]
+    let pipe = Pipe()
+    p.standardOutput = pipe
+    try p.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    guard p.terminationStatus == 0 else { throw SDRifyError(.invalidInput, "ffmpeg could not decode \(path)") }
+    return [UInt8](data)
+}
+
+/// Scores a tone-mapped output of testvectors/roundtrip_KIND.mp4 against the SDR original.
+func roundTripScore(output: String, kind: String, vectors: String) throws {
+    let layout = try RoundTripLayout.load("\(vectors)/roundtrip_layout.json")
+    let score = RoundTrip.score(yuv: try rawFrame(output, index: 1, pixelFormat: "yuv420p"),
+                                reference: try rawFrame("\(vectors)/roundtrip_reference.png", index: 0, pixelFormat: "rgb24"),
+                                layout: layout, kind: kind)
+    print(String(format: "%.2f\t%.2f\t%@\t%.1f\t%d\t%.1f", score.meanDE, score.p95DE, score.rampMonotonic ? "yes" : "no",
+                 score.rampMaxSpread, score.rampLevelsAbove200, score.patchHueError.values.max() ?? 0))
+    if ProcessInfo.processInfo.environment["SDRIFY_DEBUG"] != nil { print(score.patchHueError, score.patchInvalidPixels) }
+}
+
+let args = Array(CommandLine.arguments.dropFirst())
+switch args.first ?? "rotate" {
 case "rotate": try rotateBenchmark()
+case "roundtrip" where args.count == 3 || args.count == 4:
+    try roundTripScore(output: args[1], kind: args[2], vectors: args.count == 4 ? args[3] : "testvectors")
 default:
-    FileHandle.standardError.write(Data("usage: sdrify-bench rotate\n".utf8))
+    FileHandle.standardError.write(Data("usage: sdrify-bench rotate | roundtrip OUTPUT.mp4 pq|hlg [VECTORS]\n".utf8))
     exit(64)
 }

@@ -79,6 +79,14 @@ enum Support {
         return [UInt8](r.stdoutData)
     }
 
+    /// Raw bytes of one decoded frame in `pixelFormat`, no scaling (ffmpeg converts only the sample layout).
+    static func rawFrame(_ path: String, index: Int, pixelFormat: String) throws -> [UInt8] {
+        let r = try run(tool("ffmpeg"), ["-v", "error", "-i", path, "-vf", "select=eq(n\\,\(index))", "-frames:v", "1",
+                                         "-f", "rawvideo", "-pix_fmt", pixelFormat, "-"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return [UInt8](r.stdoutData)
+    }
+
     /// PSNR in dB between two 8-bit pictures of the same size.
     static func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
         precondition(a.count == b.count && !a.isEmpty)

@@ -30,9 +30,14 @@ public struct GainTable: Sendable {
     }
 }
 
-/// Tone mapping and gamut mapping of linear BT.709 RGB (relative to reference white), in place:
-/// scale RGB by the luminance gain (chromaticity kept), then bring what is still outside [0, 1] in by
-/// desaturating toward the pixel's own luminance (hue kept), never by clipping channels one by one.
+/// Tone mapping and gamut mapping of linear BT.709 RGB (relative to reference white), in place, never by
+/// clipping channels one by one (which shifts hue):
+/// 1. scale RGB by the luminance gain (chromaticity kept);
+/// 2. colours outside BT.709 (a negative channel) desaturate toward grey at equal luminance until the lowest
+///    channel is 0 (hue kept);
+/// 3. colours brighter than SDR white can show (a channel above 1) split the excess: desaturate toward grey
+///    until the highest channel is √max, then scale down until it is 1 (chromaticity kept). Pure
+///    desaturation would turn every bright saturated colour white; pure scaling would make it dark.
 public enum LinearToneMap {
     static let kr: Float = 0.2126, kg: Float = 0.7152, kb: Float = 0.0722
 
@@ -53,10 +58,16 @@ public enum LinearToneMap {
                 R = y + t * (R - y); G = y + t * (G - y); B = y + t * (B - y)
             }
             let hi = max(R, G, B)
-            if hi > 1 {  // above SDR white: toward grey at equal luminance until the highest channel is 1
-                if y >= 1 { R = 1; G = 1; B = 1 } else {
-                    let t = (1 - y) / (hi - y)
+            if hi > 1 {
+                let m = hi.squareRoot()
+                if y < m {
+                    let t = (m - y) / (hi - y)
                     R = y + t * (R - y); G = y + t * (G - y); B = y + t * (B - y)
+                    let s = 1 / m
+                    R *= s; G *= s; B *= s
+                } else {
+                    let s = 1 / hi
+                    R *= s; G *= s; B *= s
                 }
             }
             r[i] = max(R, 0); g[i] = max(G, 0); b[i] = max(B, 0)

@@ -36,9 +36,17 @@ public struct ToneCurve: Sendable {
     /// sdrify's default starts later (see `defaultKneeStart`).
     public let kneeStart: Double
 
-    /// Start of the bt2390 knee as a fraction of the target peak's PQ signal: PQ(knee)/PQ(203). Chosen from the
-    /// round-trip measurement (SDR content must survive) against the ramp's need for distinct highlight levels.
-    public static let defaultKneeStart = 0.90
+    /// Start of the bt2390 knee as a fraction of the target peak's PQ signal: PQ(knee)/PQ(203) (about 86 cd/m²
+    /// for a 1000 cd/m² source). Chosen from the round-trip measurement: later knees keep bright SDR content
+    /// closer but make the Hermite overshoot and flatten highlights (0.90 leaves 16 codes for 200–1000 cd/m²),
+    /// 0.85 keeps about 22 while staying near the hard-clip floor on SDR content.
+    public static let defaultKneeStart = 0.85
+
+    /// BT.2390's KS = 1.5·maxLum − 0.5, expressed as the fraction `kneeStart` uses.
+    public static func standardKneeStart(sourcePeak: Double) -> Double {
+        let maxLum = PQ.encode(referenceWhite) / PQ.encode(sourcePeak)
+        return (1.5 * maxLum - 0.5) / maxLum
+    }
 
     public init(_ op: ToneMapOperator, sourcePeak: Double, kneeStart: Double = ToneCurve.defaultKneeStart) {
         self.op = op
@@ -85,6 +93,7 @@ public struct ToneCurve: Sendable {
     }
 
     /// ITU-R BT.2390 EETF: identity in PQ up to the knee, then a Hermite spline to the target peak.
+    /// BT.2390's own knee is `standardKneeStart`.
     func bt2390(_ L: Double) -> Double {
         let sourcePQ = PQ.encode(sourcePeak)
         let e1 = PQ.encode(L) / sourcePQ                               // normalised to the source range

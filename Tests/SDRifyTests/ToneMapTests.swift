@@ -1,0 +1,92 @@
+import SDRify
+import XCTest
+
+/// Expected values come from a separate implementation of the published formulas (ITU-R BT.2390 EETF with
+/// its own knee KS = 1.5·maxLum − 0.5, ITU-R BT.2446 Method A, Hable's filmic constants, extended Reinhard,
+/// mpv's Möbius), all with HDR reference white 203 cd/m² = SDR 100 % and a 1000 cd/m² source peak.
+final class ToneMapTests: XCTestCase {
+    func testPQAgainstST2084() {
+        XCTAssertEqual(PQ.encode(100), 0.508078, accuracy: 1e-6)
+        XCTAssertEqual(PQ.encode(203), 0.580689, accuracy: 1e-6)
+        XCTAssertEqual(PQ.encode(1000), 0.751827, accuracy: 1e-6)
+        XCTAssertEqual(PQ.encode(10000), 1.0, accuracy: 1e-9)
+        for L in [0.01, 1, 58, 203, 4000] { XCTAssertEqual(PQ.decode(PQ.encode(L)), L, accuracy: L * 1e-9) }
+    }
+
+    func check(_ curve: ToneCurve, _ expected: [(Double, Double)], file: StaticString = #filePath, line: UInt = #line) {
+        for (L, want) in expected {
+            XCTAssertEqual(curve.map(L), want, accuracy: 1e-3, "\(curve.op) at \(L) cd/m²", file: file, line: line)
+        }
+    }
+
+    func testBT2390WithItsOwnKnee() {
+        let curve = ToneCurve(.bt2390, sourcePeak: 1000, kneeStart: ToneCurve.standardKneeStart(sourcePeak: 1000))
+        check(curve, [(20, 20.0), (100, 99.3611), (203, 159.0419), (400, 193.6091), (1000, 203.0)])
+    }
+
+    func testBT2446A() { check(ToneCurve(.bt2446a, sourcePeak: 1000), [(20, 11.6823), (100, 46.0067), (203, 82.4085), (400, 130.8461), (1000, 203)]) }
+    func testHable() { check(ToneCurve(.hable, sourcePeak: 1000), [(20, 9.7461), (100, 44.2593), (203, 79.3419), (400, 127.3397), (1000, 203)]) }
+    func testReinhard() { check(ToneCurve(.reinhard, sourcePeak: 1000), [(20, 18.2802), (100, 68.3567), (203, 105.6827), (400, 145.5944), (1000, 203)]) }
+    func testMobius() { check(ToneCurve(.mobius, sourcePeak: 1000), [(20, 20.0), (100, 92.5978), (203, 137.7655), (400, 172.9896), (1000, 203)]) }
+    func testClip() { check(ToneCurve(.clip, sourcePeak: 1000), [(20, 20), (203, 203), (400, 203), (10000, 203)]) }
+
+    func testDefaultKeepsSDRRangeNearlyUntouched() {
+        let curve = ToneCurve(.default, sourcePeak: 1000)
+        XCTAssertEqual(curve.map(50), 50, accuracy: 1e-9, "below the knee nothing changes")
+        XCTAssertEqual(curve.map(80), 80, accuracy: 1e-9)
+        XCTAssertGreaterThan(curve.map(203), curve.map(150))
+        XCTAssertEqual(curve.map(1000), 203, accuracy: 1e-6)
+    }
+
+    func testEveryOperatorIsMonotonicFromZeroToTenThousand() {
+        for op in ToneMapOperator.allCases {
+            for peak in [400.0, 1000, 4000, 10000] {
+                let curve = ToneCurve(op, sourcePeak: peak)
+                var previous = -1.0
+                var L = 0.0
+                while L <= 10000 {
+                    let v = curve.map(L)
+                    XCTAssertFalse(v.isNaN, "\(op) peak \(peak) at \(L)")
+                    XCTAssertGreaterThanOrEqual(v, previous - 1e-9, "\(op) peak \(peak) falls at \(L) cd/m²")
+                    XCTAssertLessThanOrEqual(v, 203 + 1e-9)
+                    previous = v
+                    L += L < 10 ? 0.01 : (L < 1000 ? 0.5 : 5)
+                }
+            }
+        }
+    }
+
+    /// The baked gain table must give the same SDR code value as the direct curve (within a quarter code).
+    func testGainTableMatchesTheDirectCurve() {
+        for op in ToneMapOperator.allCases {
+            for (peak, maxY) in [(1000.0, 1000.0 / 203), (4000.0, 10000.0 / 203)] {
+                let curve = ToneCurve(op, sourcePeak: peak)
+                let table = GainTable(curve: curve, maxY: maxY)
+                var worst = 0.0
+                for i in 1...4000 {
+                    let y = maxY * Double(i) / 4000 * Double(i) / 4000
+                    let direct = curve.map(y * 203) / 203
+                    let baked = Double(table.gain(Float(y))) * y
+                    let code = { (v: Double) in 219 * pow(min(max(v, 0), 1), 1 / 2.4) }
+                    worst = max(worst, abs(code(direct) - code(baked)))
+                }
+                XCTAssertLessThan(worst, 0.25, "\(op), peak \(peak): table off by \(worst) codes")
+            }
+        }
+    }
+
+    func testGamutMappingKeepsLuminanceAndNeverClipsPerChannel() {
+        let table = GainTable(curve: ToneCurve(.clip, sourcePeak: 1000), maxY: 1000.0 / 203)
+        // A BT.2020 green outside BT.709 (negative red), below white: constant luminance, no negatives.
+        var r: [Float] = [-0.2, 0.5, 2.0], g: [Float] = [0.6, 0.5, 0.1], b: [Float] = [0.05, 0.5, 0.1]
+        let y0 = 0.2126 * r[0] + 0.7152 * g[0] + 0.0722 * b[0]
+        LinearToneMap.apply(table, r: &r, g: &g, b: &b, count: 3)
+        XCTAssertEqual(0.2126 * r[0] + 0.7152 * g[0] + 0.0722 * b[0], y0, accuracy: 1e-5)
+        XCTAssertEqual(min(r[0], g[0], b[0]), 0, accuracy: 1e-6)
+        XCTAssertEqual([r[1], g[1], b[1]], [0.5, 0.5, 0.5], "a neutral in range is untouched")
+        // A bright red beyond SDR white keeps its chromaticity ordering and ends within [0, 1], still red.
+        XCTAssertLessThanOrEqual(max(r[2], g[2], b[2]), 1 + 1e-6)
+        XCTAssertGreaterThan(r[2], g[2] * 1.5)
+        XCTAssertEqual(g[2], b[2], accuracy: 1e-6)
+    }
+}
