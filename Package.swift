@@ -25,9 +25,14 @@ let package = Package(
             pkgConfig: "zimg",
             providers: [.apt(["libzimg-dev"])]
         ),
+        // Our own hot per-pixel kernels (auto-vectorised C with an AVX2 clone); see include/sdrify_kernels.h.
+        .target(
+            name: "CKernels",
+            cSettings: [.unsafeFlags(["-O3", "-fno-math-errno"])]
+        ),
         .target(
             name: "SDRify",
-            dependencies: ["CFFmpeg", "CZimg"],
+            dependencies: ["CFFmpeg", "CZimg", "CKernels"],
             swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
         .executableTarget(

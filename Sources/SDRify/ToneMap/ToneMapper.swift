@@ -1,3 +1,4 @@
+import CKernels
 import Foundation
 
 /// The HDR colour stage: PQ/HLG BT.2020 Y'CbCr → 8-bit 4:2:0 BT.709 SDR at the output size.
@@ -23,12 +24,14 @@ public final class ToneMapper: @unchecked Sendable {
         let linear = ColorDescription(primaries: .bt709, transfer: .linear, matrix: .rgb, range: .full)
         toLinear = try ZimgGraph(from: ZimgFormat(width: sw, height: sh, format: sourceFormat, color: sourceColor),
                                  to: ZimgFormat(width: outputWidth, height: outputHeight, rgbFloat: linear),
-                                 dither: .none, nominalPeakLuminance: ToneCurve.referenceWhite)
+                                 dither: .none, nominalPeakLuminance: ToneCurve.referenceWhite,
+                                 approximateTransfer: kind == .pq)
         var sdr = ColorDescription.sdrOutput
         sdr.chromaLocation = .left
         toSDR = try ZimgGraph(from: ZimgFormat(width: outputWidth, height: outputHeight, rgbFloat: linear),
                               to: ZimgFormat(width: outputWidth, height: outputHeight, format: .yuv420p, color: sdr),
-                              dither: .ordered, nominalPeakLuminance: ToneCurve.referenceWhite)
+                              dither: .ordered, nominalPeakLuminance: ToneCurve.referenceWhite,
+                              approximateTransfer: true)
         let stride = (outputWidth * 4 + 63) & ~63
         rgbStride = stride
         rgb = (0..<3).map { _ in UnsafeMutableRawPointer.allocate(byteCount: stride * outputHeight, alignment: 64) }
@@ -41,11 +44,14 @@ public final class ToneMapper: @unchecked Sendable {
     public func process(_ frame: Frame, format: PlanarFormat) throws -> Frame {
         let src = frame.planes(format.planeCount).map { (UnsafeRawPointer($0.0), $0.1) }
         try toLinear.process(src: src, dst: rgb.map { ($0, rgbStride) })
-        for y in 0..<height {
-            let row = y * rgbStride
-            LinearToneMap.apply(table, r: (rgb[0] + row).assumingMemoryBound(to: Float.self),
-                                g: (rgb[1] + row).assumingMemoryBound(to: Float.self),
-                                b: (rgb[2] + row).assumingMemoryBound(to: Float.self), count: width)
+        table.gains.withUnsafeBufferPointer { gains in
+            for y in 0..<height {
+                let row = y * rgbStride
+                sdrify_tonemap_row((rgb[0] + row).assumingMemoryBound(to: Float.self),
+                                   (rgb[1] + row).assumingMemoryBound(to: Float.self),
+                                   (rgb[2] + row).assumingMemoryBound(to: Float.self), Int32(width),
+                                   gains.baseAddress!, table.base, GainTable.minY, table.maxY)
+            }
         }
         try output.makeWritable()
         try toSDR.process(src: rgb.map { (UnsafeRawPointer($0), rgbStride) }, dst: output.planes(3))

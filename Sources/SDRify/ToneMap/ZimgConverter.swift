@@ -66,19 +66,23 @@ final class ZimgGraph: @unchecked Sendable {
 
     enum Dither { case none, ordered, errorDiffusion }
 
+    /// `approximateTransfer` lets zimg evaluate transfer functions from tables: 3× faster, and measured
+    /// harmless for PQ and BT.709 in the round trip, but it wrecks HLG (mean CIEDE2000 0.9 → 2.4).
     init(from source: ZimgFormat, to destination: ZimgFormat, dither: Dither = .ordered,
-         nominalPeakLuminance: Double = 100) throws {
+         nominalPeakLuminance: Double = 100, approximateTransfer: Bool = false) throws {
         self.source = source
         self.destination = destination
         var src = source.zimg, dst = destination.zimg
         var params = zimg_graph_builder_params()
         zimg_graph_builder_params_default(&params, czimg_api_version())
         params.resample_filter = ZIMG_RESIZE_BICUBIC
+        // Bicubic chroma: bilinear measured 0.12 worse (mean CIEDE2000) in the round trip.
         params.resample_filter_uv = ZIMG_RESIZE_BICUBIC
         params.dither_type = switch dither { case .none: ZIMG_DITHER_NONE; case .ordered: ZIMG_DITHER_ORDERED
                                              case .errorDiffusion: ZIMG_DITHER_ERROR_DIFFUSION }
         params.nominal_peak_luminance = nominalPeakLuminance
         params.cpu_type = ZIMG_CPU_AUTO
+        params.allow_approximate_gamma = approximateTransfer ? 1 : 0
         guard let g = zimg_filter_graph_build(&src, &dst, &params) else { throw ZimgGraph.lastError("building the colour graph") }
         graph = g
         var size = 0
