@@ -56,27 +56,28 @@ func rotateBenchmark() throws {
                  tiled, naive, naive / tiled))
 }
 
-/// The colour stage alone: 1920x1080 10-bit 4:2:0 PQ → 8-bit 4:2:0 BT.709 SDR, one thread, megapixels/s.
-func toneMapBenchmark() throws -> Double {
-    let (w, h) = (1920, 1080)
+/// The colour stage alone on one frame: `width`×`height` 10-bit 4:2:0 (raw yuv420p10le file) in BT.2020
+/// PQ or HLG → 8-bit 4:2:0 BT.709 SDR at the same size, one thread. Returns megapixels per second.
+func toneMapBenchmark(rawFrame path: String, width w: Int, height h: Int, kind: String) throws -> Double {
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
     let src = try Frame(width: w, height: h, format: .yuv420p10)
-    // Photographic-like variety: smooth gradients plus texture across the whole code range.
+    var offset = 0
     for p in 0..<3 {
         let (pw, ph) = PlanarFormat.yuv420p10.planeSize(p, width: w, height: h)
-        for y in 0..<ph {
-            let row = (src.data(p) + y * src.stride(p)).assumingMemoryBound(to: UInt16.self)
-            for x in 0..<pw {
-                let v = p == 0 ? 64 + (x * 700 / pw + y * 240 / ph + (x * 7 ^ y * 13) % 40)
-                               : 512 + Int(200 * sin(Double(x) / 37 + Double(p) * 2) * cos(Double(y) / 53))
-                row[x] = UInt16(min(max(v, 64), 940))
+        guard data.count >= offset + pw * ph * 2 else { throw SDRifyError(.invalidInput, "\(path): short raw frame") }
+        data.withUnsafeBytes { bytes in
+            for y in 0..<ph {
+                (src.data(p) + y * src.stride(p)).copyMemory(from: bytes.baseAddress! + offset + y * pw * 2, byteCount: pw * 2)
             }
         }
+        offset += pw * ph * 2
     }
-    src.color = ColorDescription(primaries: .bt2020, transfer: .smpte2084, matrix: .bt2020nc, range: .limited, chromaLocation: .left)
+    src.color = ColorDescription(primaries: .bt2020, transfer: kind == "hlg" ? .aribStdB67 : .smpte2084,
+                                 matrix: .bt2020nc, range: .limited, chromaLocation: .left)
     let mapper = try ToneMapper(sourceFormat: .yuv420p10, sourceColor: src.color, width: w, height: h,
                                 outputWidth: w, outputHeight: h, curve: ToneCurve(.default, sourcePeak: 1000))
     _ = try mapper.process(src, format: .yuv420p10)
-    let ms = try medianMilliseconds(runs: 15) { _ = try mapper.process(src, format: .yuv420p10) }
+    let ms = try medianMilliseconds(runs: 21) { _ = try mapper.process(src, format: .yuv420p10) }
     return Double(w * h) / 1e6 / (ms / 1000)
 }
 
@@ -107,12 +108,18 @@ func roundTripScore(output: String, kind: String, vectors: String) throws {
 }
 
 let args = Array(CommandLine.arguments.dropFirst())
-switch args.first ?? "rotate" {
-case "rotate": try rotateBenchmark()
-case "tonemap": print(String(format: "%.1f", try toneMapBenchmark()))
-case "roundtrip" where args.count == 3 || args.count == 4:
-    try roundTripScore(output: args[1], kind: args[2], vectors: args.count == 4 ? args[3] : "testvectors")
-default:
-    FileHandle.standardError.write(Data("usage: sdrify-bench rotate | roundtrip OUTPUT.mp4 pq|hlg [VECTORS]\n".utf8))
-    exit(64)
+do {
+    switch args.first ?? "rotate" {
+    case "rotate": try rotateBenchmark()
+    case "tonemap" where args.count == 5:
+        print(String(format: "%.1f", try toneMapBenchmark(rawFrame: args[1], width: Int(args[2])!, height: Int(args[3])!, kind: args[4])))
+    case "roundtrip" where args.count == 3 || args.count == 4:
+        try roundTripScore(output: args[1], kind: args[2], vectors: args.count == 4 ? args[3] : "testvectors")
+    default:
+        FileHandle.standardError.write(Data("usage: sdrify-bench rotate | tonemap FRAME.yuv W H pq|hlg | roundtrip OUTPUT.mp4 pq|hlg [VECTORS]\n".utf8))
+        exit(64)
+    }
+} catch {
+    FileHandle.standardError.write(Data("sdrify-bench: \(error)\n".utf8))
+    exit(1)
 }
