@@ -88,6 +88,22 @@ final class ConvertTests: XCTestCase {
         XCTAssertEqual((report["orientation"] as? [String: Any])?["exif"] as? Int, 6)
     }
 
+    func testGreySourceGetsNeutralChroma() throws {
+        let grey = out("grey.mp4")
+        let make = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=24",
+                                                            "-frames:v", "6", "-vf", "format=gray", "-c:v", "libx264", grey])
+        XCTAssertEqual(make.status, 0, make.stderr)
+        let output = out("grey-out.mp4")
+        let r = try Support.sdrify(grey, output, "--preset", "640x480")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let yuv = try Support.rawFrame(output, index: 2, pixelFormat: "yuv420p")
+        let luma = 320 * 240
+        XCTAssertEqual(yuv.count, luma * 3 / 2)
+        let chroma = yuv[luma...]
+        XCTAssertLessThanOrEqual(chroma.map { abs(Int($0) - 128) }.max() ?? 99, 1, "grey stays grey")
+        XCTAssertGreaterThan(Set(yuv[0..<luma]).count, 50, "the picture survives")
+    }
+
     func testInvalidAndUnsupportedInputsLeaveNothingBehind() throws {
         let codes = try Support.expected()["convert_exit_codes"] as! [String: Int]
         for (name, code) in codes {

@@ -29,8 +29,10 @@ public final class FrameConverter: @unchecked Sendable {
         }
         if sourceFormat.hasChroma == false { src.matrix = dstColor.matrix }
         dstColor.chromaLocation = .left
+        // A grey source stays grey through zimg (it will not subsample a grey image); chroma is filled neutral.
+        let dstFormat = sourceFormat.hasChroma ? PlanarFormat.yuv420p : PlanarFormat(bitDepth: 8, chromaShiftX: 1, chromaShiftY: 1, hasChroma: false)
         graph = try ZimgGraph(from: ZimgFormat(width: width, height: height, format: sourceFormat, color: src),
-                              to: ZimgFormat(width: outputWidth, height: outputHeight, format: .yuv420p, color: dstColor),
+                              to: ZimgFormat(width: outputWidth, height: outputHeight, format: dstFormat, color: dstColor),
                               dither: .ordered, nominalPeakLuminance: ToneCurve.referenceWhite)
     }
 
@@ -43,7 +45,7 @@ public final class FrameConverter: @unchecked Sendable {
         var dstPlanes = output.planes(3)
         if !format.hasChroma { dstPlanes = [dstPlanes[0]] }
         try graph.process(src: srcPlanes, dst: dstPlanes)
-        if !format.hasChroma {  // grey source: neutral chroma
+        if !format.hasChroma {
             for i in 1...2 {
                 let (w, h) = PlanarFormat.yuv420p.planeSize(i, width: output.width, height: output.height)
                 for y in 0..<h { (output.data(i) + y * output.stride(i)).initializeMemory(as: UInt8.self, repeating: 128, count: w) }

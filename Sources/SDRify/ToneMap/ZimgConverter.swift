@@ -4,7 +4,7 @@ import Foundation
 /// One image format as zimg sees it. Colour fields use our enums; the mapping to zimg's lives here only.
 struct ZimgFormat {
     enum Sample { case byte, word, float }
-    enum Family { case yuv, rgb }
+    enum Family { case yuv, rgb, grey }
     var width: Int
     var height: Int
     var sample: Sample
@@ -19,7 +19,9 @@ struct ZimgFormat {
         self.width = width; self.height = height
         sample = format.bytesPerSample == 1 ? .byte : .word
         depth = format.bitDepth
-        chromaShiftX = format.chromaShiftX; chromaShiftY = format.chromaShiftY
+        chromaShiftX = format.hasChroma ? format.chromaShiftX : 0
+        chromaShiftY = format.hasChroma ? format.chromaShiftY : 0
+        family = format.hasChroma ? .yuv : .grey
         self.color = color
     }
 
@@ -39,9 +41,9 @@ struct ZimgFormat {
         f.depth = UInt32(depth)
         f.subsample_w = UInt32(chromaShiftX)
         f.subsample_h = UInt32(chromaShiftY)
-        f.color_family = family == .yuv ? ZIMG_COLOR_YUV : ZIMG_COLOR_RGB
+        f.color_family = switch family { case .yuv: ZIMG_COLOR_YUV; case .rgb: ZIMG_COLOR_RGB; case .grey: ZIMG_COLOR_GREY }
         // zimg's colour enums use the H.273 code points, as ours do.
-        f.matrix_coefficients = family == .yuv ? zimg_matrix_coefficients_e(rawValue: Int32(color.matrix.rawValue)) : ZIMG_MATRIX_RGB
+        f.matrix_coefficients = family == .rgb ? ZIMG_MATRIX_RGB : zimg_matrix_coefficients_e(rawValue: Int32(color.matrix.rawValue))
         f.transfer_characteristics = zimg_transfer_characteristics_e(rawValue: Int32(color.transfer.rawValue))
         f.color_primaries = zimg_color_primaries_e(rawValue: Int32(color.primaries.rawValue))
         f.pixel_range = color.range == .full || family == .rgb ? ZIMG_RANGE_FULL : ZIMG_RANGE_LIMITED
@@ -75,9 +77,14 @@ final class ZimgGraph: @unchecked Sendable {
         var src = source.zimg, dst = destination.zimg
         var params = zimg_graph_builder_params()
         zimg_graph_builder_params_default(&params, czimg_api_version())
+        // Catmull-Rom (b = 0, c = ½) for luma and chroma: sharp and interpolating, stated rather than left to
+        // the library default. Bicubic chroma: bilinear measured 0.12 worse (mean CIEDE2000) in the round trip.
         params.resample_filter = ZIMG_RESIZE_BICUBIC
-        // Bicubic chroma: bilinear measured 0.12 worse (mean CIEDE2000) in the round trip.
+        params.filter_param_a = 0
+        params.filter_param_b = 0.5
         params.resample_filter_uv = ZIMG_RESIZE_BICUBIC
+        params.filter_param_a_uv = 0
+        params.filter_param_b_uv = 0.5
         params.dither_type = switch dither { case .none: ZIMG_DITHER_NONE; case .ordered: ZIMG_DITHER_ORDERED
                                              case .errorDiffusion: ZIMG_DITHER_ERROR_DIFFUSION }
         params.nominal_peak_luminance = nominalPeakLuminance
