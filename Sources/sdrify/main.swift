@@ -39,6 +39,10 @@ struct Convert: ParsableCommand {
     @Option(name: .customLong("x264-preset"), help: "x264 speed preset (ultrafast … veryslow).") var x264Preset: String?
     @Option(help: "Cap on worker threads (0 = automatic).") var threads: Int = 0
     @Flag(help: "Print nothing but the error line.") var quiet = false
+    @Flag(name: .customLong("tolerate-errors"), help: "Conceal decode errors and continue (they are counted) instead of failing.")
+    var tolerateErrors = false
+    @Option(help: ArgumentHelp("Write ffmpeg-style key=value progress blocks to a file descriptor, or - for stdout.", valueName: "FD|-"))
+    var progress: String?
 
     static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
 
@@ -54,6 +58,10 @@ struct Convert: ParsableCommand {
             throw ValidationError("--x264-preset must be one of \(Convert.x264Presets.joined(separator: ", "))")
         }
         guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
+        if let progress, progress != "-" {
+            guard let fd = Int32(progress), fd >= 0 else { throw ValidationError("--progress takes a file descriptor number or -") }
+            guard fcntl(fd, F_GETFD) != -1 else { throw ValidationError("--progress: file descriptor \(fd) is not open") }
+        }
     }
 
     func run() throws {
@@ -64,12 +72,20 @@ struct Convert: ParsableCommand {
         options.x264Preset = x264Preset
         options.threads = threads
         options.toneMap = ToneMapOperator(rawValue: tonemap)!
+        options.tolerateErrors = tolerateErrors
         let quiet = self.quiet
+        let reporter = ProgressReporter(target: progress, bar: !quiet && isatty(2) == 1)
         do {
-            let result = try Transcoder.run(options, warn: { if !quiet { log("sdrify: warning: \($0)") } })
+            let result = try Transcoder.run(options, warn: { message in
+                guard !quiet else { return }
+                reporter.clearBar()
+                log("sdrify: warning: \(message)")
+            }, progress: reporter.report)
             if json { print(result.json.serialized(pretty: true)) }
-            else if !quiet { log("sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames)") }
+            if !quiet, result.decodeErrors > 0 { log("sdrify: warning: concealed \(result.decodeErrors) decode errors") }
+            if !quiet, !json { log("sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames)") }
         } catch let e as SDRifyError {
+            reporter.clearBar()
             if json {
                 print(JSONValue.object([("input", .string(input)), ("output", .string(output)),
                                         ("error", .string(e.message)), ("exit_code", .int(Int64(e.status.rawValue)))])
@@ -77,6 +93,45 @@ struct Convert: ParsableCommand {
             }
             throw e
         }
+    }
+}
+
+/// Progress for people (a one-line bar on a terminal's stderr) and for programs (`--progress FD|-`).
+final class ProgressReporter: @unchecked Sendable {
+    private let handle: FileHandle?
+    private let bar: Bool
+    private let lock = NSLock()
+    private var barShown = false
+
+    init(target: String?, bar: Bool) {
+        if let target { handle = target == "-" ? FileHandle.standardOutput : FileHandle(fileDescriptor: Int32(target)!, closeOnDealloc: false) }
+        else { handle = nil }
+        self.bar = bar
+    }
+
+    func report(_ p: ConversionProgress) {
+        lock.lock(); defer { lock.unlock() }
+        if let handle {
+            handle.write(Data(p.keyValueBlock.utf8))  // unbuffered: each block reaches the reader whole
+        }
+        guard bar else { return }
+        if p.finished {
+            if barShown { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+            barShown = false
+            return
+        }
+        let percent = p.fraction.map { String(format: "%3.0f%%", $0 * 100) } ?? "  ?%"
+        let filled = Int((p.fraction ?? 0) * 30)
+        let eta = p.fraction.flatMap { f in f > 0.01 ? String(format: " ETA %.0f s", p.elapsed * (1 - f) / f) : nil } ?? ""
+        let line = "\r\u{1B}[2Ksdrify: [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: 30 - filled))] \(percent) \(String(format: "%.0f", p.fps)) fps\(eta)"
+        FileHandle.standardError.write(Data(line.utf8))
+        barShown = true
+    }
+
+    /// Removes the bar so a log line starts on a clean line.
+    func clearBar() {
+        lock.lock(); defer { lock.unlock() }
+        if barShown { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)); barShown = false }
     }
 }
 

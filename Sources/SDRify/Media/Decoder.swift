@@ -10,6 +10,11 @@ final class Decoder {
         self.label = label
         let par = stream.pointee.codecpar!
         guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
+            if par.pointee.codec_id == AV_CODEC_ID_NONE {
+                let tag = par.pointee.codec_tag
+                let fourcc = String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: tag >> ($0 * 8)) }, as: UTF8.self)
+                throw SDRifyError.unsupported("\(label): unknown codec (fourcc '\(fourcc)')")
+            }
             let name = String(cString: avcodec_get_name(par.pointee.codec_id))
             throw SDRifyError.unsupported("\(label): no decoder for codec '\(name)'")
         }

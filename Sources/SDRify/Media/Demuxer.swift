@@ -36,6 +36,17 @@ final class Demuxer {
             throw SDRifyError.invalidInput("\(path): not a readable media file (\(ffErrorString(opened)))")
         }
         self.ctx = ctx
+        // Hostile headers: refuse absurd picture sizes before anything reads (and allocates) a packet for them.
+        for i in 0..<Int(ctx.pointee.nb_streams) {
+            let par = ctx.pointee.streams[i]!.pointee.codecpar.pointee
+            guard par.codec_type == AVMEDIA_TYPE_VIDEO else { continue }
+            let (w, h) = (Int(par.width), Int(par.height))
+            if w > Demuxer.maxDimension || h > Demuxer.maxDimension || w * h > Demuxer.maxPixels {
+                var p: UnsafeMutablePointer<AVFormatContext>? = ctx
+                avformat_close_input(&p)
+                throw SDRifyError.unsupported("\(path): picture size \(w)x\(h) is beyond the \(Demuxer.maxDimension)x\(Demuxer.maxDimension), 2^28-pixel limit")
+            }
+        }
         // Small probe budget: the container headers carry what we report; this must not decode the clip.
         ctx.pointee.probesize = 8 << 20
         ctx.pointee.max_analyze_duration = Int64(AV_TIME_BASE / 2)

@@ -15,6 +15,9 @@ enum MediaInspector {
             throw SDRifyError.unsupported("\(path): picture size \(w)x\(h) is beyond the \(Demuxer.maxDimension)x\(Demuxer.maxDimension), 2^28-pixel limit")
         }
         try checkNotTruncated(demuxer)
+        if isStillImage(demuxer) {
+            throw SDRifyError.invalidInput("\(path): a still image (\(String(cString: avcodec_get_name(par.codec_id)))), not a video")
+        }
 
         let pixFmt = AVPixelFormat(rawValue: par.format)
         let desc = av_pix_fmt_desc_get(pixFmt)
@@ -28,6 +31,7 @@ enum MediaInspector {
             bitDepth: desc.map { Int($0.pointee.comp.0.depth) } ?? 0,
             frameRate: frameRate(st),
             frameCount: st.pointee.nb_frames > 0 ? Int(st.pointee.nb_frames) : nil,
+            fieldOrder: fieldOrderName(par.field_order),
             color: ColorMapping.description(primaries: par.color_primaries, transfer: par.color_trc,
                                             matrix: par.color_space, range: par.color_range,
                                             chroma: par.chroma_location),
@@ -60,6 +64,27 @@ enum MediaInspector {
         let format = FormatInfo(name: String(cString: ctx.pointee.iformat.pointee.name), duration: duration, size: size,
                                 bitRate: ctx.pointee.bit_rate > 0 ? Int(ctx.pointee.bit_rate) : nil)
         return MediaInfo(path: path, format: format, video: video, audio: audio)
+    }
+
+    static func fieldOrderName(_ order: AVFieldOrder) -> String? {
+        switch order {
+        case AV_FIELD_PROGRESSIVE: "progressive"
+        case AV_FIELD_TT: "tt"
+        case AV_FIELD_BB: "bb"
+        case AV_FIELD_TB: "tb"
+        case AV_FIELD_BT: "bt"
+        default: nil
+        }
+    }
+
+    /// Image files open as one-picture "videos" through the image demuxers; they are not what sdrify converts.
+    static func isStillImage(_ demuxer: Demuxer) -> Bool {
+        let format = String(cString: demuxer.ctx.pointee.iformat.pointee.name)
+        if format == "image2" || format.hasSuffix("_pipe") { return true }
+        let st = demuxer.videoStream
+        let codec = String(cString: avcodec_get_name(st.pointee.codecpar.pointee.codec_id))
+        let stillCodecs: Set<String> = ["png", "mjpeg", "bmp", "tiff", "webp", "jpeg2000", "jpegls", "ppm", "pgm", "pam", "qoi"]
+        return stillCodecs.contains(codec) && st.pointee.nb_frames <= 1
     }
 
     static func frameRate(_ st: UnsafeMutablePointer<AVStream>) -> Double? {

@@ -11,6 +11,8 @@ public struct ConvertOptions: Sendable {
     public var x264Preset: String? = nil
     public var threads = 0  // 0 = automatic
     public var toneMap = ToneMapOperator.default
+    /// Conceal decode errors and go on (counted in the result) instead of failing with exit 2.
+    public var tolerateErrors = false
 
     public init(input: String, output: String, preset: ExportPreset) {
         self.input = input; self.output = output; self.preset = preset
@@ -31,6 +33,7 @@ public struct ConversionResult: Sendable {
     public var hdr: HDRKind
     public var orientationExif: Int
     public var toneMapping: String
+    public var decodeErrors: Int  // concealed with --tolerate-errors
     public var elapsed: Double    // seconds
 
     public var json: JSONValue {
@@ -38,7 +41,8 @@ public struct ConversionResult: Sendable {
                  ("width", .int(Int64(width))), ("height", .int(Int64(height))), ("duration", .double(duration)),
                  ("frames", .int(Int64(frames))), ("hdr", .string(hdr.rawValue)),
                  ("orientation", .object([("exif", .int(Int64(orientationExif)))])),
-                 ("tonemap", .string(toneMapping)), ("elapsed_s", .double((elapsed * 1000).rounded() / 1000))])
+                 ("tonemap", .string(toneMapping)), ("decode_errors", .int(Int64(decodeErrors))),
+                 ("elapsed_s", .double((elapsed * 1000).rounded() / 1000))])
     }
 }
 
@@ -46,8 +50,10 @@ public struct ConversionResult: Sendable {
 /// with AAC audio copied alongside.
 public enum Transcoder {
     public typealias Warning = @Sendable (String) -> Void
+    public typealias ProgressHandler = @Sendable (ConversionProgress) -> Void
 
-    public static func run(_ options: ConvertOptions, warn: Warning = { _ in }) throws -> ConversionResult {
+    public static func run(_ options: ConvertOptions, warn: Warning = { _ in },
+                           progress: ProgressHandler = { _ in }) throws -> ConversionResult {
         let started = Date()
         let ext = URL(fileURLWithPath: options.output).pathExtension.lowercased()
         guard ConvertOptions.outputExtensions.contains(ext) else {
@@ -66,6 +72,9 @@ public enum Transcoder {
         if let other = video.conflictingFrameOrientation {
             let desc: String = switch other { case .known(let o): "EXIF \(o.rawValue)"; case .unsupported: "an unsupported matrix" }
             warn("the bitstream's display-orientation SEI (\(desc)) disagrees with the container (EXIF \(orientation.rawValue)); following the container")
+        }
+        if let order = video.fieldOrder, order != "progressive" {
+            throw SDRifyError.unsupported("\(options.input): interlaced video (field order \(order)); deinterlace it first")
         }
         if let dv = video.dolbyVision, dv.profile == 5 || dv.blCompatibilityID == 0 {
             throw SDRifyError.unsupported("\(options.input): Dolby Vision profile \(dv.profile) has no HDR10/HLG/SDR-compatible base layer; it needs Dolby reshaping, which sdrify does not do")
@@ -112,6 +121,9 @@ public enum Transcoder {
         let packet = try Packet()
         let outPacket = try Packet()
         var frames = 0
+        var decodeErrors = 0
+        var lastReport = started
+        let totalTime = info.format.duration
         var lastPTS: Int64? = nil
         var firstPTS: Int64? = nil
         let tb = inStream.pointee.time_base
@@ -127,7 +139,12 @@ public enum Transcoder {
             guard let fmt = frame.format else {
                 throw SDRifyError.unsupported("\(options.input): decoded pixel format \(frame.pixelFormatName) is not planar Y'CbCr")
             }
-            if frame.isCorrupt { throw SDRifyError.invalidInput("\(options.input): damaged video at frame \(frames)") }
+            if frame.isCorrupt {
+                guard options.tolerateErrors else {
+                    throw SDRifyError.invalidInput("\(options.input): damaged video at \(seconds(frame.pts)) (frame \(frames))")
+                }
+                decodeErrors += 1
+            }
             if converter == nil {
                 converter = try FrameConverter(sourceFormat: fmt, sourceColor: mergedColor(frame.color, video.color),
                                                width: frame.width, height: frame.height,
@@ -144,18 +161,51 @@ public enum Transcoder {
             try encoder.send(picture)
             frames += 1
             try drainEncoder()
+            let now = Date()
+            if now.timeIntervalSince(lastReport) >= 0.25 {
+                lastReport = now
+                progress(ConversionProgress(frames: frames, outTime: Double(pts - firstPTS!) * tb.double, totalTime: totalTime,
+                                            elapsed: now.timeIntervalSince(started), finished: false))
+            }
+        }
+
+        func seconds(_ pts: Int64?) -> String {
+            guard let pts else { return "an unknown time" }
+            return String(format: "%.3f s", Double(pts - (inStream.pointee.start_time == ffNoPTS ? 0 : inStream.pointee.start_time)) * tb.double)
+        }
+
+        /// Feeds one packet (nil drains); a decode error fails the conversion unless errors are tolerated.
+        func decode(_ packet: Packet?) throws {
+            do {
+                try decoder.send(packet)
+            } catch let e as SDRifyError where e.status == .invalidInput {
+                guard options.tolerateErrors else {
+                    let at = packet.map { seconds($0.av.pointee.pts == ffNoPTS ? nil : $0.av.pointee.pts) } ?? "the end"
+                    throw SDRifyError.invalidInput("\(e.message) at \(at)")
+                }
+                decodeErrors += 1
+            }
+            while true {
+                let frame: Frame?
+                do {
+                    frame = try decoder.receive()
+                } catch let e as SDRifyError where e.status == .invalidInput && options.tolerateErrors {
+                    decodeErrors += 1
+                    break  // the decoder has said all it will about this packet
+                }
+                guard let frame else { break }
+                try handle(frame)
+            }
         }
 
         while try demuxer.readPacket(into: packet) {
             if packet.streamIndex == demuxer.videoStreamIndex {
-                try decoder.send(packet)
-                while let frame = try decoder.receive() { try handle(frame) }
+                try decode(packet)
             } else if let outAudio, packet.streamIndex == demuxer.audioStreamIndex {
                 try muxer.write(packet, stream: outAudio, from: demuxer.stream(packet.streamIndex).pointee.time_base)
             }
         }
-        try decoder.send(nil)
-        while let frame = try decoder.receive() { try handle(frame) }
+        try decode(nil)
         guard frames > 0 else { throw SDRifyError.invalidInput("\(options.input): no decodable video frames") }
         try encoder.send(nil)
         try drainEncoder()
@@ -163,10 +213,13 @@ public enum Transcoder {
         try output.commit()
 
         let duration = Double((lastPTS ?? 0) - (firstPTS ?? 0) + frameTicks) * tb.double
+        progress(ConversionProgress(frames: frames, outTime: duration, totalTime: totalTime,
+                                    elapsed: Date().timeIntervalSince(started), finished: true))
         return ConversionResult(input: options.input, output: options.output, preset: options.preset.name,
                                 width: target.width, height: target.height, duration: duration, frames: frames,
                                 hdr: video.hdrKind, orientationExif: orientation.rawValue,
                                 toneMapping: video.hdrKind == .sdr ? "none" : options.toneMap.rawValue,
+                                decodeErrors: decodeErrors,
                                 elapsed: Date().timeIntervalSince(started))
     }
 

@@ -31,6 +31,7 @@ public struct VideoInfo: Sendable {
     public var bitDepth: Int
     public var frameRate: Double?           // frames/s (average)
     public var frameCount: Int?
+    public var fieldOrder: String?               // ffprobe's names: progressive, tt, bb, tb, bt; nil if unknown
     public var color: ColorDescription
     public var hdrMetadata: HDRMetadata
     public var dolbyVision: DolbyVisionConfig?

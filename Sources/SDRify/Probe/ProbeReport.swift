@@ -56,6 +56,7 @@ extension VideoInfo {
         f.append(("bit_depth", .int(Int64(bitDepth))))
         f.append(("frame_rate", .number(frameRate.map { ($0 * 1000).rounded() / 1000 })))
         f.append(("frame_count", .integer(frameCount)))
+        f.append(("field_order", fieldOrder.map { .string($0) } ?? .null))
         f.append(("color_primaries", .string(color.primaries.name)))
         f.append(("color_transfer", .string(color.transfer.name)))
         f.append(("color_space", .string(color.matrix.name)))

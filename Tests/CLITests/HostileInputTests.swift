@@ -1,0 +1,146 @@
+import Foundation
+import XCTest
+
+/// Every hostile input of the pipeline contract, generated here: the exit code, exactly one `sdrify:` line,
+/// no signal death, and nothing left in the output directory (neither output nor temporary).
+final class HostileInputTests: XCTestCase {
+    var dir: URL!
+    var corpus: URL!
+
+    override func setUpWithError() throws {
+        dir = try Support.tempDir()
+        corpus = try Support.tempDir()
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: dir)
+        try? FileManager.default.removeItem(at: corpus)
+    }
+
+    func path(_ name: String) -> String { corpus.appendingPathComponent(name).path }
+
+    func ffmpeg(_ args: [String]) throws {
+        let r = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-y"] + args)
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
+    func data(_ name: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: Support.vector(name))) }
+
+    /// The first occurrence of a 4-byte ASCII tag after `from`.
+    func offset(of tag: String, in d: Data, from: Int = 0) -> Int? {
+        let t = Array(tag.utf8)
+        return d.withUnsafeBytes { b in
+            (from..<(b.count - 4)).first { i in b[i] == t[0] && b[i + 1] == t[1] && b[i + 2] == t[2] && b[i + 3] == t[3] }
+        }
+    }
+
+    /// Writes the corpus and returns (file, expected exit code, words the message must contain).
+    func makeCorpus() throws -> [(String, Int32, String)] {
+        var cases: [(String, Int32, String)] = []
+        FileManager.default.createFile(atPath: path("zero.mp4"), contents: Data())
+        cases.append(("zero.mp4", 2, "not a readable media file"))
+        try Data("#!/bin/sh\necho not a video\n".utf8).write(to: URL(fileURLWithPath: path("text.mov")))
+        cases.append(("text.mov", 2, "not a readable media file"))
+        var seed: UInt64 = 42
+        let random = Data((0..<65536).map { _ in seed = seed &* 6364136223846793005 &+ 1442695040888963407; return UInt8(seed >> 56) })
+        try random.write(to: URL(fileURLWithPath: path("random.mp4")))
+        cases.append(("random.mp4", 2, "random.mp4"))
+
+        let whole = try data("sdr_h264_aac.mp4")  // moov at the end
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: path("no_moov.mp4")))
+        cases.append(("no_moov.mp4", 2, "no_moov.mp4"))
+        try ffmpeg(["-i", Support.vector("sdr_h264_aac.mp4"), "-c", "copy", "-movflags", "+faststart", path("faststart.mp4")])
+        let fast = try Data(contentsOf: URL(fileURLWithPath: path("faststart.mp4")))
+        try fast.prefix(fast.count * 2 / 3).write(to: URL(fileURLWithPath: path("short_mdat.mp4")))
+        cases.append(("short_mdat.mp4", 2, "truncated"))
+        var corrupt = whole
+        var s: UInt64 = 7
+        for i in (whole.count / 2)..<(whole.count / 2 + 3000) { s = s &* 6364136223846793005 &+ 1; corrupt[i] = UInt8(s >> 56) }
+        try corrupt.write(to: URL(fileURLWithPath: path("corrupt_middle.mp4")))
+        cases.append(("corrupt_middle.mp4", 2, " s"))  // names the time of the damage
+
+        try ffmpeg(["-f", "lavfi", "-i", "sine=duration=0.5", "-c:a", "aac", path("audio_only.m4a")])
+        cases.append(("audio_only.m4a", 2, "no video stream"))
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240", "-frames:v", "1", path("still.png")])
+        cases.append(("still.png", 2, "still image"))
+
+        var unknown = try data("orient_1.mp4")
+        let stsd = offset(of: "stsd", in: unknown)!
+        let avc1 = offset(of: "avc1", in: unknown, from: stsd)!
+        unknown.replaceSubrange(avc1..<avc1 + 4, with: Array("zzzz".utf8))
+        try unknown.write(to: URL(fileURLWithPath: path("unknown_codec.mp4")))
+        cases.append(("unknown_codec.mp4", 3, "unknown codec"))
+
+        var huge = try data("orient_1.mp4")  // sample entry claims 30000x30000
+        let entry = offset(of: "avc1", in: huge, from: offset(of: "stsd", in: huge)!)!
+        huge.replaceSubrange(entry + 28..<entry + 32, with: [0x75, 0x30, 0x75, 0x30])
+        try huge.write(to: URL(fileURLWithPath: path("huge.mp4")))
+        cases.append(("huge.mp4", 3, "30000x30000"))
+
+        let dv = Support.packageRoot.appendingPathComponent("scripts/set-dolby-vision-config.py").path
+        let r = try Support.run("/usr/bin/env", ["python3", dv, Support.vector("pq_hevc_hdr10.mp4"), path("dv_profile5.mp4"), "5", "6", "0"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        cases.append(("dv_profile5.mp4", 3, "Dolby Vision profile 5"))
+
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=720x480:rate=30", "-frames:v", "10", "-vf", "setfield=tff",
+                    "-flags", "+ildct+ilme", "-c:v", "libx264", "-pix_fmt", "yuv420p", path("interlaced.mp4")])
+        cases.append(("interlaced.mp4", 3, "interlaced"))
+        return cases
+    }
+
+    func testEveryHostileInputFailsCleanly() throws {
+        for (name, code, words) in try makeCorpus() {
+            let output = dir.appendingPathComponent("\(name).out.mp4").path
+            let r = try Support.sdrify(path(name), output, "--json")
+            XCTAssertEqual(r.status, code, "\(name): \(r.stderr)")
+            XCTAssertFalse(r.signalled, "\(name) crashed")
+            let lines = r.stderr.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.isEmpty }
+            XCTAssertEqual(lines.count, 1, "\(name): exactly one line: \(r.stderr)")
+            XCTAssertTrue(r.stderr.hasPrefix("sdrify: "), "\(name): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(words), "\(name): '\(words)' in \(r.stderr)")
+            let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any]
+            XCTAssertEqual(report?["exit_code"] as? Int, Int(code), "\(name): JSON report")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "\(name): nothing left behind")
+            // probe reads headers and the first picture: it refuses what those show, and describes (exit 0)
+            // files whose problem only conversion meets (damage mid-stream, a profile, interlacing).
+            let probeCode: Int32 = ["corrupt_middle.mp4", "dv_profile5.mp4", "interlaced.mp4"].contains(name) ? 0 : code
+            let p = try Support.sdrify("probe", path(name))
+            XCTAssertEqual(p.status, probeCode, "\(name): probe: \(p.stderr)")
+            XCTAssertFalse(p.signalled)
+        }
+    }
+
+    func testTolerateErrorsConcealsAndCounts() throws {
+        var corrupt = try data("sdr_h264_aac.mp4")
+        var s: UInt64 = 7
+        for i in (corrupt.count / 2)..<(corrupt.count / 2 + 3000) { s = s &* 6364136223846793005 &+ 1; corrupt[i] = UInt8(s >> 56) }
+        try corrupt.write(to: URL(fileURLWithPath: path("corrupt.mp4")))
+        let output = dir.appendingPathComponent("tolerated.mp4").path
+        let r = try Support.sdrify(path("corrupt.mp4"), output, "--tolerate-errors", "--json")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
+        XCTAssertGreaterThan(report["decode_errors"] as? Int ?? 0, 0)
+        XCTAssertTrue(r.stderr.contains("concealed"), r.stderr)
+        XCTAssertEqual(Support.streams(try Support.ffprobe(output), "video").count, 1)
+    }
+
+    /// 4:2:2, 4:4:4 and 12-bit sources convert correctly (zimg resamples chroma and depth).
+    func testOtherChromaFormatsAndDepthsConvert() throws {
+        let sources: [(String, [String])] = [
+            ("422p10.mp4", ["-c:v", "libx264", "-pix_fmt", "yuv422p10le"]),
+            ("444p.mp4", ["-c:v", "libx264", "-pix_fmt", "yuv444p"]),
+            ("420p12.mp4", ["-c:v", "libx265", "-x265-params", "log-level=error", "-pix_fmt", "yuv420p12le"]),
+        ]
+        let reference = try Support.lumaFrame(Support.vector("orient_1.mp4"), index: 3)
+        for (name, codec) in sources {
+            try ffmpeg(["-i", Support.vector("orient_1.mp4"), "-color_primaries", "bt709", "-color_trc", "bt709",
+                        "-colorspace", "bt709"] + codec + [path(name)])
+            let output = dir.appendingPathComponent("\(name).out.mp4").path
+            let r = try Support.sdrify(path(name), output, "--preset", "640x480", "--crf", "12")
+            XCTAssertEqual(r.status, 0, "\(name): \(r.stderr)")
+            let v = Support.streams(try Support.ffprobe(output), "video").first ?? [:]
+            XCTAssertEqual(v["pix_fmt"] as? String, "yuv420p", name)
+            XCTAssertGreaterThan(Support.psnr(try Support.lumaFrame(output, index: 3), reference), 30, "\(name): picture kept")
+        }
+    }
+}
