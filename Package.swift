@@ -42,6 +42,7 @@ let package = Package(
         // Measurement code shared by the tests and the benchmark/comparison tools (CIEDE2000, round trip).
         .target(name: "SDRifyMeasure", swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]),
         .executableTarget(name: "sdrify-bench", dependencies: ["SDRify", "SDRifyMeasure"]),
+        .executableTarget(name: "sdrify-fuzz", dependencies: ["SDRify"]),
         .testTarget(name: "SDRifyTests", dependencies: ["SDRify", "SDRifyMeasure"]),
         .testTarget(name: "CLITests", dependencies: ["sdrify", "SDRify", "SDRifyMeasure"]),
     ]
