@@ -36,7 +36,11 @@ struct Convert: ParsableCommand {
     @Flag(help: "Replace an existing output file.") var overwrite = false
     @Flag(help: "Print a JSON report on stdout when done.") var json = false
     @Option(help: "x264 constant rate factor (0–51); default from the preset.") var crf: Int?
-    @Option(name: .customLong("x264-preset"), help: "x264 speed preset (ultrafast … veryslow).") var x264Preset: String?
+    @Option(name: .customLong("x264-preset"), help: "x264/x265 speed preset (ultrafast … veryslow); default from the preset.")
+    var x264Preset: String?
+    @Option(help: "Start the output this many seconds into the input (frame-accurate).") var start: Double?
+    @Option(help: "Make the output this many seconds long.") var duration: Double?
+    @Flag(name: .customLong("keep-location"), help: "Keep GPS location metadata (dropped by default).") var keepLocation = false
     @Option(help: "Cap on worker threads (0 = automatic).") var threads: Int = 0
     @Flag(help: "Print nothing but the error line.") var quiet = false
     @Flag(name: .customLong("tolerate-errors"), help: "Conceal decode errors and continue (they are counted) instead of failing.")
@@ -69,7 +73,10 @@ struct Convert: ParsableCommand {
         var options = ConvertOptions(input: input, output: output, preset: ExportPreset.named(preset)!)
         options.overwrite = overwrite
         options.crf = crf
-        options.x264Preset = x264Preset
+        options.encoderPreset = x264Preset
+        options.start = start
+        options.duration = duration
+        options.keepLocation = keepLocation
         options.threads = threads
         options.toneMap = ToneMapOperator(rawValue: tonemap)!
         options.tolerateErrors = tolerateErrors
@@ -158,15 +165,20 @@ struct Presets: ParsableCommand {
                 .object([("name", .string(p.name)),
                          ("max_long_edge", p.box.map { .int(Int64($0.long)) } ?? .null),
                          ("max_short_edge", p.box.map { .int(Int64($0.short)) } ?? .null),
-                         ("video_codec", .string("h264")), ("encoder", .string("libx264")), ("profile", .string("high")),
-                         ("crf", .int(Int64(p.crf))), ("x264_preset", .string(p.x264Preset)),
+                         ("video_codec", .string(p.passthrough ? "copy" : p.codec.rawValue)),
+                         ("encoder", p.passthrough ? .null : .string(p.codec == .h264 ? "libx264" : "libx265")),
+                         ("profile", p.passthrough ? .null : .string(p.codec == .h264 ? "high" : "main")),
+                         ("crf", p.passthrough ? .null : .int(Int64(p.crf))),
+                         ("encoder_preset", p.passthrough ? .null : .string(p.encoderPreset)),
+                         ("audio", .string("AAC-LC copied, or transcoded at 48 kHz, 160 kb/s stereo / 96 kb/s mono")),
                          ("default", .bool(p.name == ExportPreset.defaultName)), ("summary", .string(p.summary))])
             }
             print(JSONValue.array(rows).serialized(pretty: true))
         } else {
             for p in ExportPreset.all {
                 let mark = p.name == ExportPreset.defaultName ? " (default)" : ""
-                print("\(p.name.padding(toLength: 16, withPad: " ", startingAt: 0)) crf \(p.crf), x264 \(p.x264Preset): \(p.summary)\(mark)")
+                let settings = p.passthrough ? "copy" : "crf \(p.crf), \(p.codec == .h264 ? "x264" : "x265") \(p.encoderPreset)"
+                print("\(p.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(settings.padding(toLength: 22, withPad: " ", startingAt: 0)) \(p.summary)\(mark)")
             }
         }
     }

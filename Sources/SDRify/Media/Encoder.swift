@@ -1,23 +1,27 @@
 import CFFmpeg
 
-/// H.264 settings the pipeline asks for.
+/// Encoder settings the pipeline asks for.
 public struct VideoEncoderSettings: Sendable {
+    public var codec: VideoCodec = .h264
     public var crf: Int = 23
-    public var x264Preset: String = "veryfast"
-    public var threads: Int = 0  // 0 = x264's own choice
-    public init(crf: Int = 23, x264Preset: String = "veryfast", threads: Int = 0) {
-        self.crf = crf; self.x264Preset = x264Preset; self.threads = threads
+    public var preset: String = "veryfast"  // x264/x265 speed preset
+    public var threads: Int = 0  // 0 = the encoder's own choice
+    public init(codec: VideoCodec = .h264, crf: Int = 23, preset: String = "veryfast", threads: Int = 0) {
+        self.codec = codec; self.crf = crf; self.preset = preset; self.threads = threads
     }
 }
 
-/// libx264 through libavcodec: High profile, 8-bit 4:2:0, BT.709 tags in the VUI, source timestamps kept.
+/// libx264 (High) or libx265 (Main) through libavcodec: 8-bit 4:2:0, BT.709 tags in the VUI, a keyframe about
+/// every 2 s, source timestamps kept; the level follows from size and rate (the encoders choose it).
 final class VideoEncoder {
     let ctx: UnsafeMutablePointer<AVCodecContext>
+    let codec: VideoCodec
 
     init(width: Int, height: Int, timeBase: AVRational, frameRate: AVRational, settings: VideoEncoderSettings,
          globalHeader: Bool) throws {
-        guard let codec = avcodec_find_encoder_by_name("libx264") else {
-            throw SDRifyError.conversion("libx264 is not available in this libavcodec")
+        self.codec = settings.codec
+        guard let codec = avcodec_find_encoder_by_name(settings.codec.encoderName) else {
+            throw SDRifyError.conversion("\(settings.codec.encoderName) is not available in this libavcodec")
         }
         guard let c = avcodec_alloc_context3(codec) else { throw SDRifyError.conversion("out of memory") }
         ctx = c
@@ -30,15 +34,22 @@ final class VideoEncoder {
         c.pointee.thread_count = Int32(settings.threads)
         let fps = frameRate.double > 0 ? frameRate.double : 30
         c.pointee.gop_size = Int32(max(1, (fps * 2).rounded()))  // a keyframe about every 2 s
-        c.pointee.profile = FF_PROFILE_H264_HIGH
         ColorMapping.apply(.sdrOutput, to: c)
         if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         var opts: OpaquePointer? = nil
-        av_dict_set(&opts, "preset", settings.x264Preset, 0)
+        av_dict_set(&opts, "preset", settings.preset, 0)
         av_dict_set(&opts, "crf", String(settings.crf), 0)
-        av_dict_set(&opts, "profile", "high", 0)
+        switch settings.codec {
+        case .h264:
+            c.pointee.profile = FF_PROFILE_H264_HIGH
+            av_dict_set(&opts, "profile", "high", 0)
+        case .hevc:
+            av_dict_set(&opts, "profile", "main", 0)
+            av_dict_set(&opts, "x265-params", "log-level=error", 0)
+        }
         defer { av_dict_free(&opts) }
-        try ffCheck(avcodec_open2(c, codec, &opts), "opening libx264 (preset \(settings.x264Preset), crf \(settings.crf))")
+        try ffCheck(avcodec_open2(c, codec, &opts),
+                    "opening \(settings.codec.encoderName) (preset \(settings.preset), crf \(settings.crf))")
     }
 
     deinit {

@@ -26,8 +26,31 @@ final class Muxer {
     func addStream(from encoder: VideoEncoder) throws -> Int {
         guard let st = avformat_new_stream(ctx, nil) else { throw SDRifyError.conversion("out of memory") }
         try ffCheck(avcodec_parameters_from_context(st.pointee.codecpar, encoder.ctx), "video stream parameters")
+        if encoder.codec == .hevc { st.pointee.codecpar.pointee.codec_tag = Muxer.hvc1 }
         st.pointee.time_base = encoder.ctx.pointee.time_base
         st.pointee.avg_frame_rate = encoder.ctx.pointee.framerate
+        return Int(st.pointee.index)
+    }
+
+    /// 'hvc1': parameter sets in the sample entry, the tag Apple players require for HEVC.
+    static let hvc1: UInt32 = 0x3163_7668
+
+    /// An audio stream fed by the AAC encoder.
+    func addStream(audio encoder: UnsafeMutablePointer<AVCodecContext>) throws -> Int {
+        guard let st = avformat_new_stream(ctx, nil) else { throw SDRifyError.conversion("out of memory") }
+        try ffCheck(avcodec_parameters_from_context(st.pointee.codecpar, encoder), "audio stream parameters")
+        st.pointee.time_base = encoder.pointee.time_base
+        st.pointee.disposition = AV_DISPOSITION_DEFAULT
+        return Int(st.pointee.index)
+    }
+
+    /// The video stream copied as is (Passthrough), without its display matrix or HDR side data.
+    func addCopiedVideoStream(from input: UnsafeMutablePointer<AVStream>) throws -> Int {
+        guard let st = avformat_new_stream(ctx, nil) else { throw SDRifyError.conversion("out of memory") }
+        try ffCheck(avcodec_parameters_copy(st.pointee.codecpar, input.pointee.codecpar), "video stream parameters")
+        st.pointee.codecpar.pointee.codec_tag = input.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_HEVC ? Muxer.hvc1 : 0
+        st.pointee.time_base = input.pointee.time_base
+        st.pointee.avg_frame_rate = input.pointee.avg_frame_rate
         return Int(st.pointee.index)
     }
 
@@ -45,6 +68,15 @@ final class Muxer {
     }
 
     func setMetadata(_ key: String, _ value: String) { av_dict_set(&ctx.pointee.metadata, key, value, 0) }
+
+    /// Copies container metadata from the input: creation time always; location only when asked (privacy).
+    func copyMetadata(from input: UnsafeMutablePointer<AVFormatContext>, keepLocation: Bool) {
+        var keys = ["creation_time"]
+        if keepLocation { keys += ["location", "location-eng", "com.apple.quicktime.location.ISO6709"] }
+        for key in keys {
+            if let entry = av_dict_get(input.pointee.metadata, key, nil, 0) { setMetadata(key, String(cString: entry.pointee.value)) }
+        }
+    }
 
     func writeHeader() throws {
         try ffCheck(avio_open(&ctx.pointee.pb, path, AVIO_FLAG_WRITE), "\(path): cannot write", status: .outputProblem)

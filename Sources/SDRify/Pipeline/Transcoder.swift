@@ -1,4 +1,3 @@
-import CFFmpeg
 import Foundation
 
 /// What a conversion is asked to do.
@@ -8,7 +7,10 @@ public struct ConvertOptions: Sendable {
     public var preset: ExportPreset
     public var overwrite = false
     public var crf: Int? = nil
-    public var x264Preset: String? = nil
+    public var encoderPreset: String? = nil  // x264/x265 speed preset; default from the preset
+    public var start: Double? = nil          // seconds from the beginning of the input
+    public var duration: Double? = nil       // seconds
+    public var keepLocation = false
     public var threads = 0  // 0 = automatic
     public var toneMap = ToneMapOperator.default
     /// Conceal decode errors and go on (counted in the result) instead of failing with exit 2.
@@ -47,7 +49,7 @@ public struct ConversionResult: Sendable {
 }
 
 /// Wires the stages: Demuxer → Decoder → FrameConverter (scale + colour) → FrameOrienter → Encoder → Muxer,
-/// with AAC audio copied alongside.
+/// with the audio copied or transcoded alongside (AudioOutput).
 public enum Transcoder {
     public typealias Warning = @Sendable (String) -> Void
     public typealias ProgressHandler = @Sendable (ConversionProgress) -> Void
@@ -59,10 +61,186 @@ public enum Transcoder {
         guard ConvertOptions.outputExtensions.contains(ext) else {
             throw SDRifyError.usage("\(options.output): unsupported output extension '.\(ext)' (use .mp4, .m4v or .mov)")
         }
+        if let s = options.start, !(s >= 0 && s.isFinite) { throw SDRifyError.usage("--start must be 0 or more seconds") }
+        if let d = options.duration, !(d > 0 && d.isFinite) { throw SDRifyError.usage("--duration must be more than 0 seconds") }
+        if options.preset.passthrough, options.start != nil || options.duration != nil {
+            throw SDRifyError.usage("Passthrough copies whole files; --start/--duration need a preset that re-encodes")
+        }
 
         // Probe first: it validates the input and gives orientation, colour and size.
         let info = try Prober.probe(path: options.input)
         let video = info.video
+        let orientation = try checkSupported(video, options: options, warn: warn)
+        if options.preset.passthrough { try checkPassthrough(video, input: options.input) }
+
+        let (dw, dh) = video.displaySize
+        let target = options.preset.passthrough ? (video.width, video.height)
+            : TargetSize.fit(width: dw, height: dh, into: options.preset.box)
+        // The colour stage works in coded orientation: its output is the target turned back.
+        let coded = orientation.swapsDimensions ? (target.1, target.0) : (target.0, target.1)
+
+        let output = try AtomicOutput(finalPath: options.output, inputPath: options.input, overwrite: options.overwrite)
+        defer { output.discard() }
+        let demuxer = try Demuxer(path: options.input)
+        let muxer = try Muxer(path: output.tempPath, formatName: ext == "mov" ? "mov" : "mp4")
+        let tb = demuxer.videoTimeBase
+        let videoStart = Double(demuxer.videoStartTicks) * tb.seconds
+
+        // A cut [start, start + duration) of the input's own clock becomes [0, duration) in the output.
+        let cutting = options.start != nil || options.duration != nil
+        let cutStart = videoStart + (options.start ?? 0)
+        let cutEnd = options.duration.map { cutStart + $0 }
+        if let start = options.start, start > 0 { try demuxer.seek(toSeconds: cutStart) }
+
+        var frames = 0, decodeErrors = 0
+        var firstPTS: Int64? = nil, lastPTS: Int64? = nil
+        let frameRate = demuxer.videoFrameRate
+        let frameTicks = frameRate.num > 0 ? max(1, Int64((1 / frameRate.seconds / tb.seconds).rounded())) : 1
+        var lastReport = started
+        let totalTime = options.duration ?? info.format.duration.map { $0 - (options.start ?? 0) }
+
+        func report(_ pts: Int64, finished: Bool) {
+            let now = Date()
+            guard finished || now.timeIntervalSince(lastReport) >= 0.25 else { return }
+            lastReport = now
+            progress(ConversionProgress(frames: frames, outTime: Double(pts - (firstPTS ?? pts) + (finished ? frameTicks : 0)) * tb.seconds,
+                                        totalTime: totalTime, elapsed: now.timeIntervalSince(started), finished: finished))
+        }
+
+        if options.preset.passthrough {
+            let outVideo = try muxer.addCopiedVideoStream(from: demuxer.videoStream)
+            let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: 0, end: nil, warn: warn)
+            muxer.copyMetadata(from: demuxer.ctx, keepLocation: options.keepLocation)
+            try muxer.writeHeader()
+            let packet = try Packet()
+            while try demuxer.readPacket(into: packet) {
+                if packet.streamIndex == demuxer.videoStreamIndex {
+                    if let pts = packet.pts { firstPTS = firstPTS ?? pts; lastPTS = max(lastPTS ?? pts, pts); report(pts, finished: false) }
+                    frames += 1
+                    try muxer.write(packet, stream: outVideo, from: tb)
+                } else if let audio, audio.owns(packet) {
+                    try audio.handle(packet, muxer: muxer)
+                }
+            }
+            try audio?.finish(muxer: muxer)
+        } else {
+            let decoder = try Decoder(stream: demuxer.videoStream, threads: options.threads, label: "\(options.input): video")
+            let settings = VideoEncoderSettings(codec: options.preset.codec, crf: options.crf ?? options.preset.crf,
+                                                preset: options.encoderPreset ?? options.preset.encoderPreset,
+                                                threads: options.threads)
+            let encoder = try VideoEncoder(width: target.0, height: target.1, timeBase: tb.av, frameRate: frameRate.av,
+                                           settings: settings, globalHeader: muxer.needsGlobalHeader)
+            let outVideo = try muxer.addStream(from: encoder)
+            let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: cutting ? cutStart : 0, end: cutEnd, warn: warn)
+            muxer.copyMetadata(from: demuxer.ctx, keepLocation: options.keepLocation)
+            try muxer.writeHeader()
+
+            let curve = ToneCurve(options.toneMap, sourcePeak: video.hdrMetadata.sourcePeak(for: video.hdrKind))
+            var converter: FrameConverter? = nil
+            let orienter = orientation == .up ? nil : try FrameOrienter(orientation, width: coded.0, height: coded.1)
+            let outPacket = try Packet()
+            let shiftTicks = cutting ? tb.ticks(cutStart) : 0
+            let halfFrame = 0.5 / max(frameRate.seconds, 1)
+            var videoDone = false
+
+            func drainEncoder() throws {
+                while try encoder.receive(into: outPacket) { try muxer.write(outPacket, stream: outVideo, from: encoder.timeBase) }
+            }
+
+            func seconds(_ pts: Int64?) -> String {
+                guard let pts else { return "an unknown time" }
+                return String(format: "%.3f s", Double(pts) * tb.seconds - videoStart)
+            }
+
+            func handle(_ frame: Frame) throws {
+                guard !videoDone else { return }
+                guard let fmt = frame.format else {
+                    throw SDRifyError.unsupported("\(options.input): decoded pixel format \(frame.pixelFormatName) is not planar Y'CbCr")
+                }
+                // Frame-accurate cut: a frame belongs to the range its presentation time falls in.
+                let sourcePTS = frame.pts ?? ((lastPTS.map { $0 + shiftTicks } ?? 0) + frameTicks)
+                let time = Double(sourcePTS) * tb.seconds
+                if cutting, time < cutStart - halfFrame { return }
+                if let cutEnd, time >= cutEnd - halfFrame { videoDone = true; return }
+                if frame.isCorrupt {
+                    guard options.tolerateErrors else {
+                        throw SDRifyError.invalidInput("\(options.input): damaged video at \(seconds(frame.pts)) (frame \(frames))")
+                    }
+                    decodeErrors += 1
+                }
+                if converter == nil {
+                    converter = try FrameConverter(sourceFormat: fmt, sourceColor: mergedColor(frame.color, video.color),
+                                                   width: frame.width, height: frame.height,
+                                                   outputWidth: coded.0, outputHeight: coded.1, toneCurve: curve)
+                }
+                // Strictly increasing timestamps for the encoder (variable frame rate kept as it is).
+                var pts = max(0, sourcePTS - shiftTicks)
+                if let last = lastPTS, pts <= last { pts = last + 1 }
+                lastPTS = pts
+                if firstPTS == nil { firstPTS = pts }
+                var picture = try converter!.convert(frame, format: fmt)
+                if let orienter { picture = try orienter.apply(picture) }
+                picture.pts = pts
+                try encoder.send(picture)
+                frames += 1
+                try drainEncoder()
+                report(pts, finished: false)
+            }
+
+            /// Feeds one packet (nil drains); a decode error fails the conversion unless errors are tolerated.
+            func decode(_ packet: Packet?) throws {
+                do {
+                    try decoder.send(packet)
+                } catch let e as SDRifyError where e.status == .invalidInput {
+                    guard options.tolerateErrors else { throw SDRifyError.invalidInput("\(e.message) at \(seconds(packet?.pts))") }
+                    decodeErrors += 1
+                }
+                while true {
+                    let frame: Frame?
+                    do {
+                        frame = try decoder.receive()
+                    } catch let e as SDRifyError where e.status == .invalidInput && options.tolerateErrors {
+                        decodeErrors += 1
+                        break  // the decoder has said all it will about this packet
+                    }
+                    guard let frame else { break }
+                    try handle(frame)
+                }
+            }
+
+            let packet = try Packet()
+            while try demuxer.readPacket(into: packet) {
+                if packet.streamIndex == demuxer.videoStreamIndex {
+                    if !videoDone { try decode(packet) }
+                } else if let audio, audio.owns(packet) {
+                    try audio.handle(packet, muxer: muxer)
+                }
+                if videoDone && (audio?.finished ?? true) { break }
+            }
+            if !videoDone { try decode(nil) }
+            guard frames > 0 else {
+                throw SDRifyError.invalidInput(cutting ? "\(options.input): no video frames in the requested range"
+                                                        : "\(options.input): no decodable video frames")
+            }
+            try encoder.send(nil)
+            try drainEncoder()
+            try audio?.finish(muxer: muxer)
+        }
+        try muxer.finish()
+        try output.commit()
+
+        let duration = Double((lastPTS ?? 0) - (firstPTS ?? 0) + frameTicks) * tb.seconds
+        progress(ConversionProgress(frames: frames, outTime: duration, totalTime: totalTime,
+                                    elapsed: Date().timeIntervalSince(started), finished: true))
+        return ConversionResult(input: options.input, output: options.output, preset: options.preset.name,
+                                width: target.0, height: target.1, duration: duration, frames: frames,
+                                hdr: video.hdrKind, orientationExif: orientation.rawValue,
+                                toneMapping: video.hdrKind == .sdr || options.preset.passthrough ? "none" : options.toneMap.rawValue,
+                                decodeErrors: decodeErrors, elapsed: Date().timeIntervalSince(started))
+    }
+
+    /// Refuses what sdrify does not handle, with the reason; returns the orientation to apply.
+    static func checkSupported(_ video: VideoInfo, options: ConvertOptions, warn: Warning) throws -> Orientation {
         let orientation: Orientation
         switch video.orientation {
         case .known(let o): orientation = o
@@ -79,148 +257,19 @@ public enum Transcoder {
         if let dv = video.dolbyVision, dv.profile == 5 || dv.blCompatibilityID == 0 {
             throw SDRifyError.unsupported("\(options.input): Dolby Vision profile \(dv.profile) has no HDR10/HLG/SDR-compatible base layer; it needs Dolby reshaping, which sdrify does not do")
         }
+        return orientation
+    }
 
-        let (dw, dh) = video.displaySize
-        let target = TargetSize.fit(width: dw, height: dh, into: options.preset.box)
-        // The colour stage works in coded orientation: its output is the target turned back.
-        let coded = orientation.swapsDimensions ? (target.height, target.width) : (target.width, target.height)
-
-        let output = try AtomicOutput(finalPath: options.output, inputPath: options.input, overwrite: options.overwrite)
-        defer { output.discard() }
-
-        let demuxer = try Demuxer(path: options.input)
-        let inStream = demuxer.videoStream
-        let decoder = try Decoder(stream: inStream, threads: options.threads, label: "\(options.input): video")
-        let muxer = try Muxer(path: output.tempPath, formatName: ext == "mov" ? "mov" : "mp4")
-        var settings = VideoEncoderSettings(crf: options.crf ?? options.preset.crf,
-                                            x264Preset: options.x264Preset ?? options.preset.x264Preset,
-                                            threads: options.threads)
-        settings.threads = options.threads
-        let frameRate = inStream.pointee.avg_frame_rate.num > 0 ? inStream.pointee.avg_frame_rate : inStream.pointee.r_frame_rate
-        let encoder = try VideoEncoder(width: target.width, height: target.height, timeBase: inStream.pointee.time_base,
-                                       frameRate: frameRate, settings: settings, globalHeader: muxer.needsGlobalHeader)
-        let outVideo = try muxer.addStream(from: encoder)
-
-        var outAudio: Int? = nil
-        if let a = demuxer.audioStreamIndex {
-            let par = demuxer.stream(a).pointee.codecpar.pointee
-            if par.codec_id == AV_CODEC_ID_AAC {
-                outAudio = try muxer.addCopiedStream(from: demuxer.stream(a))
-            } else {
-                warn("audio codec '\(String(cString: avcodec_get_name(par.codec_id)))' is not AAC; the output has no audio")
-            }
+    /// Passthrough only remuxes, so the input must already be what every output is.
+    static func checkPassthrough(_ video: VideoInfo, input: String) throws {
+        var reasons: [String] = []
+        if video.hdrKind != .sdr { reasons.append("it is \(video.hdrKind.rawValue.uppercased()) HDR") }
+        if case .known(let o) = video.orientation, o != .up { reasons.append("it is stored turned (EXIF \(o.rawValue))") }
+        if !["h264", "hevc"].contains(video.codec) { reasons.append("its codec is \(video.codec)") }
+        if video.bitDepth != 8 || !["yuv420p", "yuvj420p"].contains(video.pixelFormat) { reasons.append("it is \(video.pixelFormat), not 8-bit 4:2:0") }
+        if !reasons.isEmpty {
+            throw SDRifyError.unsupported("\(input): Passthrough only remuxes SDR, upright, 8-bit 4:2:0 H.264/HEVC, but \(reasons.joined(separator: " and ")); use another preset")
         }
-        if let created = av_dict_get(demuxer.ctx.pointee.metadata, "creation_time", nil, 0) {
-            muxer.setMetadata("creation_time", String(cString: created.pointee.value))
-        }
-        try muxer.writeHeader()
-
-        var converter: FrameConverter? = nil
-        let curve = ToneCurve(options.toneMap, sourcePeak: video.hdrMetadata.sourcePeak(for: video.hdrKind))
-        let orienter = orientation == .up ? nil : try FrameOrienter(orientation, width: coded.0, height: coded.1)
-        let packet = try Packet()
-        let outPacket = try Packet()
-        var frames = 0
-        var decodeErrors = 0
-        var lastReport = started
-        let totalTime = info.format.duration
-        var lastPTS: Int64? = nil
-        var firstPTS: Int64? = nil
-        let tb = inStream.pointee.time_base
-        let frameTicks = frameRate.num > 0 ? max(1, Int64((1 / frameRate.double / tb.double).rounded())) : 1
-
-        func drainEncoder() throws {
-            while try encoder.receive(into: outPacket) {
-                try muxer.write(outPacket, stream: outVideo, from: encoder.ctx.pointee.time_base)
-            }
-        }
-
-        func handle(_ frame: Frame) throws {
-            guard let fmt = frame.format else {
-                throw SDRifyError.unsupported("\(options.input): decoded pixel format \(frame.pixelFormatName) is not planar Y'CbCr")
-            }
-            if frame.isCorrupt {
-                guard options.tolerateErrors else {
-                    throw SDRifyError.invalidInput("\(options.input): damaged video at \(seconds(frame.pts)) (frame \(frames))")
-                }
-                decodeErrors += 1
-            }
-            if converter == nil {
-                converter = try FrameConverter(sourceFormat: fmt, sourceColor: mergedColor(frame.color, video.color),
-                                               width: frame.width, height: frame.height,
-                                               outputWidth: coded.0, outputHeight: coded.1, toneCurve: curve)
-            }
-            // Strictly increasing timestamps for the encoder; missing ones continue the cadence.
-            var pts = frame.pts ?? (lastPTS.map { $0 + frameTicks } ?? 0)
-            if let last = lastPTS, pts <= last { pts = last + 1 }
-            lastPTS = pts
-            if firstPTS == nil { firstPTS = pts }
-            var picture = try converter!.convert(frame, format: fmt)
-            if let orienter { picture = try orienter.apply(picture) }
-            picture.pts = pts
-            try encoder.send(picture)
-            frames += 1
-            try drainEncoder()
-            let now = Date()
-            if now.timeIntervalSince(lastReport) >= 0.25 {
-                lastReport = now
-                progress(ConversionProgress(frames: frames, outTime: Double(pts - firstPTS!) * tb.double, totalTime: totalTime,
-                                            elapsed: now.timeIntervalSince(started), finished: false))
-            }
-        }
-
-        func seconds(_ pts: Int64?) -> String {
-            guard let pts else { return "an unknown time" }
-            return String(format: "%.3f s", Double(pts - (inStream.pointee.start_time == ffNoPTS ? 0 : inStream.pointee.start_time)) * tb.double)
-        }
-
-        /// Feeds one packet (nil drains); a decode error fails the conversion unless errors are tolerated.
-        func decode(_ packet: Packet?) throws {
-            do {
-                try decoder.send(packet)
-            } catch let e as SDRifyError where e.status == .invalidInput {
-                guard options.tolerateErrors else {
-                    let at = packet.map { seconds($0.av.pointee.pts == ffNoPTS ? nil : $0.av.pointee.pts) } ?? "the end"
-                    throw SDRifyError.invalidInput("\(e.message) at \(at)")
-                }
-                decodeErrors += 1
-            }
-            while true {
-                let frame: Frame?
-                do {
-                    frame = try decoder.receive()
-                } catch let e as SDRifyError where e.status == .invalidInput && options.tolerateErrors {
-                    decodeErrors += 1
-                    break  // the decoder has said all it will about this packet
-                }
-                guard let frame else { break }
-                try handle(frame)
-            }
-        }
-
-        while try demuxer.readPacket(into: packet) {
-            if packet.streamIndex == demuxer.videoStreamIndex {
-                try decode(packet)
-            } else if let outAudio, packet.streamIndex == demuxer.audioStreamIndex {
-                try muxer.write(packet, stream: outAudio, from: demuxer.stream(packet.streamIndex).pointee.time_base)
-            }
-        }
-        try decode(nil)
-        guard frames > 0 else { throw SDRifyError.invalidInput("\(options.input): no decodable video frames") }
-        try encoder.send(nil)
-        try drainEncoder()
-        try muxer.finish()
-        try output.commit()
-
-        let duration = Double((lastPTS ?? 0) - (firstPTS ?? 0) + frameTicks) * tb.double
-        progress(ConversionProgress(frames: frames, outTime: duration, totalTime: totalTime,
-                                    elapsed: Date().timeIntervalSince(started), finished: true))
-        return ConversionResult(input: options.input, output: options.output, preset: options.preset.name,
-                                width: target.width, height: target.height, duration: duration, frames: frames,
-                                hdr: video.hdrKind, orientationExif: orientation.rawValue,
-                                toneMapping: video.hdrKind == .sdr ? "none" : options.toneMap.rawValue,
-                                decodeErrors: decodeErrors,
-                                elapsed: Date().timeIntervalSince(started))
     }
 
     /// Frame tags win where present; the stream's (container or VUI) fill the gaps.

@@ -1,28 +1,43 @@
+/// The video codec a preset writes.
+public enum VideoCodec: String, Sendable {
+    case h264, hevc
+    var encoderName: String { self == .h264 ? "libx264" : "libx265" }
+}
+
 /// Output presets, named as AVAssetExportSession's. A size preset is a bounding box on the upright picture.
 public struct ExportPreset: Sendable {
     public let name: String
     public let box: BoundingBox?   // nil: keep the source size
+    public let codec: VideoCodec
     public let crf: Int
-    public let x264Preset: String
+    public let encoderPreset: String
+    public let passthrough: Bool   // remux only
     public let summary: String
 
+    init(_ name: String, box: BoundingBox?, codec: VideoCodec = .h264, crf: Int = 23, encoderPreset: String = "veryfast",
+         passthrough: Bool = false, summary: String) {
+        self.name = name; self.box = box; self.codec = codec; self.crf = crf; self.encoderPreset = encoderPreset
+        self.passthrough = passthrough; self.summary = summary
+    }
+
+    static func box(_ long: Int, _ short: Int) -> BoundingBox { BoundingBox(long: long, short: short) }
+
     public static let all: [ExportPreset] = [
-        ExportPreset(name: "640x480", box: BoundingBox(long: 640, short: 480), crf: 23, x264Preset: "veryfast",
-                     summary: "H.264 High + AAC, fits 640x480"),
-        ExportPreset(name: "960x540", box: BoundingBox(long: 960, short: 540), crf: 23, x264Preset: "veryfast",
-                     summary: "H.264 High + AAC, fits 960x540"),
-        ExportPreset(name: "1280x720", box: BoundingBox(long: 1280, short: 720), crf: 23, x264Preset: "veryfast",
-                     summary: "H.264 High + AAC, fits 1280x720"),
-        ExportPreset(name: "1920x1080", box: BoundingBox(long: 1920, short: 1080), crf: 23, x264Preset: "veryfast",
-                     summary: "H.264 High + AAC, fits 1920x1080"),
-        ExportPreset(name: "3840x2160", box: BoundingBox(long: 3840, short: 2160), crf: 23, x264Preset: "veryfast",
-                     summary: "H.264 High + AAC, fits 3840x2160"),
-        ExportPreset(name: "LowQuality", box: BoundingBox(long: 640, short: 360), crf: 28, x264Preset: "veryfast",
-                     summary: "H.264 High + AAC, fits 640x360, small files"),
-        ExportPreset(name: "MediumQuality", box: BoundingBox(long: 1280, short: 720), crf: 25, x264Preset: "veryfast",
-                     summary: "H.264 High + AAC, fits 1280x720"),
-        ExportPreset(name: "HighestQuality", box: nil, crf: 18, x264Preset: "medium",
+        ExportPreset("640x480", box: box(640, 480), summary: "H.264 High + AAC, fits 640x480"),
+        ExportPreset("960x540", box: box(960, 540), summary: "H.264 High + AAC, fits 960x540"),
+        ExportPreset("1280x720", box: box(1280, 720), summary: "H.264 High + AAC, fits 1280x720"),
+        ExportPreset("1920x1080", box: box(1920, 1080), summary: "H.264 High + AAC, fits 1920x1080"),
+        ExportPreset("3840x2160", box: box(3840, 2160), summary: "H.264 High + AAC, fits 3840x2160"),
+        ExportPreset("HEVC1920x1080", box: box(1920, 1080), codec: .hevc, crf: 26, encoderPreset: "fast",
+                     summary: "8-bit HEVC Main (hvc1) + AAC, fits 1920x1080"),
+        ExportPreset("HEVC3840x2160", box: box(3840, 2160), codec: .hevc, crf: 26, encoderPreset: "fast",
+                     summary: "8-bit HEVC Main (hvc1) + AAC, fits 3840x2160"),
+        ExportPreset("LowQuality", box: box(640, 360), crf: 28, summary: "H.264 High + AAC, fits 640x360, small files"),
+        ExportPreset("MediumQuality", box: box(1280, 720), crf: 25, summary: "H.264 High + AAC, fits 1280x720"),
+        ExportPreset("HighestQuality", box: nil, crf: 18, encoderPreset: "medium",
                      summary: "H.264 High + AAC, source size, high quality"),
+        ExportPreset("Passthrough", box: nil, passthrough: true,
+                     summary: "remux only: for input that is already SDR, upright, 8-bit 4:2:0 H.264/HEVC"),
     ]
 
     /// What `sdrify in out` uses without --preset.

@@ -1,0 +1,60 @@
+import CFFmpeg
+
+/// The output's audio: the input's default audio stream, copied when it is AAC, otherwise transcoded to
+/// AAC-LC (AudioTranscoder); trimmed and shifted to a cut range. Packets are dropped whole, so a cut is exact
+/// to an AAC frame (21 ms at 48 kHz).
+final class AudioOutput {
+    private let index: Int              // input stream
+    private let inTimeBase: AVRational
+    private let outStream: Int
+    private let transcoder: AudioTranscoder?
+    private let shiftSeconds: Double    // subtracted from every timestamp
+    private let endSeconds: Double?     // absolute input time where the cut ends
+    private(set) var finished = false   // past the end of the cut
+    let transcoded: Bool
+
+    /// nil when the input has no audio. `shift`: absolute input time that becomes 0 (0 keeps timestamps).
+    init?(demuxer: Demuxer, muxer: Muxer, shift: Double, end: Double?, warn: (String) -> Void) throws {
+        guard let a = demuxer.audioStreamIndex else { return nil }
+        index = a
+        let stream = demuxer.stream(a)
+        inTimeBase = stream.pointee.time_base
+        shiftSeconds = shift
+        endSeconds = end
+        if stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_AAC {
+            transcoder = nil
+            outStream = try muxer.addCopiedStream(from: stream)
+        } else {
+            let t = try AudioTranscoder(stream: stream, globalHeader: muxer.needsGlobalHeader, label: "\(demuxer.path): audio")
+            transcoder = t
+            outStream = try muxer.addStream(audio: t.encoder)
+        }
+        transcoded = transcoder != nil
+    }
+
+    func owns(_ packet: Packet) -> Bool { packet.streamIndex == index }
+
+    func handle(_ packet: Packet, muxer: Muxer) throws {
+        guard !finished else { return }
+        let start = packet.pts.map { Double($0) * inTimeBase.double } ?? shiftSeconds
+        let end = start + Double(packet.duration) * inTimeBase.double
+        if let endSeconds, start >= endSeconds { finished = true; return }
+        if shiftSeconds > 0, end <= shiftSeconds { return }  // wholly before the cut
+        if let transcoder {
+            try transcoder.transcode(packet) { try write($0, muxer: muxer, tb: transcoder.encoder.pointee.time_base) }
+        } else {
+            try write(packet, muxer: muxer, tb: inTimeBase)
+        }
+    }
+
+    func finish(muxer: Muxer) throws {
+        guard let transcoder else { return }
+        try transcoder.transcode(nil) { try write($0, muxer: muxer, tb: transcoder.encoder.pointee.time_base) }
+    }
+
+    private func write(_ packet: Packet, muxer: Muxer, tb: AVRational) throws {
+        if shiftSeconds != 0 { packet.shift(by: Int64((shiftSeconds / tb.double).rounded())) }
+        if let pts = packet.pts, pts + packet.duration <= 0, shiftSeconds > 0 { return }  // resampler lead-in before the cut
+        try muxer.write(packet, stream: outStream, from: tb)
+    }
+}

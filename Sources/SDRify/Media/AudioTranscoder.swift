@@ -1,0 +1,151 @@
+import CFFmpeg
+
+/// Any decodable audio → AAC-LC at 48 kHz (FFmpeg's native encoder): more than two channels are mixed down to
+/// stereo, mono stays mono. Timestamps follow the first decoded sample, so the A/V offset is kept.
+final class AudioTranscoder {
+    let encoder: UnsafeMutablePointer<AVCodecContext>
+    private let decoder: UnsafeMutablePointer<AVCodecContext>
+    private var resampler: OpaquePointer?
+    private let fifo: OpaquePointer
+    private let inTimeBase: AVRational
+    private let label: String
+    private var nextPTS: Int64? = nil  // in 1/48000
+    private let frame: UnsafeMutablePointer<AVFrame>
+    private let outFrame: UnsafeMutablePointer<AVFrame>
+    static let sampleRate: Int32 = 48000
+
+    init(stream: UnsafeMutablePointer<AVStream>, globalHeader: Bool, label: String) throws {
+        self.label = label
+        inTimeBase = stream.pointee.time_base
+        let par = stream.pointee.codecpar!
+        guard let dec = avcodec_find_decoder(par.pointee.codec_id), let d = avcodec_alloc_context3(dec) else {
+            throw SDRifyError.unsupported("\(label): no decoder for audio codec '\(String(cString: avcodec_get_name(par.pointee.codec_id)))'")
+        }
+        decoder = d
+        try ffCheck(avcodec_parameters_to_context(d, par), "\(label): audio decoder parameters")
+        d.pointee.pkt_timebase = stream.pointee.time_base
+        try ffCheck(avcodec_open2(d, dec, nil), "\(label): opening the audio decoder", status: .invalidInput)
+
+        guard let enc = avcodec_find_encoder(AV_CODEC_ID_AAC), let e = avcodec_alloc_context3(enc) else {
+            throw SDRifyError.conversion("no AAC encoder in this libavcodec")
+        }
+        encoder = e
+        let channels = min(Int32(max(par.pointee.ch_layout.nb_channels, 1)), 2)
+        av_channel_layout_default(&e.pointee.ch_layout, channels)
+        e.pointee.sample_rate = AudioTranscoder.sampleRate
+        e.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+        e.pointee.bit_rate = channels == 1 ? 96_000 : 160_000
+        e.pointee.time_base = AVRational(num: 1, den: AudioTranscoder.sampleRate)
+        e.pointee.profile = FF_PROFILE_AAC_LOW
+        if globalHeader { e.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        try ffCheck(avcodec_open2(e, enc, nil), "opening the AAC encoder")
+        guard let f = av_audio_fifo_alloc(AV_SAMPLE_FMT_FLTP, channels, 4096), let fr = av_frame_alloc(), let of = av_frame_alloc() else {
+            throw SDRifyError.conversion("out of memory")
+        }
+        fifo = f; frame = fr; outFrame = of
+    }
+
+    deinit {
+        var d: UnsafeMutablePointer<AVCodecContext>? = decoder
+        avcodec_free_context(&d)
+        var e: UnsafeMutablePointer<AVCodecContext>? = encoder
+        avcodec_free_context(&e)
+        swr_free(&resampler)
+        av_audio_fifo_free(fifo)
+        var f: UnsafeMutablePointer<AVFrame>? = frame
+        av_frame_free(&f)
+        var o: UnsafeMutablePointer<AVFrame>? = outFrame
+        av_frame_free(&o)
+    }
+
+    /// Decodes one packet (nil flushes everything) and hands each encoded AAC packet to `write`.
+    func transcode(_ packet: Packet?, write: (Packet) throws -> Void) throws {
+        let r = avcodec_send_packet(decoder, packet?.av)
+        if r < 0 && r != ffEAGAIN && r != ffEOF { try ffCheck(r, "\(label): decoding audio", status: .invalidInput) }
+        while true {
+            let g = avcodec_receive_frame(decoder, frame)
+            if g == ffEAGAIN || g == ffEOF { break }
+            try ffCheck(g, "\(label): decoding audio", status: .invalidInput)
+            try resample(frame)
+            av_frame_unref(frame)
+            try encodeFIFO(final: false, write: write)
+        }
+        if packet == nil {
+            try resample(nil)
+            try encodeFIFO(final: true, write: write)
+            try ffCheck(avcodec_send_frame(encoder, nil), "encoding audio")
+            try drain(write)
+        }
+    }
+
+    private func resample(_ input: UnsafeMutablePointer<AVFrame>?) throws {
+        if resampler == nil {
+            guard let input else { return }
+            try ffCheck(swr_alloc_set_opts2(&resampler, &encoder.pointee.ch_layout, AV_SAMPLE_FMT_FLTP, AudioTranscoder.sampleRate,
+                                            &input.pointee.ch_layout, AVSampleFormat(rawValue: input.pointee.format),
+                                            input.pointee.sample_rate, 0, nil), "\(label): audio resampler")
+            try ffCheck(swr_init(resampler), "\(label): audio resampler")
+            if nextPTS == nil, input.pointee.pts != ffNoPTS {
+                nextPTS = av_rescale_q(input.pointee.pts, inTimeBase, encoder.pointee.time_base)
+            }
+        }
+        let inSamples = input.map { Int32($0.pointee.nb_samples) } ?? 0
+        let capacity = Int32(swr_get_out_samples(resampler, inSamples)) + 32
+        guard capacity > 0 else { return }
+        outFrame.pointee.nb_samples = capacity
+        outFrame.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+        outFrame.pointee.sample_rate = AudioTranscoder.sampleRate
+        try ffCheck(av_channel_layout_copy(&outFrame.pointee.ch_layout, &encoder.pointee.ch_layout), "audio layout")
+        try ffCheck(av_frame_get_buffer(outFrame, 0), "audio buffer")
+        defer { av_frame_unref(outFrame) }
+        let converted: Int32
+        if let input {
+            converted = input.pointee.extended_data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) {
+                swr_convert(resampler, outFrame.pointee.extended_data, capacity, $0, inSamples)
+            }
+        } else {
+            converted = swr_convert(resampler, outFrame.pointee.extended_data, capacity, nil, 0)  // flush
+        }
+        try ffCheck(converted, "\(label): resampling audio")
+        if converted > 0 {
+            let written = outFrame.pointee.extended_data.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 8) {
+                av_audio_fifo_write(fifo, $0, converted)
+            }
+            try ffCheck(written, "\(label): buffering audio")
+        }
+    }
+
+    /// Encodes whole 1024-sample frames from the FIFO (and the short remainder at the end).
+    private func encodeFIFO(final: Bool, write: (Packet) throws -> Void) throws {
+        let size = encoder.pointee.frame_size > 0 ? encoder.pointee.frame_size : 1024
+        while av_audio_fifo_size(fifo) >= size || (final && av_audio_fifo_size(fifo) > 0) {
+            let n = min(size, av_audio_fifo_size(fifo))
+            guard let f = av_frame_alloc() else { throw SDRifyError.conversion("out of memory") }
+            var fp: UnsafeMutablePointer<AVFrame>? = f
+            defer { av_frame_free(&fp) }
+            f.pointee.nb_samples = n
+            f.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+            f.pointee.sample_rate = AudioTranscoder.sampleRate
+            try ffCheck(av_channel_layout_copy(&f.pointee.ch_layout, &encoder.pointee.ch_layout), "audio layout")
+            try ffCheck(av_frame_get_buffer(f, 0), "audio buffer")
+            _ = f.pointee.extended_data.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 8) {
+                av_audio_fifo_read(fifo, $0, n)
+            }
+            f.pointee.pts = nextPTS ?? 0
+            nextPTS = (nextPTS ?? 0) + Int64(n)
+            try ffCheck(avcodec_send_frame(encoder, f), "encoding audio")
+            try drain(write)
+        }
+    }
+
+    private func drain(_ write: (Packet) throws -> Void) throws {
+        let packet = try Packet()
+        while true {
+            av_packet_unref(packet.av)
+            let r = avcodec_receive_packet(encoder, packet.av)
+            if r == ffEAGAIN || r == ffEOF { return }
+            try ffCheck(r, "encoding audio")
+            try write(packet)
+        }
+    }
+}

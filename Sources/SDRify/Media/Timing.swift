@@ -1,0 +1,45 @@
+import CFFmpeg
+
+/// A stream time base (seconds per tick), so stages outside Media/ never handle AVRational.
+public struct TimeBase: Sendable, Equatable {
+    public let num: Int32
+    public let den: Int32
+    public var seconds: Double { den == 0 ? 0 : Double(num) / Double(den) }
+    var av: AVRational { AVRational(num: num, den: den) }
+    init(_ r: AVRational) { num = r.num; den = r.den }
+
+    /// Whole ticks closest to `s` seconds.
+    public func ticks(_ s: Double) -> Int64 { Int64((s / seconds).rounded()) }
+}
+
+extension Demuxer {
+    var videoTimeBase: TimeBase { TimeBase(videoStream.pointee.time_base) }
+
+    /// Average frame rate (falls back to the real base rate), as a rational for the encoder.
+    var videoFrameRate: TimeBase {
+        let st = videoStream.pointee
+        return TimeBase(st.avg_frame_rate.num > 0 ? st.avg_frame_rate : st.r_frame_rate)
+    }
+
+    /// The first video timestamp, in video ticks (0 when the container does not say).
+    var videoStartTicks: Int64 { videoStream.pointee.start_time == ffNoPTS ? 0 : videoStream.pointee.start_time }
+}
+
+extension Packet {
+    var pts: Int64? { av.pointee.pts == ffNoPTS ? nil : av.pointee.pts }
+    var duration: Int64 { av.pointee.duration }
+
+    /// Moves the packet earlier by `ticks` of its own time base.
+    func shift(by ticks: Int64) {
+        if av.pointee.pts != ffNoPTS { av.pointee.pts -= ticks }
+        if av.pointee.dts != ffNoPTS { av.pointee.dts -= ticks }
+    }
+}
+
+extension Muxer {
+    func write(_ packet: Packet, stream: Int, from tb: TimeBase) throws { try write(packet, stream: stream, from: tb.av) }
+}
+
+extension VideoEncoder {
+    var timeBase: TimeBase { TimeBase(ctx.pointee.time_base) }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import XCTest
+
+/// Presets, audio, timing and metadata of the convert command.
+final class ConvertFeatureTests: XCTestCase {
+    var dir: URL!
+    override func setUpWithError() throws { dir = try Support.tempDir() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+    func file(_ name: String) -> String { dir.appendingPathComponent(name).path }
+
+    func ffmpeg(_ args: [String]) throws {
+        let r = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-y"] + args)
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
+    func convert(_ args: String...) throws -> Support.Result {
+        let r = try Support.sdrify(args)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return r
+    }
+
+    func double(_ v: Any?) -> Double { Double(v as? String ?? "") ?? -1 }
+
+    func testNonAACAudioIsTranscodedAndDownmixed() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=sample_rate=44100:duration=2",
+                    "-t", "2", "-c:v", "libx264", "-c:a", "pcm_s16le", "-ac", "1", file("pcm.mov")])
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "anoisesrc=d=2:r=48000",
+                    "-t", "2", "-filter_complex", "[1]pan=5.1|c0=c0|c1=c0|c2=c0|c3=c0|c4=c0|c5=c0[a]", "-map", "0", "-map", "[a]",
+                    "-c:v", "libx264", "-c:a", "ac3", file("surround.mp4")])
+        for (name, channels) in [("pcm.mov", 1), ("surround.mp4", 2)] {
+            _ = try convert(file(name), file("\(name).out.mp4"))
+            let probe = try Support.ffprobe(file("\(name).out.mp4"))
+            let audio = Support.streams(probe, "audio")
+            XCTAssertEqual(audio.count, 1, name)
+            XCTAssertEqual(audio.first?["codec_name"] as? String, "aac", name)
+            XCTAssertEqual(audio.first?["profile"] as? String, "LC", name)
+            XCTAssertEqual(audio.first?["sample_rate"] as? String, "48000", name)
+            XCTAssertEqual(audio.first?["channels"] as? Int, channels, name)
+            let v = Support.streams(probe, "video").first ?? [:]
+            XCTAssertEqual(double(audio.first?["start_time"]), double(v["start_time"]), accuracy: 1.0 / 30, "\(name): A/V offset kept")
+            XCTAssertEqual(double(audio.first?["duration"]), 2, accuracy: 0.05, name)
+        }
+    }
+
+    func testTheDefaultAudioTrackIsKept() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=1",
+                    "-f", "lavfi", "-i", "anoisesrc=d=1", "-t", "1", "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264",
+                    "-c:a", "aac", "-ac:a:0", "1", "-ac:a:1", "2", "-disposition:a:0", "0", "-disposition:a:1", "default", file("two.mp4")])
+        _ = try convert(file("two.mp4"), file("two.out.mp4"))
+        let audio = Support.streams(try Support.ffprobe(file("two.out.mp4")), "audio")
+        XCTAssertEqual(audio.count, 1)
+        XCTAssertEqual(audio.first?["channels"] as? Int, 2, "the default (stereo) track, not the first (mono) one")
+    }
+
+    /// Frame n of this clip has luma 16 + (5·n mod 200), so a decoded picture says which source frame it is.
+    func makeNumberedClip(_ path: String, seconds: Int = 4) throws {
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=black:size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=\(seconds)",
+                    "-t", "\(seconds)", "-vf", "geq=lum='16+mod(N*5\\,200)':cb=128:cr=128", "-c:v", "libx264", "-qp", "0",
+                    "-c:a", "aac", path])
+    }
+
+    func numberedLuma(_ n: Int) -> Double { Double(16 + (n * 5) % 200) }
+
+    /// Mean of the Y plane, as stored (no range conversion).
+    func meanLuma(_ path: String, index: Int) throws -> Double {
+        let yuv = try Support.rawFrame(path, index: index, pixelFormat: "yuv420p")
+        let y = yuv.prefix(320 * 240)
+        return Double(y.reduce(0) { $0 + Int($1) }) / Double(max(y.count, 1))
+    }
+
+    func testStartAndDurationCutFrameAccurately() throws {
+        try makeNumberedClip(file("numbered.mp4"))
+        let r = try convert(file("numbered.mp4"), file("cut.mp4"), "--start", "1", "--duration", "2", "--crf", "10", "--json")
+        let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
+        XCTAssertEqual(report["frames"] as? Int, 60)
+        let probe = try Support.ffprobe(file("cut.mp4"))
+        let v = Support.streams(probe, "video").first ?? [:]
+        XCTAssertEqual(double(v["duration"]), 2.0, accuracy: 1.0 / 30, "2.00 s ± 1 frame")
+        XCTAssertEqual(double(v["start_time"]), 0, accuracy: 1e-6)
+        let a = Support.streams(probe, "audio").first ?? [:]
+        XCTAssertEqual(double(a["duration"]), 2.0, accuracy: 0.05, "audio trimmed to match")
+        // The first picture is source frame 30 (t = 1.00 s), the last frame 89; neighbours differ by 5 codes.
+        XCTAssertEqual(try meanLuma(file("cut.mp4"), index: 0), numberedLuma(30), accuracy: 2)
+        XCTAssertEqual(try meanLuma(file("cut.mp4"), index: 59), numberedLuma(89), accuracy: 2)
+    }
+
+    func testVariableFrameRateTimestampsFollowTheSource() throws {
+        // 10 frames at 30 fps, then 10 at 10 fps.
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "20",
+                    "-vf", "setpts='if(lt(N\\,10)\\,N/30\\,10/30+(N-10)/10)/TB'", "-fps_mode", "vfr", "-c:v", "libx264", file("vfr.mp4")])
+        _ = try convert(file("vfr.mp4"), file("vfr.out.mp4"))
+        func times(_ path: String) throws -> [Double] {
+            let r = try Support.run(Support.tool("ffprobe"), ["-v", "error", "-select_streams", "v", "-show_entries",
+                                                              "frame=pts_time", "-of", "csv=p=0", path])
+            // ffprobe may end a line with a comma (an empty side-data column): keep the first field.
+            return r.stdout.split(separator: "\n").compactMap { Double($0.split(separator: ",").first?.trimmingCharacters(in: .whitespaces) ?? "") }
+        }
+        let source = try times(file("vfr.mp4")), output = try times(file("vfr.out.mp4"))
+        XCTAssertEqual(source.count, 20)
+        XCTAssertEqual(output.count, source.count)
+        for (s, o) in zip(source, output) { XCTAssertEqual(o, s, accuracy: 0.002) }
+        XCTAssertEqual(output[11] - output[10], 0.1, accuracy: 0.002, "the slow part stays slow")
+    }
+
+    func testHEVCPresetWritesTaggedMain() throws {
+        _ = try convert(Support.vector("hlg_portrait.mov"), file("hevc.mp4"), "--preset", "HEVC1920x1080")
+        let v = Support.streams(try Support.ffprobe(file("hevc.mp4")), "video").first ?? [:]
+        XCTAssertEqual(v["codec_name"] as? String, "hevc")
+        XCTAssertEqual(v["codec_tag_string"] as? String, "hvc1")
+        XCTAssertEqual(v["profile"] as? String, "Main")
+        XCTAssertEqual(v["pix_fmt"] as? String, "yuv420p")
+        for key in ["color_primaries", "color_transfer", "color_space"] { XCTAssertEqual(v[key] as? String, "bt709", key) }
+        XCTAssertEqual(v["width"] as? Int, 360)
+        XCTAssertEqual(v["height"] as? Int, 640)
+        XCTAssertNil(v["side_data_list"])
+    }
+
+    func testPassthroughRemuxesOnlyWhatIsAlreadyRight() throws {
+        _ = try convert(Support.vector("sdr_h264_aac.mp4"), file("pass.mp4"), "--preset", "Passthrough")
+        func md5(_ path: String) throws -> String {
+            try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", path, "-map", "0:v", "-c", "copy", "-f", "md5", "-"]).stdout
+        }
+        XCTAssertEqual(try md5(file("pass.mp4")), try md5(Support.vector("sdr_h264_aac.mp4")), "video packets copied bit for bit")
+        for input in ["hlg_portrait.mov", "orient_6.mp4"] {
+            let r = try Support.sdrify(Support.vector(input), file("no.mp4"), "--preset", "Passthrough")
+            XCTAssertEqual(r.status, 3, r.stderr)
+            XCTAssertTrue(r.stderr.contains("Passthrough only remuxes"), r.stderr)
+        }
+        let cut = try Support.sdrify(Support.vector("sdr_h264_aac.mp4"), file("no.mp4"), "--preset", "Passthrough", "--start", "0.5")
+        XCTAssertEqual(cut.status, 64)
+    }
+
+    func testCreationTimeKeptLocationDroppedUnlessAsked() throws {
+        try ffmpeg(["-i", Support.vector("sdr_h264_aac.mp4"), "-c", "copy", "-metadata", "creation_time=2024-05-06T07:08:09Z",
+                    "-metadata", "location=+48.8577+002.2950/", file("tagged.mov")])
+        _ = try convert(file("tagged.mov"), file("plain.mp4"))
+        _ = try convert(file("tagged.mov"), file("located.mov"), "--keep-location")
+        func tags(_ path: String) throws -> [String: Any] { (try Support.ffprobe(path)["format"] as? [String: Any])?["tags"] as? [String: Any] ?? [:] }
+        XCTAssertEqual((try tags(file("plain.mp4"))["creation_time"] as? String)?.prefix(19), "2024-05-06T07:08:09")
+        XCTAssertNil(try tags(file("plain.mp4"))["location"], "GPS dropped by default")
+        XCTAssertNotNil(try tags(file("located.mov"))["location"], "kept with --keep-location")
+        XCTAssertEqual(try Support.ffprobe(file("located.mov"))["format"].flatMap { ($0 as? [String: Any])?["format_name"] as? String }?.contains("mov"), true)
+    }
+
+    func testPresetsTableListsEveryPreset() throws {
+        let r = try Support.sdrify("presets", "--json")
+        let rows = try JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]] ?? []
+        let names = Set(rows.compactMap { $0["name"] as? String })
+        XCTAssertEqual(names, ["640x480", "960x540", "1280x720", "1920x1080", "3840x2160", "HEVC1920x1080", "HEVC3840x2160",
+                               "LowQuality", "MediumQuality", "HighestQuality", "Passthrough"])
+        XCTAssertEqual(rows.first { $0["name"] as? String == "HEVC1920x1080" }?["video_codec"] as? String, "hevc")
+    }
+}
