@@ -104,6 +104,10 @@ final class ConvertTests: XCTestCase {
         XCTAssertGreaterThan(Set(yuv[0..<luma]).count, 50, "the picture survives")
     }
 
+    func testSDRPortraitWithoutAudio() throws {
+        try convertAndCheck("orient_6.mp4", preset: "640x480", size: (240, 320), frames: 12, audio: false)
+    }
+
     func testInvalidAndUnsupportedInputsLeaveNothingBehind() throws {
         let codes = try Support.expected()["convert_exit_codes"] as! [String: Int]
         for (name, code) in codes {

@@ -10,11 +10,10 @@ final class AudioOutput {
     private let transcoder: AudioTranscoder?
     private let shiftSeconds: Double    // subtracted from every timestamp
     private let endSeconds: Double?     // absolute input time where the cut ends
-    private(set) var finished = false   // past the end of the cut
     let transcoded: Bool
 
     /// nil when the input has no audio. `shift`: absolute input time that becomes 0 (0 keeps timestamps).
-    init?(demuxer: Demuxer, muxer: Muxer, shift: Double, end: Double?, warn: (String) -> Void) throws {
+    init?(demuxer: Demuxer, muxer: Muxer, shift: Double, end: Double?) throws {
         guard let a = demuxer.audioStreamIndex else { return nil }
         index = a
         let stream = demuxer.stream(a)
@@ -34,12 +33,19 @@ final class AudioOutput {
 
     func owns(_ packet: Packet) -> Bool { packet.streamIndex == index }
 
-    func handle(_ packet: Packet, muxer: Muxer) throws {
-        guard !finished else { return }
+    enum Position { case before, within, after }
+
+    /// Where a packet falls relative to the cut (pure: safe to ask from the demuxing thread).
+    func position(of packet: Packet) -> Position {
         let start = packet.pts.map { Double($0) * inTimeBase.double } ?? shiftSeconds
         let end = start + Double(packet.duration) * inTimeBase.double
-        if let endSeconds, start >= endSeconds { finished = true; return }
-        if shiftSeconds > 0, end <= shiftSeconds { return }  // wholly before the cut
+        if let endSeconds, start >= endSeconds { return .after }
+        if shiftSeconds > 0, end <= shiftSeconds { return .before }
+        return .within
+    }
+
+    /// Writes (or transcodes) a packet that lies within the cut.
+    func handle(_ packet: Packet, muxer: Muxer) throws {
         if let transcoder {
             try transcoder.transcode(packet) { try write($0, muxer: muxer, tb: transcoder.encoder.pointee.time_base) }
         } else {

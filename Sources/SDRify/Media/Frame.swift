@@ -161,3 +161,34 @@ extension Frame {
     /// (pointer, stride) of each plane, for zimg.
     func planes(_ count: Int) -> [(UnsafeMutableRawPointer, Int)] { (0..<count).map { (data($0), stride($0)) } }
 }
+
+/// A fixed ring of 8-bit 4:2:0 BT.709 output pictures, handed out in turn; each is made writable (reallocated
+/// only if the encoder still holds it) before it is reused.
+final class FrameRing: @unchecked Sendable {
+    private let frames: [Frame]
+    private var index = 0
+
+    init(size: Int, width: Int, height: Int) throws {
+        frames = try (0..<max(1, size)).map { _ in
+            let f = try Frame(width: width, height: height, format: .yuv420p)
+            f.color = .sdrOutput
+            return f
+        }
+    }
+
+    func next() throws -> Frame {
+        let f = frames[index]
+        index = (index + 1) % frames.count
+        try f.makeWritable()
+        return f
+    }
+}
+
+extension Packet {
+    /// A new packet that takes over this one's contents (this one is left empty for the next read).
+    func moved() throws -> Packet {
+        let p = try Packet()
+        av_packet_move_ref(p.av, av)
+        return p
+    }
+}

@@ -4,10 +4,13 @@ public final class FrameOrienter: @unchecked Sendable {
     public let orientation: Orientation
     private let transform: PlaneTransform
     private let format: PlanarFormat
-    private let output: Frame
+    private let outputs: [Frame]
+    private var nextOutput = 0
 
     /// `width`×`height` is the coded (pre-orientation) size of the frames to come.
-    public init(_ orientation: Orientation, width: Int, height: Int, format: PlanarFormat = .yuv420p) throws {
+    /// Output pictures come from a ring of `ringSize`, so a picture still queued for the encoder is not
+    /// overwritten.
+    public init(_ orientation: Orientation, width: Int, height: Int, format: PlanarFormat = .yuv420p, ringSize: Int = 1) throws {
         guard format.chromaShiftX == format.chromaShiftY || !format.hasChroma else {
             throw SDRifyError.unsupported("cannot rotate 4:2:2 pictures without converting them first")
         }
@@ -15,10 +18,12 @@ public final class FrameOrienter: @unchecked Sendable {
         self.format = format
         transform = PlaneTransform(orientation)
         let (w, h) = orientation.uprightSize(width: width, height: height)
-        output = try Frame(width: w, height: h, format: format)
+        outputs = try (0..<max(1, ringSize)).map { _ in try Frame(width: w, height: h, format: format) }
     }
 
     public func apply(_ frame: Frame) throws -> Frame {
+        let output = outputs[nextOutput]
+        nextOutput = (nextOutput + 1) % outputs.count
         try output.makeWritable()
         for plane in 0..<format.planeCount {
             let (w, h) = format.planeSize(plane, width: frame.width, height: frame.height)

@@ -55,7 +55,7 @@ public enum Transcoder {
     public typealias ProgressHandler = @Sendable (ConversionProgress) -> Void
 
     public static func run(_ options: ConvertOptions, warn: Warning = { _ in },
-                           progress: ProgressHandler = { _ in }) throws -> ConversionResult {
+                           progress: @escaping ProgressHandler = { _ in }) throws -> ConversionResult {
         let started = Date()
         let ext = URL(fileURLWithPath: options.output).pathExtension.lowercased()
         guard ConvertOptions.outputExtensions.contains(ext) else {
@@ -109,7 +109,7 @@ public enum Transcoder {
 
         if options.preset.passthrough {
             let outVideo = try muxer.addCopiedVideoStream(from: demuxer.videoStream)
-            let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: 0, end: nil, warn: warn)
+            let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: 0, end: nil)
             muxer.copyMetadata(from: demuxer.ctx, keepLocation: options.keepLocation)
             try muxer.writeHeader()
             let packet = try Packet()
@@ -131,100 +131,24 @@ public enum Transcoder {
             let encoder = try VideoEncoder(width: target.0, height: target.1, timeBase: tb.av, frameRate: frameRate.av,
                                            settings: settings, globalHeader: muxer.needsGlobalHeader)
             let outVideo = try muxer.addStream(from: encoder)
-            let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: cutting ? cutStart : 0, end: cutEnd, warn: warn)
+            let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: cutting ? cutStart : 0, end: cutEnd)
             muxer.copyMetadata(from: demuxer.ctx, keepLocation: options.keepLocation)
             try muxer.writeHeader()
-
-            let curve = ToneCurve(options.toneMap, sourcePeak: video.hdrMetadata.sourcePeak(for: video.hdrKind))
-            var converter: FrameConverter? = nil
-            let orienter = orientation == .up ? nil : try FrameOrienter(orientation, width: coded.0, height: coded.1)
-            let outPacket = try Packet()
-            let shiftTicks = cutting ? tb.ticks(cutStart) : 0
-            let halfFrame = 0.5 / max(frameRate.seconds, 1)
-            var videoDone = false
-
-            func drainEncoder() throws {
-                while try encoder.receive(into: outPacket) { try muxer.write(outPacket, stream: outVideo, from: encoder.timeBase) }
-            }
-
-            func seconds(_ pts: Int64?) -> String {
-                guard let pts else { return "an unknown time" }
-                return String(format: "%.3f s", Double(pts) * tb.seconds - videoStart)
-            }
-
-            func handle(_ frame: Frame) throws {
-                guard !videoDone else { return }
-                guard let fmt = frame.format else {
-                    throw SDRifyError.unsupported("\(options.input): decoded pixel format \(frame.pixelFormatName) is not planar Y'CbCr")
-                }
-                // Frame-accurate cut: a frame belongs to the range its presentation time falls in.
-                let sourcePTS = frame.pts ?? ((lastPTS.map { $0 + shiftTicks } ?? 0) + frameTicks)
-                let time = Double(sourcePTS) * tb.seconds
-                if cutting, time < cutStart - halfFrame { return }
-                if let cutEnd, time >= cutEnd - halfFrame { videoDone = true; return }
-                if frame.isCorrupt {
-                    guard options.tolerateErrors else {
-                        throw SDRifyError.invalidInput("\(options.input): damaged video at \(seconds(frame.pts)) (frame \(frames))")
-                    }
-                    decodeErrors += 1
-                }
-                if converter == nil {
-                    converter = try FrameConverter(sourceFormat: fmt, sourceColor: mergedColor(frame.color, video.color),
-                                                   width: frame.width, height: frame.height,
-                                                   outputWidth: coded.0, outputHeight: coded.1, toneCurve: curve)
-                }
-                // Strictly increasing timestamps for the encoder (variable frame rate kept as it is).
-                var pts = max(0, sourcePTS - shiftTicks)
-                if let last = lastPTS, pts <= last { pts = last + 1 }
-                lastPTS = pts
-                if firstPTS == nil { firstPTS = pts }
-                var picture = try converter!.convert(frame, format: fmt)
-                if let orienter { picture = try orienter.apply(picture) }
-                picture.pts = pts
-                try encoder.send(picture)
-                frames += 1
-                try drainEncoder()
-                report(pts, finished: false)
-            }
-
-            /// Feeds one packet (nil drains); a decode error fails the conversion unless errors are tolerated.
-            func decode(_ packet: Packet?) throws {
-                do {
-                    try decoder.send(packet)
-                } catch let e as SDRifyError where e.status == .invalidInput {
-                    guard options.tolerateErrors else { throw SDRifyError.invalidInput("\(e.message) at \(seconds(packet?.pts))") }
-                    decodeErrors += 1
-                }
-                while true {
-                    let frame: Frame?
-                    do {
-                        frame = try decoder.receive()
-                    } catch let e as SDRifyError where e.status == .invalidInput && options.tolerateErrors {
-                        decodeErrors += 1
-                        break  // the decoder has said all it will about this packet
-                    }
-                    guard let frame else { break }
-                    try handle(frame)
-                }
-            }
-
-            let packet = try Packet()
-            while try demuxer.readPacket(into: packet) {
-                if packet.streamIndex == demuxer.videoStreamIndex {
-                    if !videoDone { try decode(packet) }
-                } else if let audio, audio.owns(packet) {
-                    try audio.handle(packet, muxer: muxer)
-                }
-                if videoDone && (audio?.finished ?? true) { break }
-            }
-            if !videoDone { try decode(nil) }
+            let conversion = StreamingConversion(
+                options: options, video: video, demuxer: demuxer, decoder: decoder, encoder: encoder, muxer: muxer,
+                outVideo: outVideo, audio: audio, orientation: orientation, coded: coded,
+                curve: ToneCurve(options.toneMap, sourcePeak: video.hdrMetadata.sourcePeak(for: video.hdrKind)),
+                cut: .init(active: cutting, start: cutStart, end: cutEnd, shiftTicks: cutting ? tb.ticks(cutStart) : 0),
+                report: { n, pts, first in frames = n; firstPTS = first; report(pts, finished: false) })
+            try conversion.run()
+            frames = conversion.frames
+            decodeErrors = conversion.decodeErrors
+            firstPTS = conversion.firstPTS
+            lastPTS = conversion.lastPTS
             guard frames > 0 else {
                 throw SDRifyError.invalidInput(cutting ? "\(options.input): no video frames in the requested range"
                                                         : "\(options.input): no decodable video frames")
             }
-            try encoder.send(nil)
-            try drainEncoder()
-            try audio?.finish(muxer: muxer)
         }
         try muxer.finish()
         try output.commit()

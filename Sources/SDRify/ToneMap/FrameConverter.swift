@@ -6,18 +6,18 @@
 public final class FrameConverter: @unchecked Sendable {
     private let graph: ZimgGraph?
     private let toneMapper: ToneMapper?
-    private let output: Frame
+    private let outputs: FrameRing
     public let sourceColor: ColorDescription
 
     public init(sourceFormat: PlanarFormat, sourceColor tagged: ColorDescription, width: Int, height: Int,
-                outputWidth: Int, outputHeight: Int, toneCurve: ToneCurve) throws {
+                outputWidth: Int, outputHeight: Int, toneCurve: ToneCurve, ringSize: Int = 1) throws {
         var src = tagged.resolved(width: width, height: height)
         sourceColor = src
-        output = try Frame(width: outputWidth, height: outputHeight, format: .yuv420p)
-        output.color = .sdrOutput
+        outputs = try FrameRing(size: ringSize, width: outputWidth, height: outputHeight)
         if src.hdrKind != .sdr {
             toneMapper = try ToneMapper(sourceFormat: sourceFormat, sourceColor: src, width: width, height: height,
-                                        outputWidth: outputWidth, outputHeight: outputHeight, curve: toneCurve)
+                                        outputWidth: outputWidth, outputHeight: outputHeight, curve: toneCurve,
+                                        ringSize: ringSize)
             graph = nil
             return
         }
@@ -36,11 +36,11 @@ public final class FrameConverter: @unchecked Sendable {
                               dither: .ordered, nominalPeakLuminance: ToneCurve.referenceWhite)
     }
 
-    /// Converts one decoded frame; the returned frame is reused by the next call.
+    /// Converts one decoded frame into the next picture of the ring (reused `ringSize` calls later).
     public func convert(_ frame: Frame, format: PlanarFormat) throws -> Frame {
         if let toneMapper { return try toneMapper.process(frame, format: format) }
         guard let graph else { preconditionFailure("a converter has a graph or a tone mapper") }
-        try output.makeWritable()
+        let output = try outputs.next()
         let srcPlanes = frame.planes(format.planeCount).map { (UnsafeRawPointer($0.0), $0.1) }
         var dstPlanes = output.planes(3)
         if !format.hasChroma { dstPlanes = [dstPlanes[0]] }

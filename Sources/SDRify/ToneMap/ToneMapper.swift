@@ -12,11 +12,11 @@ public final class ToneMapper: @unchecked Sendable {
     private let toSDR: ZimgGraph
     private let rgb: [UnsafeMutableRawPointer]  // three float planes, linear BT.709 relative to 203 cd/m²
     private let rgbStride: Int
-    private let output: Frame
+    private let outputs: FrameRing
     private let width: Int, height: Int  // output size
 
     public init(sourceFormat: PlanarFormat, sourceColor: ColorDescription, width sw: Int, height sh: Int,
-                outputWidth: Int, outputHeight: Int, curve: ToneCurve) throws {
+                outputWidth: Int, outputHeight: Int, curve: ToneCurve, ringSize: Int = 1) throws {
         self.curve = curve
         width = outputWidth; height = outputHeight
         let kind = sourceColor.hdrKind
@@ -35,8 +35,7 @@ public final class ToneMapper: @unchecked Sendable {
         let stride = (outputWidth * 4 + 63) & ~63
         rgbStride = stride
         rgb = (0..<3).map { _ in UnsafeMutableRawPointer.allocate(byteCount: stride * outputHeight, alignment: 64) }
-        output = try Frame(width: outputWidth, height: outputHeight, format: .yuv420p)
-        output.color = .sdrOutput
+        outputs = try FrameRing(size: ringSize, width: outputWidth, height: outputHeight)
     }
 
     deinit { rgb.forEach { $0.deallocate() } }
@@ -53,7 +52,7 @@ public final class ToneMapper: @unchecked Sendable {
                                    gains.baseAddress!, table.base, GainTable.minY, table.maxY)
             }
         }
-        try output.makeWritable()
+        let output = try outputs.next()
         try toSDR.process(src: rgb.map { (UnsafeRawPointer($0), rgbStride) }, dst: output.planes(3))
         output.pts = frame.pts
         return output

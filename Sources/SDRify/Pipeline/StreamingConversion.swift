@@ -1,0 +1,224 @@
+import Foundation
+
+/// The re-encoding path as three stages on three threads, joined by small bounded queues:
+///   1. demux + decode, cut selection, output timestamps      (this thread feeds `decoded`)
+///   2. colour (scale, tone map) + orientation                (`decoded` → `converted`)
+///   3. encode + mux, audio copy or transcode, progress       (the calling thread)
+/// Audio packets travel the same queues, so the muxer sees them in order and stays single-threaded. Memory
+/// is bounded by the queues (constant in the clip's length). The first error in any stage closes every queue,
+/// stops the others, and is rethrown.
+final class StreamingConversion: @unchecked Sendable {
+    enum Item { case video(Frame), audio(Packet) }
+
+    struct Cut {
+        var active: Bool
+        var start: Double       // absolute input seconds that become 0
+        var end: Double?        // absolute input seconds
+        var shiftTicks: Int64   // video ticks subtracted from every timestamp
+    }
+
+    // Fixed for the run.
+    let options: ConvertOptions
+    let video: VideoInfo
+    let demuxer: Demuxer
+    let decoder: Decoder
+    let encoder: VideoEncoder
+    let muxer: Muxer
+    let outVideo: Int
+    let audio: AudioOutput?
+    let orientation: Orientation
+    let coded: (Int, Int)
+    let curve: ToneCurve
+    let tb: TimeBase
+    let frameTicks: Int64
+    let halfFrame: Double
+    let videoStart: Double
+    let cut: Cut
+    let report: (_ frames: Int, _ pts: Int64, _ firstPTS: Int64) -> Void
+
+    static let queueCapacity = 3
+    private let decoded = BoundedQueue<Item>(capacity: StreamingConversion.queueCapacity)
+    private let converted = BoundedQueue<Item>(capacity: StreamingConversion.queueCapacity)
+    private let failure = FirstError()
+
+    // Stage 1 state.
+    private(set) var decodeErrors = 0
+    private(set) var firstPTS: Int64? = nil
+    private(set) var lastPTS: Int64? = nil
+    // Stage 3 state.
+    private(set) var frames = 0
+
+    init(options: ConvertOptions, video: VideoInfo, demuxer: Demuxer, decoder: Decoder, encoder: VideoEncoder, muxer: Muxer,
+         outVideo: Int, audio: AudioOutput?, orientation: Orientation, coded: (Int, Int), curve: ToneCurve, cut: Cut,
+         report: @escaping (Int, Int64, Int64) -> Void) {
+        self.options = options; self.video = video; self.demuxer = demuxer; self.decoder = decoder
+        self.encoder = encoder; self.muxer = muxer; self.outVideo = outVideo; self.audio = audio
+        self.orientation = orientation; self.coded = coded; self.curve = curve; self.cut = cut; self.report = report
+        tb = demuxer.videoTimeBase
+        let rate = demuxer.videoFrameRate
+        frameTicks = rate.num > 0 ? max(1, Int64((1 / rate.seconds / tb.seconds).rounded())) : 1
+        halfFrame = 0.5 / max(rate.seconds, 1)
+        videoStart = Double(demuxer.videoStartTicks) * tb.seconds
+    }
+
+    /// Thrown inside a stage when another stage has failed and closed the queues.
+    struct Stopped: Error {}
+
+    func run() throws {
+        let done = DispatchGroup()
+        for stage in [decodeStage, colourStage] {
+            done.enter()
+            let thread = Thread { [self] in
+                do { try stage() } catch { if !(error is Stopped) { failure.record(error) }; stopAll() }
+                done.leave()
+            }
+            thread.stackSize = 4 << 20
+            thread.start()
+        }
+        do { try encodeStage() } catch { if !(error is Stopped) { failure.record(error) }; stopAll() }
+        done.wait()
+        if let error = failure.error { throw error }
+    }
+
+    private func stopAll() {
+        decoded.close()
+        converted.close()
+    }
+
+    // MARK: stage 1 — demux and decode
+
+    private func decodeStage() throws {
+        let packet = try Packet()
+        var videoDone = false, audioDone = audio == nil
+        while failure.error == nil, try demuxer.readPacket(into: packet) {
+            if packet.streamIndex == demuxer.videoStreamIndex {
+                if !videoDone { videoDone = try decode(packet) }
+            } else if let audio, audio.owns(packet), !audioDone {
+                switch audio.position(of: packet) {
+                case .before: break
+                case .after: audioDone = true
+                case .within: guard decoded.push(.audio(try packet.moved())) else { throw Stopped() }
+                }
+            }
+            if videoDone && audioDone { break }
+        }
+        if !videoDone { _ = try decode(nil) }
+        decoded.close()
+    }
+
+    private func seconds(_ pts: Int64?) -> String {
+        guard let pts else { return "an unknown time" }
+        return String(format: "%.3f s", Double(pts) * tb.seconds - videoStart)
+    }
+
+    /// Feeds one packet (nil drains); returns true once the cut's end is reached.
+    private func decode(_ packet: Packet?) throws -> Bool {
+        do {
+            try decoder.send(packet)
+        } catch let e as SDRifyError where e.status == .invalidInput {
+            guard options.tolerateErrors else { throw SDRifyError.invalidInput("\(e.message) at \(seconds(packet?.pts))") }
+            decodeErrors += 1
+        }
+        while true {
+            let frame: Frame?
+            do {
+                frame = try decoder.receive()
+            } catch let e as SDRifyError where e.status == .invalidInput && options.tolerateErrors {
+                decodeErrors += 1
+                break  // the decoder has said all it will about this packet
+            }
+            guard let frame else { return false }
+            if try select(frame) { return true }
+        }
+        return false
+    }
+
+    /// Applies the cut and the damage policy, gives the frame its output timestamp and queues it.
+    /// Returns true when the frame lies past the end of the cut.
+    private func select(_ frame: Frame) throws -> Bool {
+        let sourcePTS = frame.pts ?? ((lastPTS.map { $0 + cut.shiftTicks } ?? 0) + frameTicks)
+        let time = Double(sourcePTS) * tb.seconds
+        if cut.active, time < cut.start - halfFrame { return false }
+        if let end = cut.end, time >= end - halfFrame { return true }
+        if frame.isCorrupt {
+            guard options.tolerateErrors else {
+                throw SDRifyError.invalidInput("\(options.input): damaged video at \(seconds(frame.pts))")
+            }
+            decodeErrors += 1
+        }
+        // Strictly increasing timestamps for the encoder (a variable frame rate is kept as it is).
+        var pts = max(0, sourcePTS - cut.shiftTicks)
+        if let last = lastPTS, pts <= last { pts = last + 1 }
+        lastPTS = pts
+        if firstPTS == nil { firstPTS = pts }
+        frame.pts = pts
+        guard decoded.push(.video(frame)) else { throw Stopped() }
+        return false
+    }
+
+    // MARK: stage 2 — colour and orientation
+
+    private func colourStage() throws {
+        // Each picture may wait in `converted` and in the encoder while the next ones are made.
+        let ring = StreamingConversion.queueCapacity + 2
+        var converter: FrameConverter? = nil
+        let orienter = orientation == .up ? nil
+            : try FrameOrienter(orientation, width: coded.0, height: coded.1, ringSize: ring)
+        while let item = decoded.pop() {
+            switch item {
+            case .audio:
+                guard converted.push(item) else { throw Stopped() }
+            case .video(let frame):
+                guard let fmt = frame.format else {
+                    throw SDRifyError.unsupported("\(options.input): decoded pixel format \(frame.pixelFormatName) is not planar Y'CbCr")
+                }
+                if converter == nil {
+                    converter = try FrameConverter(sourceFormat: fmt, sourceColor: Transcoder.mergedColor(frame.color, video.color),
+                                                   width: frame.width, height: frame.height, outputWidth: coded.0,
+                                                   outputHeight: coded.1, toneCurve: curve, ringSize: orienter == nil ? ring : 1)
+                }
+                var picture = try converter!.convert(frame, format: fmt)
+                if let orienter { picture = try orienter.apply(picture) }
+                picture.pts = frame.pts
+                guard converted.push(.video(picture)) else { throw Stopped() }
+            }
+        }
+        converted.close()
+    }
+
+    // MARK: stage 3 — encode and mux
+
+    private func encodeStage() throws {
+        let outPacket = try Packet()
+        func drain() throws {
+            while try encoder.receive(into: outPacket) { try muxer.write(outPacket, stream: outVideo, from: encoder.timeBase) }
+        }
+        var firstOut: Int64? = nil
+        while let item = converted.pop() {
+            switch item {
+            case .audio(let packet):
+                try audio?.handle(packet, muxer: muxer)
+            case .video(let picture):
+                try encoder.send(picture)
+                frames += 1
+                try drain()
+                if let pts = picture.pts {
+                    if firstOut == nil { firstOut = pts }
+                    report(frames, pts, firstOut!)
+                }
+            }
+        }
+        guard failure.error == nil else { return }
+        try encoder.send(nil)
+        try drain()
+        try audio?.finish(muxer: muxer)
+    }
+}
+
+/// The first error thrown by any stage.
+final class FirstError: @unchecked Sendable {
+    private let lock = NSLock()
+    private var first: Error?
+    var error: Error? { lock.lock(); defer { lock.unlock() }; return first }
+    func record(_ e: Error) { lock.lock(); if first == nil { first = e }; lock.unlock() }
+}

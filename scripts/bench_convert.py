@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Whole-conversion benchmark (issue "performance"): sdrify against ffmpeg on the same inputs, in one run.
+
+For each input, runs alternately, RUNS times each: (a) ffmpeg floor (decode + scale + encode),
+(b) ffmpeg's canonical zscale+tonemap=hable chain, (c) the same chain with scaling first, (d) sdrify — all
+libx264 -preset veryfast -crf 23. Prints median wall times, ratios, fps and peak RSS (GNU time) as Markdown.
+"""
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+SDRIFY, CACHE, RUNS = sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 3
+X264 = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"]
+CHAIN = "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
+
+
+def ensure(path, args):
+    if not os.path.exists(path):
+        print(f"bench: generating {path}", file=sys.stderr)
+        subprocess.run(["ffmpeg", "-v", "error", "-y"] + args + [path + ".tmp.mov"], check=True)
+        os.replace(path + ".tmp.mov", path)
+    return path
+
+
+def lift(trc):
+    return f"zscale=tin=bt709:pin=bt709:min=bt709:rin=limited:t={trc}:p=bt2020:m=bt2020nc:r=limited:npl=203,format=yuv420p10le"
+
+
+def inputs():
+    grain = "noise=alls=14:allf=t"
+    hlg = ensure(os.path.join(CACHE, "hlg_4k_portrait.mov"), [
+        "-f", "lavfi", "-i", f"testsrc2=size=3840x2160:rate=30,{grain}", "-f", "lavfi", "-i", "sine=duration=4",
+        "-t", "4", "-vf", lift("arib-std-b67"), "-c:v", "libx265", "-preset", "ultrafast", "-b:v", "60M",
+        "-x265-params", "log-level=error", "-tag:v", "hvc1", "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020",
+        "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", "-c:a", "aac", "-metadata:s:v", "rotate=90"])
+    pq = os.path.join(CACHE, "pq_1080p.mp4")  # made by scripts/bench
+    return [("4K HLG portrait (matrix 0,1,-1,0) → 960x540", hlg, "960x540", 540, 960),
+            ("1080p PQ → 1920x1080", pq, "1920x1080", 1920, 1080)]
+
+
+def timed(cmd):
+    """Wall time and peak RSS (KiB) of one run."""
+    t = time.perf_counter()
+    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    if r.returncode != 0:
+        raise SystemExit(f"bench: failed: {' '.join(cmd)}\n{r.stderr[-2000:]}")
+    return wall, int(re.findall(r"^(\d+)$", r.stderr, re.M)[-1])
+
+
+def frames(path):
+    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v", "-count_packets", "-show_entries",
+                          "stream=nb_read_packets", "-of", "csv=p=0", path], capture_output=True, text=True).stdout
+    return int(out.strip().split(",")[0])
+
+
+def main():
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.mp4")
+        for label, src, preset, w, h in inputs():
+            # ffmpeg autorotates (its transpose comes first in the graph); every variant scales to the upright
+            # size sdrify writes.
+            cmds = {
+                "floor": ["ffmpeg", "-v", "error", "-y", "-i", src, "-vf", f"scale={w}:{h},format=yuv420p"] + X264 + [out],
+                "canonical": ["ffmpeg", "-v", "error", "-y", "-i", src, "-vf", f"{CHAIN},scale={w}:{h}"] + X264 + [out],
+                "tuned": ["ffmpeg", "-v", "error", "-y", "-i", src, "-vf", f"scale={w}:{h},{CHAIN}"] + X264 + [out],
+                "sdrify": [SDRIFY, src, out, "--preset", preset, "--x264-preset", "veryfast", "--crf", "23", "--overwrite", "--quiet"],
+            }
+            results = {k: [] for k in cmds}
+            for _ in range(RUNS):
+                for k, cmd in cmds.items():  # alternating, so drift in machine load hits all alike
+                    results[k].append(timed(cmd))
+            n = frames(src)
+            med = {k: statistics.median(t for t, _ in v) for k, v in results.items()}
+            rss = {k: max(m for _, m in v) for k, v in results.items()}
+            rows.append(f"| {label} | {n} | {med['sdrify']:.2f} s ({n / med['sdrify']:.1f} fps) | "
+                        f"{med['floor']:.2f} s | {med['canonical']:.2f} s | {med['tuned']:.2f} s | "
+                        f"**{med['sdrify'] / med['floor']:.2f}×** | **{med['canonical'] / med['sdrify']:.2f}×** | "
+                        f"**{med['tuned'] / med['sdrify']:.2f}×** | {rss['sdrify'] / 1024:.0f} / {rss['floor'] / 1024:.0f} MiB "
+                        f"(**{rss['sdrify'] / rss['floor']:.2f}×**) |")
+    print("| input | frames | sdrify | floor | canonical | tuned | sdrify/floor | canonical/sdrify | tuned/sdrify | peak RSS sdrify / floor |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
