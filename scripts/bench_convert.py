@@ -86,6 +86,24 @@ def main():
     print("| input | frames | sdrify | floor | canonical | tuned | sdrify/floor | canonical/sdrify | tuned/sdrify | peak RSS sdrify / floor |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
+    print()
+    print(memory_rows())
+
+
+def memory_rows():
+    """Peak memory must not grow with the clip's length: the same HLG source, 10 s against 10 min."""
+    clips = []
+    for seconds in (10, 600):
+        clips.append((seconds, ensure(os.path.join(CACHE, f"hlg_480x270_{seconds}s.mov"), [
+            "-f", "lavfi", "-i", "testsrc2=size=480x270:rate=30,noise=alls=10:allf=t", "-t", str(seconds),
+            "-vf", lift("arib-std-b67"), "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error",
+            "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020", "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc"])))
+    lines = ["| clip (480x270 HLG → 960x540 preset) | wall | peak RSS |", "|---|---|---|"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for seconds, src in clips:
+            wall, rss = timed([SDRIFY, src, os.path.join(tmp, "m.mp4"), "--preset", "960x540", "--overwrite", "--quiet"])
+            lines.append(f"| {seconds} s | {wall:.1f} s | {rss / 1024:.0f} MiB |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

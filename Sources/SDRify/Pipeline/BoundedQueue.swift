@@ -4,7 +4,7 @@ import Foundation
 /// what is queued, then gets nil; a blocked producer is released and told to stop. Bounded queues keep memory
 /// constant whatever the clip's length.
 final class BoundedQueue<Element>: @unchecked Sendable {
-    private var items: [Element] = []
+    private var items: [Element?] = []  // popped slots are set to nil at once: they may hold large pictures
     private var head = 0
     private let capacity: Int
     private var closed = false
@@ -29,6 +29,7 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         while head == items.count && !closed { condition.wait() }
         guard head < items.count else { return nil }
         let item = items[head]
+        items[head] = nil
         head += 1
         if head > 32 { items.removeFirst(head); head = 0 }
         condition.broadcast()

@@ -36,9 +36,11 @@ final class StreamingConversion: @unchecked Sendable {
     let cut: Cut
     let report: (_ frames: Int, _ pts: Int64, _ firstPTS: Int64) -> Void
 
-    static let queueCapacity = 3
-    private let decoded = BoundedQueue<Item>(capacity: StreamingConversion.queueCapacity)
-    private let converted = BoundedQueue<Item>(capacity: StreamingConversion.queueCapacity)
+    // Decoded pictures are source-sized (25 MB for 10-bit 4K), so only one waits; converted ones are small.
+    static let decodedCapacity = 1
+    static let convertedCapacity = 3
+    private let decoded = BoundedQueue<Item>(capacity: StreamingConversion.decodedCapacity)
+    private let converted = BoundedQueue<Item>(capacity: StreamingConversion.convertedCapacity)
     private let failure = FirstError()
 
     // Stage 1 state.
@@ -160,7 +162,7 @@ final class StreamingConversion: @unchecked Sendable {
 
     private func colourStage() throws {
         // Each picture may wait in `converted` and in the encoder while the next ones are made.
-        let ring = StreamingConversion.queueCapacity + 2
+        let ring = StreamingConversion.convertedCapacity + 2
         var converter: FrameConverter? = nil
         let orienter = orientation == .up ? nil
             : try FrameOrienter(orientation, width: coded.0, height: coded.1, ringSize: ring)
