@@ -6,7 +6,9 @@ final class Decoder {
     let timeBase: AVRational
     private let label: String
 
-    init(stream: UnsafeMutablePointer<AVStream>, threads: Int, label: String) throws {
+    /// `sideDataOnly`: the caller wants the first picture's side data (SEI), not its pixels, so the decoder
+    /// may skip loop filtering and use slice threads (frame threads would delay the first picture).
+    init(stream: UnsafeMutablePointer<AVStream>, threads: Int, label: String, sideDataOnly: Bool = false) throws {
         self.label = label
         let par = stream.pointee.codecpar!
         guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
@@ -24,7 +26,8 @@ final class Decoder {
         try ffCheck(avcodec_parameters_to_context(c, par), "\(label): decoder parameters")
         c.pointee.pkt_timebase = stream.pointee.time_base
         c.pointee.thread_count = Int32(threads)  // 0 = one per core
-        c.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+        c.pointee.thread_type = sideDataOnly ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE
+        if sideDataOnly { c.pointee.skip_loop_filter = AVDISCARD_ALL }
         try ffCheck(avcodec_open2(c, codec, nil), "\(label): opening the \(String(cString: codec.pointee.name)) decoder",
                     status: .invalidInput)
     }

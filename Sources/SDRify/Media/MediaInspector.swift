@@ -3,7 +3,9 @@ import CFFmpeg
 /// Builds a MediaInfo from an open input: container headers, stream side data, and the first decoded
 /// picture for what only the bitstream carries (HDR SEI, display-orientation SEI). Never decodes further.
 enum MediaInspector {
-    static func inspect(_ demuxer: Demuxer) throws -> MediaInfo {
+    /// `firstPicture`: also decode the first picture for what only the bitstream says (HDR10 SEI, orientation
+    /// SEI, untagged colour). The conversion skips it: it reads the same from the first frame it decodes anyway.
+    static func inspect(_ demuxer: Demuxer, firstPicture: Bool = true) throws -> MediaInfo {
         let ctx = demuxer.ctx
         let st = demuxer.videoStream
         let par = st.pointee.codecpar.pointee
@@ -40,7 +42,7 @@ enum MediaInspector {
             containerMatrix: displayMatrix(st),
             frameMatrix: nil)
 
-        if let first = try firstFrame(demuxer) {
+        if firstPicture, let first = try firstFrame(demuxer) {
             let fromSEI = first.hdrMetadata
             if video.hdrMetadata.masteringDisplay == nil { video.hdrMetadata.masteringDisplay = fromSEI.masteringDisplay }
             if video.hdrMetadata.contentLightLevel == nil { video.hdrMetadata.contentLightLevel = fromSEI.contentLightLevel }
@@ -151,7 +153,7 @@ enum MediaInspector {
 
     /// Decodes just the first picture (one thread per core; a bounded number of packets).
     static func firstFrame(_ demuxer: Demuxer) throws -> Frame? {
-        let decoder = try Decoder(stream: demuxer.videoStream, threads: 1, label: "\(demuxer.path): video")
+        let decoder = try Decoder(stream: demuxer.videoStream, threads: 0, label: "\(demuxer.path): video", sideDataOnly: true)
         let packet = try Packet()
         var packetsRead = 0
         while packetsRead < 500, try demuxer.readPacket(into: packet) {
@@ -167,8 +169,15 @@ enum MediaInspector {
 
 /// The public probe entry point.
 public enum Prober {
+    /// Everything `sdrify probe` reports: headers, side data and the first picture's SEI.
     public static func probe(path: String) throws -> MediaInfo {
         let demuxer = try Demuxer(path: path)
         return try MediaInspector.inspect(demuxer)
+    }
+
+    /// Headers only, with the open input positioned at its start, for a conversion to go on reading.
+    static func open(path: String) throws -> (MediaInfo, Demuxer) {
+        let demuxer = try Demuxer(path: path)
+        return (try MediaInspector.inspect(demuxer, firstPicture: false), demuxer)
     }
 }

@@ -28,7 +28,7 @@ final class StreamingConversion: @unchecked Sendable {
     let audio: AudioOutput?
     let orientation: Orientation
     let coded: (Int, Int)
-    let curve: ToneCurve
+    let warn: Transcoder.Warning
     let tb: TimeBase
     let frameTicks: Int64
     let halfFrame: Double
@@ -51,11 +51,11 @@ final class StreamingConversion: @unchecked Sendable {
     private(set) var frames = 0
 
     init(options: ConvertOptions, video: VideoInfo, demuxer: Demuxer, decoder: Decoder, encoder: VideoEncoder, muxer: Muxer,
-         outVideo: Int, audio: AudioOutput?, orientation: Orientation, coded: (Int, Int), curve: ToneCurve, cut: Cut,
+         outVideo: Int, audio: AudioOutput?, orientation: Orientation, coded: (Int, Int), warn: @escaping Transcoder.Warning, cut: Cut,
          report: @escaping (Int, Int64, Int64) -> Void) {
         self.options = options; self.video = video; self.demuxer = demuxer; self.decoder = decoder
         self.encoder = encoder; self.muxer = muxer; self.outVideo = outVideo; self.audio = audio
-        self.orientation = orientation; self.coded = coded; self.curve = curve; self.cut = cut; self.report = report
+        self.orientation = orientation; self.coded = coded; self.warn = warn; self.cut = cut; self.report = report
         tb = demuxer.videoTimeBase
         let rate = demuxer.videoFrameRate
         frameTicks = rate.num > 0 ? max(1, Int64((1 / rate.seconds / tb.seconds).rounded())) : 1
@@ -135,9 +135,20 @@ final class StreamingConversion: @unchecked Sendable {
         return false
     }
 
+    private var sawFirstPicture = false
+
     /// Applies the cut and the damage policy, gives the frame its output timestamp and queues it.
     /// Returns true when the frame lies past the end of the cut.
     private func select(_ frame: Frame) throws -> Bool {
+        if !sawFirstPicture {  // what only the bitstream says: here rather than in a separate probe decode
+            sawFirstPicture = true
+            var withSEI = video
+            withSEI.frameMatrix = frame.displayMatrix
+            if let other = withSEI.conflictingFrameOrientation {
+                let desc: String = switch other { case .known(let o): "EXIF \(o.rawValue)"; case .unsupported: "an unsupported matrix" }
+                warn("the bitstream's display-orientation SEI (\(desc)) disagrees with the container (EXIF \(orientation.rawValue)); following the container")
+            }
+        }
         let sourcePTS = frame.pts ?? ((lastPTS.map { $0 + cut.shiftTicks } ?? 0) + frameTicks)
         let time = Double(sourcePTS) * tb.seconds
         if cut.active, time < cut.start - halfFrame { return false }
@@ -175,7 +186,14 @@ final class StreamingConversion: @unchecked Sendable {
                     throw SDRifyError.unsupported("\(options.input): decoded pixel format \(frame.pixelFormatName) is not planar Y'CbCr")
                 }
                 if converter == nil {
-                    converter = try FrameConverter(sourceFormat: fmt, sourceColor: Transcoder.mergedColor(frame.color, video.color),
+                    // Container HDR metadata first, SEI on the first picture where the container has none.
+                    var hdr = video.hdrMetadata
+                    let sei = frame.hdrMetadata
+                    if hdr.masteringDisplay == nil { hdr.masteringDisplay = sei.masteringDisplay }
+                    if hdr.contentLightLevel == nil { hdr.contentLightLevel = sei.contentLightLevel }
+                    let color = Transcoder.mergedColor(frame.color, video.color)
+                    let curve = ToneCurve(options.toneMap, sourcePeak: hdr.sourcePeak(for: color.hdrKind))
+                    converter = try FrameConverter(sourceFormat: fmt, sourceColor: color,
                                                    width: frame.width, height: frame.height, outputWidth: coded.0,
                                                    outputHeight: coded.1, toneCurve: curve, ringSize: orienter == nil ? ring : 1)
                 }

@@ -54,7 +54,7 @@ public enum Transcoder {
     public typealias Warning = @Sendable (String) -> Void
     public typealias ProgressHandler = @Sendable (ConversionProgress) -> Void
 
-    public static func run(_ options: ConvertOptions, warn: Warning = { _ in },
+    public static func run(_ options: ConvertOptions, warn: @escaping Warning = { _ in },
                            progress: @escaping ProgressHandler = { _ in }) throws -> ConversionResult {
         let started = Date()
         let ext = URL(fileURLWithPath: options.output).pathExtension.lowercased()
@@ -67,8 +67,9 @@ public enum Transcoder {
             throw SDRifyError.usage("Passthrough copies whole files; --start/--duration need a preset that re-encodes")
         }
 
-        // Probe first: it validates the input and gives orientation, colour and size.
-        let info = try Prober.probe(path: options.input)
+        // Read the headers first: they validate the input and give orientation, colour and size. The same open
+        // input is then converted (the first picture's SEI is read by the pipeline when it decodes it).
+        let (info, demuxer) = try Prober.open(path: options.input)
         let video = info.video
         let orientation = try checkSupported(video, options: options, warn: warn)
         if options.preset.passthrough { try checkPassthrough(video, input: options.input) }
@@ -81,7 +82,6 @@ public enum Transcoder {
 
         let output = try AtomicOutput(finalPath: options.output, inputPath: options.input, overwrite: options.overwrite)
         defer { output.discard() }
-        let demuxer = try Demuxer(path: options.input)
         let muxer = try Muxer(path: output.tempPath, formatName: ext == "mov" ? "mov" : "mp4")
         let tb = demuxer.videoTimeBase
         let videoStart = Double(demuxer.videoStartTicks) * tb.seconds
@@ -136,8 +136,7 @@ public enum Transcoder {
             try muxer.writeHeader()
             let conversion = StreamingConversion(
                 options: options, video: video, demuxer: demuxer, decoder: decoder, encoder: encoder, muxer: muxer,
-                outVideo: outVideo, audio: audio, orientation: orientation, coded: coded,
-                curve: ToneCurve(options.toneMap, sourcePeak: video.hdrMetadata.sourcePeak(for: video.hdrKind)),
+                outVideo: outVideo, audio: audio, orientation: orientation, coded: coded, warn: warn,
                 cut: .init(active: cutting, start: cutStart, end: cutEnd, shiftTicks: cutting ? tb.ticks(cutStart) : 0),
                 report: { n, pts, first in frames = n; firstPTS = first; report(pts, finished: false) })
             try conversion.run()
@@ -170,10 +169,6 @@ public enum Transcoder {
         case .known(let o): orientation = o
         case .unsupported(let m):
             throw SDRifyError.unsupported("\(options.input): display matrix \(m.components) is not one of the eight orientations (rotation by a multiple of 90° with or without a mirror)")
-        }
-        if let other = video.conflictingFrameOrientation {
-            let desc: String = switch other { case .known(let o): "EXIF \(o.rawValue)"; case .unsupported: "an unsupported matrix" }
-            warn("the bitstream's display-orientation SEI (\(desc)) disagrees with the container (EXIF \(orientation.rawValue)); following the container")
         }
         if let order = video.fieldOrder, order != "progressive" {
             throw SDRifyError.unsupported("\(options.input): interlaced video (field order \(order)); deinterlace it first")
