@@ -49,3 +49,32 @@ void sdrify_tonemap_row(float *restrict r, float *restrict g, float *restrict b,
         b[i] = alive ? fmax_(B * s, 0.0f) : 0.0f;
     }
 }
+
+__attribute__((target_clones("avx2", "default")))
+void sdrify_hlg_to_linear_row(float *restrict r, float *restrict g, float *restrict b, int count,
+                              const float *restrict oetf_inv, int oetf_size, const float *restrict ootf_gain,
+                              unsigned ootf_base, float min_y) {
+    const float scale = (float)(oetf_size - 1), top = (float)(oetf_size - 1) - 1e-3f;
+#pragma clang loop vectorize(enable) vectorize_width(8)
+    for (int i = 0; i < count; i++) {
+        // Inverse OETF per channel, by table (signal clamped to 0-1).
+        float pr = fmin_(fmax_(r[i], 0.0f), 1.0f) * scale, pg = fmin_(fmax_(g[i], 0.0f), 1.0f) * scale,
+              pb = fmin_(fmax_(b[i], 0.0f), 1.0f) * scale;
+        pr = fmin_(pr, top); pg = fmin_(pg, top); pb = fmin_(pb, top);
+        int ir = (int)pr, ig = (int)pg, ib = (int)pb;
+        float er = oetf_inv[ir] + (oetf_inv[ir + 1] - oetf_inv[ir]) * (pr - (float)ir);
+        float eg = oetf_inv[ig] + (oetf_inv[ig + 1] - oetf_inv[ig]) * (pg - (float)ig);
+        float eb = oetf_inv[ib] + (oetf_inv[ib + 1] - oetf_inv[ib]) * (pb - (float)ib);
+        // OOTF on BT.2020 scene luminance: gain Ys^0.2 × 1000/203 from the bit-indexed table.
+        float ys = fmax_(0.2627f * er + 0.6780f * eg + 0.0593f * eb, min_y);
+        uint32_t u = bits_of(fmin_(ys, 1.0f));
+        uint32_t idx = (u >> 16) - ootf_base;
+        float f = float_of(((u & 0xFFFFu) << 7) | 0x3F800000u) - 1.0f;
+        float k = ootf_gain[idx] + (ootf_gain[idx + 1] - ootf_gain[idx]) * f;
+        er *= k; eg *= k; eb *= k;
+        // BT.2020 → BT.709 primaries (linear light).
+        r[i] = 1.6604910f * er - 0.5876411f * eg - 0.0728499f * eb;
+        g[i] = -0.1245505f * er + 1.1328999f * eg - 0.0083494f * eb;
+        b[i] = -0.0181508f * er - 0.1005789f * eg + 1.1187297f * eb;
+    }
+}

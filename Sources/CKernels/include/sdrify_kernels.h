@@ -9,4 +9,12 @@
 /// clamp the luminance looked up.
 void sdrify_tonemap_row(float *r, float *g, float *b, int count,
                         const float *gains, unsigned base, float min_y, float max_y);
+/// HLG R'G'B' (BT.2020, signal 0-1) → linear BT.709 RGB relative to 203 cd/m², in place. Signals outside 0-1
+/// (out of the container's gamut) are clamped to BT.2100's range first. Then the inverse OETF
+/// from `oetf_inv` (`oetf_size` entries over signal 0-1, linear interpolation), the BT.2100 OOTF on luminance
+/// (gamma 1.2 at a 1000 cd/m² display: scene light × Ys^0.2 × 1000/203) with Ys^0.2 from `ootf_gain`
+/// (indexed like the gain table, from `ootf_base`), then the BT.2020 → BT.709 primaries matrix.
+void sdrify_hlg_to_linear_row(float *r, float *g, float *b, int count,
+                              const float *oetf_inv, int oetf_size, const float *ootf_gain, unsigned ootf_base,
+                              float min_y);
 #endif

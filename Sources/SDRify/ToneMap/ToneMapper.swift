@@ -8,7 +8,8 @@ import Foundation
 public final class ToneMapper: @unchecked Sendable {
     public let curve: ToneCurve
     let table: GainTable
-    private let toLinear: ZimgGraph
+    private let toLinear: ZimgGraph   // PQ: to linear BT.709; HLG: to HLG R'G'B' BT.2020 (hlg linearises)
+    private let hlg: HLGTables?
     private let toSDR: ZimgGraph
     private let rgb: [UnsafeMutableRawPointer]  // three float planes, linear BT.709 relative to 203 cd/m²
     private let rgbStride: Int
@@ -16,14 +17,20 @@ public final class ToneMapper: @unchecked Sendable {
     private let width: Int, height: Int  // output size
 
     public init(sourceFormat: PlanarFormat, sourceColor: ColorDescription, width sw: Int, height sh: Int,
-                outputWidth: Int, outputHeight: Int, curve: ToneCurve, ringSize: Int = 1) throws {
+                outputWidth: Int, outputHeight: Int, curve: ToneCurve, ringSize: Int = 1,
+                exactHLG: Bool = false) throws {
         self.curve = curve
         width = outputWidth; height = outputHeight
         let kind = sourceColor.hdrKind
         table = GainTable(curve: curve, maxY: (kind == .hlg ? 1000 : 10000) / ToneCurve.referenceWhite)
         let linear = ColorDescription(primaries: .bt709, transfer: .linear, matrix: .rgb, range: .full)
+        // HLG: zimg stops at R'G'B' (matrix, resize, chroma) and our tables do the transfer (`exactHLG` keeps
+        // zimg's exact path, for the test that compares the two).
+        hlg = kind == .hlg && !exactHLG ? HLGTables() : nil
+        let legA = hlg == nil ? linear
+            : ColorDescription(primaries: sourceColor.primaries, transfer: .aribStdB67, matrix: .rgb, range: .full)
         toLinear = try ZimgGraph(from: ZimgFormat(width: sw, height: sh, format: sourceFormat, color: sourceColor),
-                                 to: ZimgFormat(width: outputWidth, height: outputHeight, rgbFloat: linear),
+                                 to: ZimgFormat(width: outputWidth, height: outputHeight, rgbFloat: legA),
                                  dither: .none, nominalPeakLuminance: ToneCurve.referenceWhite,
                                  approximateTransfer: kind == .pq)
         var sdr = ColorDescription.sdrOutput
@@ -43,6 +50,20 @@ public final class ToneMapper: @unchecked Sendable {
     public func process(_ frame: Frame, format: PlanarFormat) throws -> Frame {
         let src = frame.planes(format.planeCount).map { (UnsafeRawPointer($0.0), $0.1) }
         try toLinear.process(src: src, dst: rgb.map { ($0, rgbStride) })
+        if let hlg {
+            hlg.inverseOETF.withUnsafeBufferPointer { oetf in
+                hlg.ootfGain.withUnsafeBufferPointer { ootf in
+                    for y in 0..<height {
+                        let row = y * rgbStride
+                        sdrify_hlg_to_linear_row((rgb[0] + row).assumingMemoryBound(to: Float.self),
+                                                 (rgb[1] + row).assumingMemoryBound(to: Float.self),
+                                                 (rgb[2] + row).assumingMemoryBound(to: Float.self), Int32(width),
+                                                 oetf.baseAddress!, Int32(HLGTables.oetfSize), ootf.baseAddress!,
+                                                 hlg.ootfBase, GainTable.minY)
+                    }
+                }
+            }
+        }
         table.gains.withUnsafeBufferPointer { gains in
             for y in 0..<height {
                 let row = y * rgbStride
