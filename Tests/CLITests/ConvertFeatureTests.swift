@@ -102,6 +102,20 @@ final class ConvertFeatureTests: XCTestCase {
         XCTAssertEqual(output[11] - output[10], 0.1, accuracy: 0.002, "the slow part stays slow")
     }
 
+    func testALateStartIsMovedToZeroKeepingTheAVOffset() throws {
+        try ffmpeg(["-i", Support.vector("sdr_h264_aac.mp4"), "-c", "copy", "-output_ts_offset", "10", file("late.mp4")])
+        let source = try Support.ffprobe(file("late.mp4"))
+        let sv = double(Support.streams(source, "video").first?["start_time"]), sa = double(Support.streams(source, "audio").first?["start_time"])
+        XCTAssertGreaterThan(sv, 9)
+        for preset in ["960x540", "Passthrough"] {
+            _ = try convert(file("late.mp4"), file("late-\(preset).mp4"), "--preset", preset)
+            let out = try Support.ffprobe(file("late-\(preset).mp4"))
+            let ov = double(Support.streams(out, "video").first?["start_time"]), oa = double(Support.streams(out, "audio").first?["start_time"])
+            XCTAssertLessThan(min(ov, oa), 0.001, "\(preset): starts at 0")
+            XCTAssertEqual(ov - oa, sv - sa, accuracy: 0.01, "\(preset): A/V offset kept")
+        }
+    }
+
     func testHEVCPresetWritesTaggedMain() throws {
         _ = try convert(Support.vector("hlg_portrait.mov"), file("hevc.mp4"), "--preset", "HEVC1920x1080")
         let v = Support.streams(try Support.ffprobe(file("hevc.mp4")), "video").first ?? [:]

@@ -40,7 +40,7 @@ final class AudioOutput {
         let start = packet.pts.map { Double($0) * inTimeBase.double } ?? shiftSeconds
         let end = start + Double(packet.duration) * inTimeBase.double
         if let endSeconds, start >= endSeconds { return .after }
-        if shiftSeconds > 0, end <= shiftSeconds { return .before }
+        if shiftSeconds > 0, end <= shiftSeconds - 1e-6 { return .before }
         return .within
     }
 

@@ -63,7 +63,8 @@ enum MediaInspector {
 
         let duration = ctx.pointee.duration == ffNoPTS ? nil : Double(ctx.pointee.duration) / Double(AV_TIME_BASE)
         let size = ctx.pointee.pb.map { avio_size($0) }.flatMap { $0 >= 0 ? $0 : nil }
-        let format = FormatInfo(name: String(cString: ctx.pointee.iformat.pointee.name), duration: duration, size: size,
+        let start = ctx.pointee.start_time == ffNoPTS ? nil : Double(ctx.pointee.start_time) / Double(AV_TIME_BASE)
+        let format = FormatInfo(name: String(cString: ctx.pointee.iformat.pointee.name), duration: duration, startTime: start, size: size,
                                 bitRate: ctx.pointee.bit_rate > 0 ? Int(ctx.pointee.bit_rate) : nil)
         return MediaInfo(path: path, format: format, video: video, audio: audio)
     }

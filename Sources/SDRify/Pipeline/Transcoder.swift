@@ -89,6 +89,10 @@ public enum Transcoder {
         // A cut [start, start + duration) of the input's own clock becomes [0, duration) in the output.
         let cutting = options.start != nil || options.duration != nil
         let cutStart = videoStart + (options.start ?? 0)
+        // Without a cut, a file that starts late (a positive start time) is moved to start at 0, all streams
+        // together; early starts (AAC priming) stay, as edit lists express them.
+        let lateStart = max(info.format.startTime ?? 0, 0)
+        let shift = cutting ? cutStart : lateStart
         let cutEnd = options.duration.map { cutStart + $0 }
         if let start = options.start, start > 0 { try demuxer.seek(toSeconds: cutStart) }
 
@@ -109,12 +113,14 @@ public enum Transcoder {
 
         if options.preset.passthrough {
             let outVideo = try muxer.addCopiedVideoStream(from: demuxer.videoStream)
-            let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: 0, end: nil)
+            let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: lateStart, end: nil)
+            let shiftTicks = tb.ticks(lateStart)
             muxer.copyMetadata(from: demuxer.ctx, keepLocation: options.keepLocation)
             try muxer.writeHeader()
             let packet = try Packet()
             while try demuxer.readPacket(into: packet) {
                 if packet.streamIndex == demuxer.videoStreamIndex {
+                    packet.shift(by: shiftTicks)
                     if let pts = packet.pts { firstPTS = firstPTS ?? pts; lastPTS = max(lastPTS ?? pts, pts); report(pts, finished: false) }
                     frames += 1
                     try muxer.write(packet, stream: outVideo, from: tb)
@@ -131,13 +137,13 @@ public enum Transcoder {
             let encoder = try VideoEncoder(width: target.0, height: target.1, timeBase: tb.av, frameRate: frameRate.av,
                                            settings: settings, globalHeader: muxer.needsGlobalHeader)
             let outVideo = try muxer.addStream(from: encoder)
-            let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: cutting ? cutStart : 0, end: cutEnd)
+            let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: shift, end: cutEnd)
             muxer.copyMetadata(from: demuxer.ctx, keepLocation: options.keepLocation)
             try muxer.writeHeader()
             let conversion = StreamingConversion(
                 options: options, video: video, demuxer: demuxer, decoder: decoder, encoder: encoder, muxer: muxer,
                 outVideo: outVideo, audio: audio, orientation: orientation, coded: coded, warn: warn,
-                cut: .init(active: cutting, start: cutStart, end: cutEnd, shiftTicks: cutting ? tb.ticks(cutStart) : 0),
+                cut: .init(active: cutting, start: cutStart, end: cutEnd, shiftTicks: tb.ticks(shift)),
                 report: { n, pts, first in frames = n; firstPTS = first; report(pts, finished: false) })
             try conversion.run()
             frames = conversion.frames

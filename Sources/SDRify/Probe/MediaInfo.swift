@@ -9,6 +9,7 @@ public struct MediaInfo: Sendable {
 public struct FormatInfo: Sendable {
     public var name: String
     public var duration: Double?   // seconds
+    public var startTime: Double?  // seconds: the earliest timestamp of any stream
     public var size: Int64?        // bytes
     public var bitRate: Int?       // bit/s
 }
