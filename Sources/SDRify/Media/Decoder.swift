@@ -3,7 +3,6 @@ import CFFmpeg
 /// A video decoder for one stream, frame-threaded.
 final class Decoder {
     let ctx: UnsafeMutablePointer<AVCodecContext>
-    let timeBase: AVRational
     private let label: String
 
     /// `sideDataOnly`: the caller wants the first picture's side data (SEI), not its pixels, so the decoder
@@ -22,7 +21,6 @@ final class Decoder {
         }
         guard let c = avcodec_alloc_context3(codec) else { throw SDRifyError.conversion("out of memory") }
         ctx = c
-        timeBase = stream.pointee.time_base
         try ffCheck(avcodec_parameters_to_context(c, par), "\(label): decoder parameters")
         c.pointee.pkt_timebase = stream.pointee.time_base
         c.pointee.thread_count = Int32(threads)  // 0 = one per core

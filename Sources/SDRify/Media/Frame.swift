@@ -146,9 +146,6 @@ public final class Frame: @unchecked Sendable {
         }
         return md
     }
-
-    /// Whether a Dolby Vision RPU rides on this frame.
-    public var hasDolbyVisionRPU: Bool { av_frame_get_side_data(av, AV_FRAME_DATA_DOVI_RPU_BUFFER) != nil }
 }
 
 extension Frame {

@@ -63,8 +63,6 @@ struct ZimgFormat {
 final class ZimgGraph: @unchecked Sendable {
     private let graph: OpaquePointer
     private let tmp: UnsafeMutableRawPointer
-    let source: ZimgFormat
-    let destination: ZimgFormat
 
     enum Dither { case none, ordered, errorDiffusion }
 
@@ -72,8 +70,6 @@ final class ZimgGraph: @unchecked Sendable {
     /// harmless for PQ and BT.709 in the round trip, but it wrecks HLG (mean CIEDE2000 0.9 → 2.4).
     init(from source: ZimgFormat, to destination: ZimgFormat, dither: Dither = .ordered,
          nominalPeakLuminance: Double = 100, approximateTransfer: Bool = false) throws {
-        self.source = source
-        self.destination = destination
         var src = source.zimg, dst = destination.zimg
         var params = zimg_graph_builder_params()
         zimg_graph_builder_params_default(&params, czimg_api_version())
