@@ -41,6 +41,9 @@ struct Convert: ParsableCommand {
     @Option(help: "Start the output this many seconds into the input (frame-accurate).") var start: Double?
     @Option(help: "Make the output this many seconds long.") var duration: Double?
     @Flag(name: .customLong("keep-location"), help: "Keep GPS location metadata (dropped by default).") var keepLocation = false
+    @Option(help: ArgumentHelp("Stickers described in a JSON file (see README).", valueName: "FILE.json")) var overlays: String?
+    @Option(help: ArgumentHelp("A sticker: FILE@X,Y[,WxH][,START-END]; X, Y, W, H in pixels or percent.", valueName: "SPEC"))
+    var sticker: [String] = []
     @Option(help: "Cap on worker threads (0 = automatic).") var threads: Int = 0
     @Flag(help: "Print nothing but the error line.") var quiet = false
     @Flag(name: .customLong("tolerate-errors"), help: "Conceal decode errors and continue (they are counted) instead of failing.")
@@ -77,6 +80,8 @@ struct Convert: ParsableCommand {
         options.start = start
         options.duration = duration
         options.keepLocation = keepLocation
+        if let overlays { options.overlays = try OverlaySpec.load(jsonFile: overlays) }
+        options.overlays.stickers += try sticker.map { try OverlaySpec.sticker(shorthand: $0) }
         options.threads = threads
         options.toneMap = ToneMapOperator(rawValue: tonemap)!
         options.tolerateErrors = tolerateErrors

@@ -2,7 +2,7 @@ import Foundation
 
 /// The re-encoding path as three stages on three threads, joined by small bounded queues:
 ///   1. demux + decode, cut selection, output timestamps      (this thread feeds `decoded`)
-///   2. colour (scale, tone map) + orientation                (`decoded` → `converted`)
+///   2. colour (scale, tone map) + orientation + overlays     (`decoded` → `converted`)
 ///   3. encode + mux, audio copy or transcode, progress       (the calling thread)
 /// Audio packets travel the same queues, so the muxer sees them in order and stays single-threaded. Memory
 /// is bounded by the queues (constant in the clip's length). The first error in any stage closes every queue,
@@ -28,6 +28,7 @@ final class StreamingConversion: @unchecked Sendable {
     let audio: AudioOutput?
     let orientation: Orientation
     let coded: (Int, Int)
+    let overlays: OverlayStage?
     let warn: Transcoder.Warning
     let tb: TimeBase
     let frameTicks: Int64
@@ -51,11 +52,11 @@ final class StreamingConversion: @unchecked Sendable {
     private(set) var frames = 0
 
     init(options: ConvertOptions, video: VideoInfo, demuxer: Demuxer, decoder: Decoder, encoder: VideoEncoder, muxer: Muxer,
-         outVideo: Int, audio: AudioOutput?, orientation: Orientation, coded: (Int, Int), warn: @escaping Transcoder.Warning, cut: Cut,
+         outVideo: Int, audio: AudioOutput?, orientation: Orientation, coded: (Int, Int), overlays: OverlayStage?, warn: @escaping Transcoder.Warning, cut: Cut,
          report: @escaping (Int, Int64, Int64) -> Void) {
         self.options = options; self.video = video; self.demuxer = demuxer; self.decoder = decoder
         self.encoder = encoder; self.muxer = muxer; self.outVideo = outVideo; self.audio = audio
-        self.orientation = orientation; self.coded = coded; self.warn = warn; self.cut = cut; self.report = report
+        self.orientation = orientation; self.coded = coded; self.overlays = overlays; self.warn = warn; self.cut = cut; self.report = report
         tb = demuxer.videoTimeBase
         let rate = demuxer.videoFrameRate
         frameTicks = rate.num > 0 ? max(1, Int64((1 / rate.seconds / tb.seconds).rounded())) : 1
@@ -200,6 +201,8 @@ final class StreamingConversion: @unchecked Sendable {
                 var picture = try converter!.convert(frame, format: fmt)
                 if let orienter { picture = try orienter.apply(picture) }
                 picture.pts = frame.pts
+                // Overlays go on the upright SDR picture, at its output time.
+                overlays?.apply(to: picture, time: Double(frame.pts ?? 0) * tb.seconds)
                 guard converted.push(.video(picture)) else { throw Stopped() }
             }
         }

@@ -11,6 +11,7 @@ public struct ConvertOptions: Sendable {
     public var start: Double? = nil          // seconds from the beginning of the input
     public var duration: Double? = nil       // seconds
     public var keepLocation = false
+    public var overlays = OverlaySpec()
     public var threads = 0  // 0 = automatic
     public var toneMap = ToneMapOperator.default
     /// Conceal decode errors and go on (counted in the result) instead of failing with exit 2.
@@ -63,6 +64,9 @@ public enum Transcoder {
         }
         if let s = options.start, !(s >= 0 && s.isFinite) { throw SDRifyError.usage("--start must be 0 or more seconds") }
         if let d = options.duration, !(d > 0 && d.isFinite) { throw SDRifyError.usage("--duration must be more than 0 seconds") }
+        if options.preset.passthrough, !options.overlays.isEmpty {
+            throw SDRifyError.usage("Passthrough copies the video; overlays need a preset that re-encodes")
+        }
         if options.preset.passthrough, options.start != nil || options.duration != nil {
             throw SDRifyError.usage("Passthrough copies whole files; --start/--duration need a preset that re-encodes")
         }
@@ -80,6 +84,9 @@ public enum Transcoder {
         // The colour stage works in coded orientation: its output is the target turned back.
         let coded = orientation.swapsDimensions ? (target.1, target.0) : (target.0, target.1)
 
+        // Overlay pictures are decoded now: a bad one fails before any output exists.
+        let overlays = options.overlays.isEmpty ? nil
+            : try OverlayStage(spec: options.overlays, frameWidth: target.0, frameHeight: target.1)
         let output = try AtomicOutput(finalPath: options.output, inputPath: options.input, overwrite: options.overwrite)
         defer { output.discard() }
         let muxer = try Muxer(path: output.tempPath, formatName: ext == "mov" ? "mov" : "mp4")
@@ -142,7 +149,7 @@ public enum Transcoder {
             try muxer.writeHeader()
             let conversion = StreamingConversion(
                 options: options, video: video, demuxer: demuxer, decoder: decoder, encoder: encoder, muxer: muxer,
-                outVideo: outVideo, audio: audio, orientation: orientation, coded: coded, warn: warn,
+                outVideo: outVideo, audio: audio, orientation: orientation, coded: coded, overlays: overlays, warn: warn,
                 cut: .init(active: cutting, start: cutStart, end: cutEnd, shiftTicks: tb.ticks(shift)),
                 report: { n, pts, first in frames = n; firstPTS = first; report(pts, finished: false) })
             try conversion.run()

@@ -1,0 +1,105 @@
+import CFFmpeg
+
+/// One decoded sticker picture: straight (not premultiplied) 8-bit RGBA, and how long it shows in an animation.
+public struct RGBAImage: Sendable {
+    public let width: Int
+    public let height: Int
+    public let pixels: [UInt8]      // width × height × 4, row-major, R G B A
+    public let duration: Double     // seconds (animations); 0 for a still
+}
+
+/// Decodes a still or animated image (PNG, JPEG, GIF, APNG, WebP…) with libavformat/libavcodec into RGBA
+/// frames, once, up front.
+enum ImageDecoder {
+    static let maxFrames = 1000
+    static let maxPixels = 4096 * 4096
+
+    static func decode(path: String) throws -> [RGBAImage] {
+        var c: UnsafeMutablePointer<AVFormatContext>? = nil
+        guard avformat_open_input(&c, path, nil, nil) >= 0, let ctx = c else {
+            throw SDRifyError.usage("\(path): cannot read this image")
+        }
+        defer { var p: UnsafeMutablePointer<AVFormatContext>? = ctx; avformat_close_input(&p) }
+        guard avformat_find_stream_info(ctx, nil) >= 0 else { throw SDRifyError.usage("\(path): cannot read this image") }
+        let index = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        guard index >= 0 else { throw SDRifyError.usage("\(path): not an image") }
+        let stream = ctx.pointee.streams[Int(index)]!
+        let par = stream.pointee.codecpar!
+        guard par.pointee.width > 0, par.pointee.height > 0, Int(par.pointee.width) * Int(par.pointee.height) <= maxPixels else {
+            throw SDRifyError.usage("\(path): image size \(par.pointee.width)x\(par.pointee.height) is not usable for a sticker")
+        }
+        guard let codec = avcodec_find_decoder(par.pointee.codec_id), let d = avcodec_alloc_context3(codec) else {
+            throw SDRifyError.usage("\(path): no decoder for this image")
+        }
+        var dec: UnsafeMutablePointer<AVCodecContext>? = d
+        defer { avcodec_free_context(&dec) }
+        guard avcodec_parameters_to_context(d, par) >= 0, avcodec_open2(d, codec, nil) >= 0 else {
+            throw SDRifyError.usage("\(path): cannot decode this image")
+        }
+        let tb = stream.pointee.time_base
+        var images: [RGBAImage] = []
+        var lastPTS: Int64? = nil
+        let packet = try Packet()
+        let frame = try Frame()
+
+        func receiveAll() throws {
+            while true {
+                let r = avcodec_receive_frame(d, frame.av)
+                if r == ffEAGAIN || r == ffEOF { return }
+                guard r >= 0 else { throw SDRifyError.usage("\(path): damaged image (\(ffErrorString(r)))") }
+                let pts = frame.av.pointee.best_effort_timestamp
+                let duration = frame.av.pointee.pkt_duration > 0 ? Double(frame.av.pointee.pkt_duration) * tb.double : 0.1
+                if let last = lastPTS, pts != ffNoPTS, pts > last, let previous = images.popLast() {
+                    // The display time of the previous frame is the gap to this one.
+                    images.append(RGBAImage(width: previous.width, height: previous.height, pixels: previous.pixels,
+                                            duration: Double(pts - last) * tb.double))
+                }
+                if pts != ffNoPTS { lastPTS = pts }
+                images.append(try rgba(frame.av, duration: duration, path: path))
+                av_frame_unref(frame.av)
+                guard images.count <= maxFrames else { throw SDRifyError.usage("\(path): more than \(maxFrames) frames") }
+            }
+        }
+        while av_read_frame(ctx, packet.av) >= 0 {
+            if packet.streamIndex == Int(index) {
+                if avcodec_send_packet(d, packet.av) < 0 { throw SDRifyError.usage("\(path): damaged image") }
+                try receiveAll()
+            }
+            av_packet_unref(packet.av)
+        }
+        avcodec_send_packet(d, nil)
+        try receiveAll()
+        guard !images.isEmpty else { throw SDRifyError.usage("\(path): no picture in this image") }
+        if images.count == 1 { images[0] = RGBAImage(width: images[0].width, height: images[0].height, pixels: images[0].pixels, duration: 0) }
+        return images
+    }
+
+    static func rgba(_ f: UnsafeMutablePointer<AVFrame>, duration: Double, path: String) throws -> RGBAImage {
+        let w = Int(f.pointee.width), h = Int(f.pointee.height)
+        guard let sws = sws_getContext(Int32(w), Int32(h), AVPixelFormat(rawValue: f.pointee.format), Int32(w), Int32(h),
+                                       AV_PIX_FMT_RGBA, SWS_POINT, nil, nil, nil) else {
+            throw SDRifyError.usage("\(path): unsupported image pixel format")
+        }
+        defer { sws_freeContext(sws) }
+        var pixels = [UInt8](repeating: 0, count: w * h * 4)
+        pixels.withUnsafeMutableBufferPointer { buf in
+            var dst: UnsafeMutablePointer<UInt8>? = buf.baseAddress
+            var stride = Int32(w * 4)
+            withUnsafePointer(to: &f.pointee.data) { dataTuple in
+                withUnsafePointer(to: &f.pointee.linesize) { lineTuple in
+                    dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { srcData in
+                        lineTuple.withMemoryRebound(to: Int32.self, capacity: 8) { srcStride in
+                            _ = sws_scale(sws, srcData, srcStride, 0, Int32(h), &dst, &stride)
+                        }
+                    }
+                }
+            }
+        }
+        return RGBAImage(width: w, height: h, pixels: pixels, duration: duration)
+    }
+}
+
+/// The public entry point for loading sticker pictures.
+public enum StickerImages {
+    public static func load(_ path: String) throws -> [RGBAImage] { try ImageDecoder.decode(path: path) }
+}
