@@ -50,8 +50,7 @@ public struct OverlaySpec: Equatable, Sendable {
         do { root = try JSONSerialization.jsonObject(with: data) } catch {
             throw SDRifyError.usage("\(path): malformed JSON")
         }
-        let base = URL(fileURLWithPath: path).deletingLastPathComponent()
-        var parser = Parser(file: path)
+        var parser = Parser(file: path, base: URL(fileURLWithPath: path).deletingLastPathComponent())
         let object = try parser.object(root, at: "$", allowed: ["stickers", "captions"])
         if object["captions"] != nil {
             throw SDRifyError.usage("\(path): $.captions: burned-in captions are not available in this version of sdrify")
@@ -59,9 +58,7 @@ public struct OverlaySpec: Equatable, Sendable {
         var spec = OverlaySpec()
         if let list = object["stickers"] {
             for (i, item) in try parser.array(list, at: "$.stickers").enumerated() {
-                var sticker = try parser.sticker(item, at: "$.stickers[\(i)]")
-                if !sticker.image.hasPrefix("/") { sticker.image = base.appendingPathComponent(sticker.image).path }
-                spec.stickers.append(sticker)
+                spec.stickers.append(try parser.sticker(item, at: "$.stickers[\(i)]"))
             }
         }
         return spec
@@ -96,6 +93,7 @@ public struct OverlaySpec: Equatable, Sendable {
 /// JSON walking with the path of every value, for one-line errors.
 struct Parser {
     let file: String
+    var base: URL? = nil   // relative image paths are resolved against the JSON file's folder
 
     func fail(_ path: String, _ what: String) -> SDRifyError {
         SDRifyError.usage(path.isEmpty ? "\(file): \(what)" : "\(file): \(path): \(what)")
@@ -140,7 +138,8 @@ struct Parser {
     mutating func sticker(_ v: Any, at path: String) throws -> StickerSpec {
         let o = try object(v, at: path, allowed: ["image", "x", "y", "width", "height", "start", "end", "opacity",
                                                   "fade_in", "fade_out", "keyframes"])
-        guard let image = o["image"] as? String, !image.isEmpty else { throw fail("\(path).image", "expected an image file name") }
+        guard var image = o["image"] as? String, !image.isEmpty else { throw fail("\(path).image", "expected an image file name") }
+        if let base, !image.hasPrefix("/") { image = base.appendingPathComponent(image).path }
         guard let x = try length(o["x"], at: "\(path).x") else { throw fail("\(path).x", "missing") }
         guard let y = try length(o["y"], at: "\(path).y") else { throw fail("\(path).y", "missing") }
         var s = StickerSpec(image: image, x: x, y: y)

@@ -1,0 +1,139 @@
+import Foundation
+import XCTest
+
+/// Stickers in the upright SDR output frame: placement, timing, opacity, keyframes, animation, validation.
+final class OverlayTests: XCTestCase {
+    var dir: URL!
+    override func setUpWithError() throws { dir = try Support.tempDir() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+    func file(_ name: String) -> String { dir.appendingPathComponent(name).path }
+
+    func ffmpeg(_ args: [String]) throws {
+        let r = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-y"] + args)
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
+    // BT.709 limited-range codes of full magenta (R = B = 255, G = 0).
+    let magenta = (y: 16 + 219 * 0.2848, cb: 128 + 224 * (1 - 0.2848) / 1.8556, cr: 128 + 224 * (1 - 0.2848) / 1.5748)
+
+    struct Picture {
+        let w: Int, h: Int, bytes: [UInt8]
+        func y(_ x: Int, _ y: Int) -> Double { Double(bytes[y * w + x]) }
+        func cb(_ x: Int, _ y: Int) -> Double { Double(bytes[w * h + (y / 2) * (w / 2) + x / 2]) }
+        func cr(_ x: Int, _ y: Int) -> Double { Double(bytes[w * h + (w / 2) * (h / 2) + (y / 2) * (w / 2) + x / 2]) }
+    }
+
+    func picture(_ path: String, at index: Int, _ w: Int, _ h: Int) throws -> Picture {
+        let bytes = try Support.rawFrame(path, index: index, pixelFormat: "yuv420p")
+        guard bytes.count == w * h * 3 / 2 else {
+            XCTFail("\(path): no \(w)x\(h) picture \(index)")
+            return Picture(w: w, h: h, bytes: [UInt8](repeating: 0, count: w * h * 3 / 2))
+        }
+        return Picture(w: w, h: h, bytes: bytes)
+    }
+
+    func makeGrey() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p", file("grey.mp4")])
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=magenta:size=40x30", "-frames:v", "1", file("magenta.png")])
+    }
+
+    func convert(_ input: String, _ output: String, _ extra: [String]) throws {
+        let r = try Support.sdrify([input, output, "--preset", "640x480", "--crf", "4", "--overwrite"] + extra)
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
+    func testStickerAtItsExactBoxOnlyWhileActive() throws {
+        try makeGrey()
+        try convert(file("grey.mp4"), file("out.mp4"), ["--sticker", "\(file("magenta.png"))@20,30,0.5-1.5"])
+        let on = try picture(file("out.mp4"), at: 30, 320, 240)     // t = 1.0
+        let grey = try picture(file("grey.mp4"), at: 30, 320, 240)
+        for (x, y) in [(20, 30), (59, 30), (20, 59), (59, 59), (40, 45)] {
+            XCTAssertEqual(on.y(x, y), magenta.y, accuracy: 3, "inside at \(x),\(y)")
+            XCTAssertEqual(on.cr(x, y), magenta.cr, accuracy: 3)
+        }
+        for (x, y) in [(19, 45), (60, 45), (40, 29), (40, 60), (200, 200)] {
+            XCTAssertEqual(on.y(x, y), grey.y(x, y), accuracy: 3, "outside at \(x),\(y)")
+        }
+        for index in [10, 50] {   // t = 0.33 and 1.67: not showing
+            let off = try picture(file("out.mp4"), at: index, 320, 240)
+            XCTAssertEqual(off.y(40, 45), grey.y(40, 45), accuracy: 3, "frame \(index)")
+        }
+    }
+
+    func testHalfOpacityBlendsHalfway() throws {
+        try makeGrey()
+        try Data(#"{"stickers": [{"image": "magenta.png", "x": 20, "y": 30, "opacity": 0.5}]}"#.utf8).write(to: URL(fileURLWithPath: file("o.json")))
+        try convert(file("grey.mp4"), file("half.mp4"), ["--overlays", file("o.json")])
+        let p = try picture(file("half.mp4"), at: 15, 320, 240), grey = try picture(file("grey.mp4"), at: 15, 320, 240)
+        XCTAssertEqual(p.y(40, 45), (magenta.y + grey.y(40, 45)) / 2, accuracy: 3)
+        XCTAssertEqual(p.cr(40, 45), (magenta.cr + grey.cr(40, 45)) / 2, accuracy: 3)
+    }
+
+    func testKeyframedStickerIsAtTheInterpolatedPositionMidway() throws {
+        try makeGrey()
+        let json = #"{"stickers": [{"image": "magenta.png", "x": 0, "y": 100, "keyframes": [{"t": 0, "x": 0}, {"t": 2, "x": 200}]}]}"#
+        try Data(json.utf8).write(to: URL(fileURLWithPath: file("k.json")))
+        try convert(file("grey.mp4"), file("k.mp4"), ["--overlays", file("k.json")])
+        let p = try picture(file("k.mp4"), at: 30, 320, 240)   // t = 1.0: x = 100
+        let row = (0..<320).map { p.y($0, 115) }
+        let left = row.firstIndex { abs($0 - magenta.y) < 10 }
+        XCTAssertEqual(left, 100, "left edge midway between 0 and 200")
+        XCTAssertEqual(row.lastIndex { abs($0 - magenta.y) < 10 }, 139)
+    }
+
+    func testAnimatedGIFShowsItsFramesInOrder() throws {
+        try makeGrey()
+        // Three 0.2 s frames: red, green, blue.
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=black:size=40x40:rate=5", "-frames:v", "3", "-vf",
+                    "format=rgb24,geq=r='if(eq(N\\,0)\\,255\\,0)':g='if(eq(N\\,1)\\,255\\,0)':b='if(eq(N\\,2)\\,255\\,0)'",
+                    file("rgb.gif")])
+        try convert(file("grey.mp4"), file("gif.mp4"), ["--sticker", "\(file("rgb.gif"))@100,100"])
+        func colour(_ index: Int) throws -> String {
+            let p = try picture(file("gif.mp4"), at: index, 320, 240)
+            let (cb, cr) = (p.cb(120, 120), p.cr(120, 120))
+            if cr > 200 { return "red" }
+            if cb > 200 { return "blue" }
+            if cb < 100 && cr < 100 { return "green" }
+            return "other(\(cb),\(cr))"
+        }
+        XCTAssertEqual(try [3, 9, 15, 21, 27].map(colour), ["red", "green", "blue", "red", "green"], "0.1, 0.3, 0.5, 0.7 (looped), 0.9 s")
+    }
+
+    func testPositionsAreInTheUprightFrameOfAPortraitHDRSource() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=magenta:size=40x30", "-frames:v", "1", file("magenta.png")])
+        let r = try Support.sdrify([Support.vector("sample_hlg_portrait.mov"), file("p.mp4"), "--preset", "960x540", "--crf", "4",
+                                    "--sticker", "\(file("magenta.png"))@10,900"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let p = try picture(file("p.mp4"), at: 5, 540, 960)
+        XCTAssertEqual(p.y(30, 915), magenta.y, accuracy: 4, "near the bottom-left of the upright 540x960 picture")
+        XCTAssertEqual(p.cr(30, 915), magenta.cr, accuracy: 4)
+    }
+
+    func testBadOverlayDescriptionsExit64BeforeAnyOutput() throws {
+        try makeGrey()
+        let cases: [(String, String)] = [
+            (#"{"stickers": [{"image": "magenta.png", "x": 1, "y": 2, "colour": "red"}]}"#, "$.stickers[0].colour: unknown key"),
+            (#"{"stickers": [{"image": "magenta.png", "x": 1, "y": 2, "start": 2, "end": 1}]}"#, "$.stickers[0].end: is before start"),
+            (#"{"stickers": [{"image": "nope.png", "x": 1, "y": 2}]}"#, "$.stickers[0].image"),
+            (#"{"stickers": [{"image": "magenta.png", "x": 1, "y": 2, "width": -5}]}"#, "$.stickers[0].width"),
+            (#"{"stickers": [{"image": "magenta.png", "x": "5px", "y": 2}]}"#, "$.stickers[0].x"),
+            (#"{"stickers": [{"image": "magenta.png", "x": 1, "y": 2, "keyframes": [{"x": 3}]}]}"#, "$.stickers[0].keyframes[0].t"),
+            (#"{"stickers": ["#, "malformed JSON"),
+        ]
+        for (i, (json, words)) in cases.enumerated() {
+            let path = file("bad\(i).json")
+            try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+            let output = file("never\(i).mp4")
+            let r = try Support.sdrify(file("grey.mp4"), output, "--overlays", path)
+            XCTAssertEqual(r.status, 64, "\(json): \(r.stderr)")
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains(words) && r.stderr.contains(path), "\(words) in \(r.stderr)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+        }
+        try Data("not an image".utf8).write(to: URL(fileURLWithPath: file("fake.png")))
+        let r = try Support.sdrify(file("grey.mp4"), file("never.mp4"), "--sticker", "\(file("fake.png"))@1,1")
+        XCTAssertEqual(r.status, 64, r.stderr)
+        XCTAssertTrue(r.stderr.contains("fake.png"), r.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".mp4") && $0 != "grey.mp4" }, [])
+    }
+}
