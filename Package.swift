@@ -25,6 +25,12 @@ let package = Package(
             pkgConfig: "zimg",
             providers: [.apt(["libzimg-dev"])]
         ),
+        .systemLibrary(
+            name: "CAss",
+            path: "Sources/CAss",
+            pkgConfig: "libass",
+            providers: [.apt(["libass-dev"])]
+        ),
         // Our own hot per-pixel kernels (auto-vectorised C with an AVX2 clone); see include/sdrify_kernels.h.
         .target(
             name: "CKernels",
@@ -32,7 +38,7 @@ let package = Package(
         ),
         .target(
             name: "SDRify",
-            dependencies: ["CFFmpeg", "CZimg", "CKernels"],
+            dependencies: ["CFFmpeg", "CZimg", "CAss", "CKernels"],
             swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
         .executableTarget(

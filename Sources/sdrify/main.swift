@@ -44,6 +44,7 @@ struct Convert: ParsableCommand {
     @Option(help: ArgumentHelp("Stickers described in a JSON file (see README).", valueName: "FILE.json")) var overlays: String?
     @Option(help: ArgumentHelp("A sticker: FILE@X,Y[,WxH][,START-END]; X, Y, W, H in pixels or percent.", valueName: "SPEC"))
     var sticker: [String] = []
+    @Option(help: ArgumentHelp("Burn in captions or lyrics from an SRT, WebVTT or ASS file.", valueName: "FILE")) var captions: String?
     @Option(help: "Cap on worker threads (0 = automatic).") var threads: Int = 0
     @Flag(help: "Print nothing but the error line.") var quiet = false
     @Flag(name: .customLong("tolerate-errors"), help: "Conceal decode errors and continue (they are counted) instead of failing.")
@@ -82,6 +83,10 @@ struct Convert: ParsableCommand {
         options.keepLocation = keepLocation
         if let overlays { options.overlays = try OverlaySpec.load(jsonFile: overlays) }
         options.overlays.stickers += try sticker.map { try OverlaySpec.sticker(shorthand: $0) }
+        if let captions {
+            guard FileManager.default.isReadableFile(atPath: captions) else { throw SDRifyError(.usage, "\(captions): cannot read the captions") }
+            options.overlays.captions.append(captions)
+        }
         options.threads = threads
         options.toneMap = ToneMapOperator(rawValue: tonemap)!
         options.tolerateErrors = tolerateErrors

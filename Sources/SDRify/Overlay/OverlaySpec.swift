@@ -36,9 +36,10 @@ public struct StickerSpec: Equatable, Sendable {
 /// What `--overlays FILE.json` and `--sticker` describe, checked completely before any output is written.
 public struct OverlaySpec: Equatable, Sendable {
     public var stickers: [StickerSpec] = []
-    public init(stickers: [StickerSpec] = []) { self.stickers = stickers }
+    public var captions: [String] = []   // SRT, WebVTT or ASS files
+    public init(stickers: [StickerSpec] = [], captions: [String] = []) { self.stickers = stickers; self.captions = captions }
 
-    public var isEmpty: Bool { stickers.isEmpty }
+    public var isEmpty: Bool { stickers.isEmpty && captions.isEmpty }
 
     /// Reads and validates an overlay description; every problem is a usage error naming the file and the
     /// JSON path. Image paths are relative to the JSON file.
@@ -52,10 +53,17 @@ public struct OverlaySpec: Equatable, Sendable {
         }
         var parser = Parser(file: path, base: URL(fileURLWithPath: path).deletingLastPathComponent())
         let object = try parser.object(root, at: "$", allowed: ["stickers", "captions"])
-        if object["captions"] != nil {
-            throw SDRifyError.usage("\(path): $.captions: burned-in captions are not available in this version of sdrify")
-        }
         var spec = OverlaySpec()
+        if let list = object["captions"] {
+            for (i, item) in try parser.array(list, at: "$.captions").enumerated() {
+                let at = "$.captions[\(i)]"
+                let o = try parser.object(item, at: at, allowed: ["file"])
+                guard var file = o["file"] as? String, !file.isEmpty else { throw parser.fail("\(at).file", "expected a caption file name") }
+                if let base = parser.base, !file.hasPrefix("/") { file = base.appendingPathComponent(file).path }
+                guard FileManager.default.isReadableFile(atPath: file) else { throw parser.fail("\(at).file", "cannot read \(file)") }
+                spec.captions.append(file)
+            }
+        }
         if let list = object["stickers"] {
             for (i, item) in try parser.array(list, at: "$.stickers").enumerated() {
                 spec.stickers.append(try parser.sticker(item, at: "$.stickers[\(i)]"))

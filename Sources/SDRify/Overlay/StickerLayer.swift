@@ -18,6 +18,35 @@ struct StickerTile {
     let cb: [Float], cr: [Float], chromaAlpha: [Float]   // per 2×2 block: mean of (C code × alpha), mean alpha
 }
 
+extension StickerTile {
+    /// Premultiplied R'G'B'A (0–1, BT.709 R'G'B') on an even-aligned box → Y'CbCr codes × alpha, chroma from
+    /// the alpha-weighted 2×2 block.
+    init(premultipliedRGBA canvas: [Float], x0: Int, y0: Int, width w: Int, height h: Int) {
+        var luma = [Float](repeating: 0, count: w * h), alpha = luma, cbFull = luma, crFull = luma
+        for i in 0..<(w * h) {
+            let a = canvas[4 * i + 3]
+            guard a > 0 else { continue }
+            let (r, g, b) = (canvas[4 * i], canvas[4 * i + 1], canvas[4 * i + 2])
+            let yp = 0.2126 * r + 0.7152 * g + 0.0722 * b
+            luma[i] = 16 * a + 219 * yp
+            alpha[i] = a
+            cbFull[i] = 128 * a + 224 * (b - yp) / 1.8556
+            crFull[i] = 128 * a + 224 * (r - yp) / 1.5748
+        }
+        let cw = w / 2, ch = h / 2
+        var cb = [Float](repeating: 0, count: cw * ch), cr = cb, ca = cb
+        for y in 0..<ch {
+            for x in 0..<cw {
+                let i = (2 * y) * w + 2 * x, j = y * cw + x
+                cb[j] = (cbFull[i] + cbFull[i + 1] + cbFull[i + w] + cbFull[i + w + 1]) / 4
+                cr[j] = (crFull[i] + crFull[i + 1] + crFull[i + w] + crFull[i + w + 1]) / 4
+                ca[j] = (alpha[i] + alpha[i + 1] + alpha[i + w] + alpha[i + w + 1]) / 4
+            }
+        }
+        self.init(x0: x0, y0: y0, width: w, height: h, luma: luma, alpha: alpha, cb: cb, cr: cr, chromaAlpha: ca)
+    }
+}
+
 /// One sticker: pictures decoded once (premultiplied, with a half-size chain for large reductions), its
 /// geometry resolved for the output frame, and the last rendered tile kept while its state does not change.
 final class StickerLayer: @unchecked Sendable {
@@ -114,8 +143,7 @@ final class StickerLayer: @unchecked Sendable {
         var level = chain[0]
         for m in chain.dropFirst() where Double(m.width) >= s.width && Double(m.height) >= s.height { level = m }
         let sx = Double(level.width) / s.width, sy = Double(level.height) / s.height
-        var luma = [Float](repeating: 0, count: w * h), alpha = [Float](repeating: 0, count: w * h)
-        var cbFull = [Float](repeating: 0, count: w * h), crFull = [Float](repeating: 0, count: w * h)
+        var canvas = [Float](repeating: 0, count: w * h * 4)
         let opacity = Float(s.opacity)
         for py in 0..<h {
             for px in 0..<w {
@@ -124,28 +152,11 @@ final class StickerLayer: @unchecked Sendable {
                 let u = (dx * cosT + dy * sinT + s.width / 2) * sx - 0.5
                 let v = (-dx * sinT + dy * cosT + s.height / 2) * sy - 0.5
                 let c = StickerLayer.sample(level, u, v)
-                let a = c.3 * opacity
-                guard a > 0 else { continue }
-                let (r, g, b) = (c.0 * opacity, c.1 * opacity, c.2 * opacity)   // premultiplied R'G'B'
-                let yp = 0.2126 * r + 0.7152 * g + 0.0722 * b
-                let i = py * w + px
-                luma[i] = 16 * a + 219 * yp
-                alpha[i] = a
-                cbFull[i] = 128 * a + 224 * (b - yp) / 1.8556
-                crFull[i] = 128 * a + 224 * (r - yp) / 1.5748
+                let i = (py * w + px) * 4
+                canvas[i] = c.0 * opacity; canvas[i + 1] = c.1 * opacity; canvas[i + 2] = c.2 * opacity; canvas[i + 3] = c.3 * opacity
             }
         }
-        let cw = w / 2, ch = h / 2
-        var cb = [Float](repeating: 0, count: cw * ch), cr = cb, ca = cb
-        for y in 0..<ch {
-            for x in 0..<cw {
-                let i = (2 * y) * w + 2 * x, j = y * cw + x
-                cb[j] = (cbFull[i] + cbFull[i + 1] + cbFull[i + w] + cbFull[i + w + 1]) / 4
-                cr[j] = (crFull[i] + crFull[i + 1] + crFull[i + w] + crFull[i + w + 1]) / 4
-                ca[j] = (alpha[i] + alpha[i + 1] + alpha[i + w] + alpha[i + w + 1]) / 4
-            }
-        }
-        return StickerTile(x0: x0, y0: y0, width: w, height: h, luma: luma, alpha: alpha, cb: cb, cr: cr, chromaAlpha: ca)
+        return StickerTile(premultipliedRGBA: canvas, x0: x0, y0: y0, width: w, height: h)
     }
 
     /// Bilinear sample of premultiplied RGBA; transparent outside the picture.
@@ -165,12 +176,15 @@ final class StickerLayer: @unchecked Sendable {
     }
 }
 
-/// The overlay stage: stickers composited, in order, into the upright 8-bit BT.709 4:2:0 output frame.
+/// The overlay stage: stickers, then captions, composited into the upright 8-bit BT.709 4:2:0 output frame
+/// (after tone mapping, so their colours are never tone mapped).
 public final class OverlayStage: @unchecked Sendable {
     private let layers: [StickerLayer]
+    private let captions: [CaptionLayer]
 
-    /// Decodes every picture now, so a bad file fails before any output is written.
+    /// Decodes every picture and reads every caption file now, so a bad file fails before any output exists.
     public init(spec: OverlaySpec, frameWidth: Int, frameHeight: Int) throws {
+        captions = try spec.captions.map { try CaptionLayer(path: $0, frameWidth: frameWidth, frameHeight: frameHeight) }
         layers = try spec.stickers.enumerated().map { i, s in
             let pictures: [RGBAImage]
             do { pictures = try StickerImages.load(s.image) } catch let e as SDRifyError {
@@ -184,6 +198,9 @@ public final class OverlayStage: @unchecked Sendable {
         for layer in layers {
             guard let state = layer.state(at: time) else { continue }
             OverlayStage.blend(layer.tile(for: state), into: frame)
+        }
+        for caption in captions {
+            if let tile = caption.tile(at: time) { OverlayStage.blend(tile, into: frame) }
         }
     }
 
