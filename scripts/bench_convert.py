@@ -59,6 +59,9 @@ def frames(path):
 
 
 def main():
+    if len(sys.argv) > 4 and sys.argv[4] == "overlays":
+        print(overlay_rows())
+        return
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.mp4")
@@ -88,6 +91,33 @@ def main():
     print("\n".join(rows))
     print()
     print(memory_rows())
+    print()
+    print(overlay_rows())
+
+
+def overlay_rows():
+    """What one sticker and one caption track cost on the 4K HLG portrait → 960x540 conversion."""
+    hlg = os.path.join(CACHE, "hlg_4k_portrait.mov")
+    sticker = ensure(os.path.join(CACHE, "sticker.png"), [
+        "-f", "lavfi", "-i", "testsrc2=size=200x120,format=rgba,geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='if(lt(hypot(X-100,Y-60),55),255,0)'",
+        "-frames:v", "1", "-f", "apng"])
+    srt = os.path.join(CACHE, "lyrics.srt")
+    if not os.path.exists(srt):
+        with open(srt, "w") as f:
+            for i in range(8):
+                f.write(f"{i + 1}\n00:00:0{i // 2},{(i % 2) * 500:03d} --> 00:00:0{i // 2},{(i % 2) * 500 + 450:03d}\n"
+                        f"Line {i + 1} of the lyrics こんにちは\n\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "o.mp4")
+        base = [SDRIFY, hlg, out, "--preset", "960x540", "--x264-preset", "veryfast", "--crf", "23", "--overwrite", "--quiet"]
+        cmds = {"plain": base, "overlays": base + ["--sticker", f"{sticker}@20,20", "--captions", srt]}
+        times = {k: [] for k in cmds}
+        for _ in range(RUNS):
+            for k, cmd in cmds.items():
+                times[k].append(timed(cmd)[0])
+    plain, with_overlays = statistics.median(times["plain"]), statistics.median(times["overlays"])
+    return ("| 4K HLG portrait → 960x540 | without overlays | with one sticker and one caption track | cost |\n|---|---|---|---|\n"
+            f"| median of {RUNS} | {plain:.2f} s | {with_overlays:.2f} s | **{(with_overlays / plain - 1) * 100:+.1f} %** |")
 
 
 def memory_rows():

@@ -101,12 +101,21 @@ final class OverlayTests: XCTestCase {
 
     func testPositionsAreInTheUprightFrameOfAPortraitHDRSource() throws {
         try ffmpeg(["-f", "lavfi", "-i", "color=c=magenta:size=40x30", "-frames:v", "1", file("magenta.png")])
+        try Data("1\n00:00:00,000 --> 00:00:02,000\nPortrait caption\n".utf8).write(to: URL(fileURLWithPath: file("c.srt")))
+        // x = 10 % of 540 = 54, y = 900 px: near the bottom-left of the upright 540x960 picture.
+        let plain = file("plain.mp4")
+        XCTAssertEqual(try Support.sdrify([Support.vector("sample_hlg_portrait.mov"), plain, "--preset", "960x540", "--crf", "4"]).status, 0)
         let r = try Support.sdrify([Support.vector("sample_hlg_portrait.mov"), file("p.mp4"), "--preset", "960x540", "--crf", "4",
-                                    "--sticker", "\(file("magenta.png"))@10,900"])
+                                    "--sticker", "\(file("magenta.png"))@10%,900", "--captions", file("c.srt")])
         XCTAssertEqual(r.status, 0, r.stderr)
-        let p = try picture(file("p.mp4"), at: 5, 540, 960)
-        XCTAssertEqual(p.y(30, 915), magenta.y, accuracy: 4, "near the bottom-left of the upright 540x960 picture")
-        XCTAssertEqual(p.cr(30, 915), magenta.cr, accuracy: 4)
+        let p = try picture(file("p.mp4"), at: 5, 540, 960), base = try picture(plain, at: 5, 540, 960)
+        XCTAssertEqual(p.y(70, 915), magenta.y, accuracy: 4)
+        XCTAssertEqual(p.cr(70, 915), magenta.cr, accuracy: 4)
+        XCTAssertEqual(p.y(50, 915), base.y(50, 915), accuracy: 6, "left of the sticker untouched")
+        // The caption sits in the bottom third of the upright picture, centred.
+        let changed = (0..<960).filter { y in (100..<440).contains { x in abs(p.y(x, y) - base.y(x, y)) > 40 } && !(900..<930).contains(y) }
+        XCTAssertFalse(changed.isEmpty, "caption drawn")
+        XCTAssertGreaterThanOrEqual(changed.min() ?? 0, 640, "in the bottom third of the upright frame")
     }
 
     func testBadOverlayDescriptionsExit64BeforeAnyOutput() throws {
