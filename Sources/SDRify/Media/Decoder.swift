@@ -10,15 +10,7 @@ final class Decoder {
     init(stream: UnsafeMutablePointer<AVStream>, threads: Int, label: String, sideDataOnly: Bool = false) throws {
         self.label = label
         let par = stream.pointee.codecpar!
-        guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
-            if par.pointee.codec_id == AV_CODEC_ID_NONE {
-                let tag = par.pointee.codec_tag
-                let fourcc = String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: tag >> ($0 * 8)) }, as: UTF8.self)
-                throw SDRifyError.unsupported("\(label): unknown codec (fourcc '\(fourcc)')")
-            }
-            let name = String(cString: avcodec_get_name(par.pointee.codec_id))
-            throw SDRifyError.unsupported("\(label): no decoder for codec '\(name)'")
-        }
+        guard let codec = avcodec_find_decoder(par.pointee.codec_id) else { throw Decoder.missing(par.pointee, label: label) }
         guard let c = avcodec_alloc_context3(codec) else { throw SDRifyError.conversion("out of memory") }
         ctx = c
         try ffCheck(avcodec_parameters_to_context(c, par), "\(label): decoder parameters")
@@ -28,6 +20,15 @@ final class Decoder {
         if sideDataOnly { c.pointee.skip_loop_filter = AVDISCARD_ALL }
         try ffCheck(avcodec_open2(c, codec, nil), "\(label): opening the \(String(cString: codec.pointee.name)) decoder",
                     status: .invalidInput)
+    }
+
+    /// The refusal for a stream no decoder here can read.
+    static func missing(_ par: AVCodecParameters, label: String) -> SDRifyError {
+        if par.codec_id == AV_CODEC_ID_NONE {
+            let fourcc = String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: par.codec_tag >> ($0 * 8)) }, as: UTF8.self)
+            return SDRifyError.unsupported("\(label): unknown codec (fourcc '\(fourcc)')")
+        }
+        return SDRifyError.unsupported("\(label): no decoder for codec '\(String(cString: avcodec_get_name(par.codec_id)))'")
     }
 
     deinit {

@@ -17,6 +17,7 @@ enum MediaInspector {
             throw SDRifyError.unsupported("\(path): picture size \(w)x\(h) is beyond the \(Demuxer.maxDimension)x\(Demuxer.maxDimension), 2^28-pixel limit")
         }
         try checkNotTruncated(demuxer)
+        guard avcodec_find_decoder(par.codec_id) != nil else { throw Decoder.missing(par, label: "\(path): video") }
         if isStillImage(demuxer) {
             throw SDRifyError.invalidInput("\(path): a still image (\(String(cString: avcodec_get_name(par.codec_id)))), not a video")
         }
@@ -42,13 +43,16 @@ enum MediaInspector {
             containerMatrix: displayMatrix(st),
             frameMatrix: nil)
 
-        if firstPicture, let first = try firstFrame(demuxer) {
-            let fromSEI = first.hdrMetadata
-            if video.hdrMetadata.masteringDisplay == nil { video.hdrMetadata.masteringDisplay = fromSEI.masteringDisplay }
-            if video.hdrMetadata.contentLightLevel == nil { video.hdrMetadata.contentLightLevel = fromSEI.contentLightLevel }
-            video.frameMatrix = first.displayMatrix
-            // Raw bitstreams (no container tags) describe colour only in the VUI, which the decoder reads.
-            if video.color.transfer == .unspecified { video.color = first.color }
+        if firstPicture {
+            // The SEI probe reports is read from the first access unit without decoding it; only a stream with
+            // no colour tags at all (a raw bitstream, whose VUI only the decoder reads) needs a decoded picture.
+            if video.color.transfer == .unspecified, let first = try firstFrame(demuxer) {
+                merge(first.hdrMetadata, matrix: first.displayMatrix, into: &video)
+                video.color = first.color
+            } else if let sei = try firstAccessUnitSEI(demuxer) {
+                merge(HDRMetadata(masteringDisplay: sei.masteringDisplay, contentLightLevel: sei.contentLightLevel),
+                      matrix: sei.displayMatrix, into: &video)
+            }
         }
 
         var audio: [AudioInfo] = []
@@ -150,6 +154,32 @@ enum MediaInspector {
         return DolbyVisionConfig(profile: Int(r.dv_profile), level: Int(r.dv_level), rpuPresent: r.rpu_present_flag != 0,
                                  elPresent: r.el_present_flag != 0, blPresent: r.bl_present_flag != 0,
                                  blCompatibilityID: Int(r.dv_bl_signal_compatibility_id))
+    }
+
+    static func merge(_ sei: HDRMetadata, matrix: DisplayMatrix?, into video: inout VideoInfo) {
+        if video.hdrMetadata.masteringDisplay == nil { video.hdrMetadata.masteringDisplay = sei.masteringDisplay }
+        if video.hdrMetadata.contentLightLevel == nil { video.hdrMetadata.contentLightLevel = sei.contentLightLevel }
+        video.frameMatrix = matrix
+    }
+
+    /// The SEI of the first video packet (H.264, HEVC), parsed without decoding.
+    static func firstAccessUnitSEI(_ demuxer: Demuxer) throws -> SEIReader.Result? {
+        let par = demuxer.videoStream.pointee.codecpar.pointee
+        let codec: SEIReader.Codec
+        switch par.codec_id {
+        case AV_CODEC_ID_H264: codec = .h264
+        case AV_CODEC_ID_HEVC: codec = .hevc
+        default: return nil
+        }
+        let extradata = par.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(par.extradata_size))) } ?? []
+        let reader = SEIReader(codec: codec, lengthSize: SEIReader.lengthSize(codec: codec, extradata: extradata))
+        let packet = try Packet()
+        for _ in 0..<500 {
+            guard try demuxer.readPacket(into: packet) else { return nil }
+            guard packet.streamIndex == demuxer.videoStreamIndex, let data = packet.av.pointee.data else { continue }
+            return reader.read(Array(UnsafeBufferPointer(start: data, count: Int(packet.av.pointee.size))))
+        }
+        return nil
     }
 
     /// Decodes just the first picture (one thread per core; a bounded number of packets).
