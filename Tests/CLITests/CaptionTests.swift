@@ -2,16 +2,11 @@ import Foundation
 import XCTest
 
 /// Burned-in captions (libass): placement, timing, real CJK glyphs, ASS styles, WebVTT, errors.
-final class CaptionTests: XCTestCase {
-    var dir: URL!
+final class CaptionTests: CLITestCase {
     override func setUpWithError() throws {
-        dir = try Support.tempDir()
-        let r = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30",
-                                                         "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p", file("grey.mp4")])
-        XCTAssertEqual(r.status, 0, r.stderr)
+        try super.setUpWithError()
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p", file("grey.mp4")])
     }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
-    func file(_ name: String) -> String { dir.appendingPathComponent(name).path }
 
     func burn(_ captions: String, named name: String) throws -> String {
         try Data(captions.utf8).write(to: URL(fileURLWithPath: file(name)))

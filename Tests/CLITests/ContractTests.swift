@@ -2,11 +2,7 @@ import Foundation
 import XCTest
 
 /// The unattended-use contract: signals, concurrent runs, machine-readable output.
-final class ContractTests: XCTestCase {
-    var dir: URL!
-    override func setUpWithError() throws { dir = try Support.tempDir() }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
-
+final class ContractTests: CLITestCase {
     /// A 4K clip long enough to be interrupted mid-conversion.
     static let clip4K: String = {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sdrify-tests-4k-\(getpid()).mp4").path

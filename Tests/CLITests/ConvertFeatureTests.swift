@@ -2,16 +2,7 @@ import Foundation
 import XCTest
 
 /// Presets, audio, timing and metadata of the convert command.
-final class ConvertFeatureTests: XCTestCase {
-    var dir: URL!
-    override func setUpWithError() throws { dir = try Support.tempDir() }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
-    func file(_ name: String) -> String { dir.appendingPathComponent(name).path }
-
-    func ffmpeg(_ args: [String]) throws {
-        let r = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-y"] + args)
-        XCTAssertEqual(r.status, 0, r.stderr)
-    }
+final class ConvertFeatureTests: CLITestCase {
 
     func convert(_ args: String...) throws -> Support.Result {
         let r = try Support.sdrify(args)

@@ -1,13 +1,8 @@
 import Foundation
 import XCTest
 
-final class ConvertTests: XCTestCase {
-    var dir: URL!
-
-    override func setUpWithError() throws { dir = try Support.tempDir() }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
-
-    func out(_ name: String) -> String { dir.appendingPathComponent(name).path }
+final class ConvertTests: CLITestCase {
+    func out(_ name: String) -> String { file(name) }
 
     /// Converts and checks what every output must be: H.264 High 8-bit 4:2:0, BT.709 tags, the expected size,
     /// every source frame, no display matrix or HDR side data, moov before mdat, and a clean decode.

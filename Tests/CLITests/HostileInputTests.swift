@@ -3,26 +3,20 @@ import XCTest
 
 /// Every hostile input of the pipeline contract, generated here: the exit code, exactly one `sdrify:` line,
 /// no signal death, and nothing left in the output directory (neither output nor temporary).
-final class HostileInputTests: XCTestCase {
-    var dir: URL!
-    var corpus: URL!
+final class HostileInputTests: CLITestCase {
+    var corpus: URL!   // inputs live apart from `dir`, which must stay empty after every failure
 
     override func setUpWithError() throws {
-        dir = try Support.tempDir()
+        try super.setUpWithError()
         corpus = try Support.tempDir()
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: dir)
+        try super.tearDownWithError()
         try? FileManager.default.removeItem(at: corpus)
     }
 
     func path(_ name: String) -> String { corpus.appendingPathComponent(name).path }
-
-    func ffmpeg(_ args: [String]) throws {
-        let r = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-y"] + args)
-        XCTAssertEqual(r.status, 0, r.stderr)
-    }
 
     func data(_ name: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: Support.vector(name))) }
 

@@ -2,16 +2,7 @@ import Foundation
 import XCTest
 
 /// Stickers in the upright SDR output frame: placement, timing, opacity, keyframes, animation, validation.
-final class OverlayTests: XCTestCase {
-    var dir: URL!
-    override func setUpWithError() throws { dir = try Support.tempDir() }
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
-    func file(_ name: String) -> String { dir.appendingPathComponent(name).path }
-
-    func ffmpeg(_ args: [String]) throws {
-        let r = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-y"] + args)
-        XCTAssertEqual(r.status, 0, r.stderr)
-    }
+final class OverlayTests: CLITestCase {
 
     // BT.709 limited-range codes of full magenta (R = B = 255, G = 0).
     let magenta = (y: 16 + 219 * 0.2848, cb: 128 + 224 * (1 - 0.2848) / 1.8556, cr: 128 + 224 * (1 - 0.2848) / 1.5748)

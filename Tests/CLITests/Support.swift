@@ -107,3 +107,18 @@ enum Support {
         return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
     }
 }
+
+/// A test case with its own temporary folder (removed afterwards) and an ffmpeg helper.
+class CLITestCase: XCTestCase {
+    var dir: URL!
+    override func setUpWithError() throws { dir = try Support.tempDir() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    func file(_ name: String) -> String { dir.appendingPathComponent(name).path }
+
+    /// Runs the ffmpeg CLI (quiet, overwriting) and expects it to succeed.
+    func ffmpeg(_ args: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+        let r = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-y"] + args)
+        XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
+    }
+}
