@@ -99,6 +99,12 @@ final class ConvertTests: CLITestCase {
         XCTAssertGreaterThan(Set(yuv[0..<luma]).count, 50, "the picture survives")
     }
 
+    func testHLGSignalledOnlyBySEIIsToneMapped() throws {
+        let report = try convertAndCheck("hlg_by_sei.mp4", preset: "960x540", size: (640, 360), frames: 15, audio: false)
+        XCTAssertEqual(report["hdr"] as? String, "hlg")
+        XCTAssertEqual(report["tonemap"] as? String, "bt2390")
+    }
+
     func testSDRPortraitWithoutAudio() throws {
         try convertAndCheck("orient_6.mp4", preset: "640x480", size: (240, 320), frames: 12, audio: false)
     }

@@ -52,6 +52,9 @@ enum MediaInspector {
             } else if let sei = try firstAccessUnitSEI(demuxer) {
                 merge(HDRMetadata(masteringDisplay: sei.masteringDisplay, contentLightLevel: sei.contentLightLevel),
                       matrix: sei.displayMatrix, into: &video)
+                // As the decoder does: a preferred HDR transfer overrides the VUI's.
+                if let code = sei.preferredTransfer, let t = TransferCharacteristic(rawValue: Int32(code)),
+                   t == .aribStdB67 || t == .smpte2084 { video.color.transfer = t }
             }
         }
 

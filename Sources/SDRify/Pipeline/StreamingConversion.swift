@@ -48,6 +48,8 @@ final class StreamingConversion: @unchecked Sendable {
     private(set) var decodeErrors = 0
     private(set) var firstPTS: Int64? = nil
     private(set) var lastPTS: Int64? = nil
+    // Stage 2 state: the colour the first picture was converted from (frame tags over stream tags).
+    private(set) var sourceColor: ColorDescription? = nil
     // Stage 3 state.
     private(set) var frames = 0
 
@@ -193,6 +195,7 @@ final class StreamingConversion: @unchecked Sendable {
                     if hdr.masteringDisplay == nil { hdr.masteringDisplay = sei.masteringDisplay }
                     if hdr.contentLightLevel == nil { hdr.contentLightLevel = sei.contentLightLevel }
                     let color = Transcoder.mergedColor(frame.color, video.color)
+                    sourceColor = color
                     let curve = ToneCurve(options.toneMap, sourcePeak: hdr.sourcePeak(for: color.hdrKind))
                     converter = try FrameConverter(sourceFormat: fmt, sourceColor: color,
                                                    width: frame.width, height: frame.height, outputWidth: coded.0,

@@ -76,7 +76,8 @@ public enum Transcoder {
         let (info, demuxer) = try Prober.open(path: options.input)
         let video = info.video
         let orientation = try checkSupported(video, options: options, warn: warn)
-        if options.preset.passthrough { try checkPassthrough(video, input: options.input) }
+        // Passthrough must be sure the stream is SDR, which only its SEI may contradict: read it too.
+        if options.preset.passthrough { try checkPassthrough(try Prober.probe(path: options.input).video, input: options.input) }
 
         let (dw, dh) = video.displaySize
         let target = options.preset.passthrough ? (video.width, video.height)
@@ -104,6 +105,7 @@ public enum Transcoder {
         if let start = options.start, start > 0 { try demuxer.seek(toSeconds: cutStart) }
 
         var frames = 0, decodeErrors = 0
+        var convertedFrom: ColorDescription? = nil
         var firstPTS: Int64? = nil, lastPTS: Int64? = nil
         let frameRate = demuxer.videoFrameRate
         let frameTicks = frameRate.num > 0 ? max(1, Int64((1 / frameRate.seconds / tb.seconds).rounded())) : 1
@@ -154,6 +156,7 @@ public enum Transcoder {
                 report: { n, pts, first in frames = n; firstPTS = first; report(pts, finished: false) })
             try conversion.run()
             frames = conversion.frames
+            convertedFrom = conversion.sourceColor
             decodeErrors = conversion.decodeErrors
             firstPTS = conversion.firstPTS
             lastPTS = conversion.lastPTS
@@ -166,12 +169,13 @@ public enum Transcoder {
         try output.commit()
 
         let duration = Double((lastPTS ?? 0) - (firstPTS ?? 0) + frameTicks) * tb.seconds
+        let hdr = convertedFrom?.hdrKind ?? video.hdrKind  // what the pictures said, e.g. HLG by SEI
         progress(ConversionProgress(frames: frames, outTime: duration, totalTime: totalTime,
                                     elapsed: Date().timeIntervalSince(started), finished: true))
         return ConversionResult(input: options.input, output: options.output, preset: options.preset.name,
                                 width: target.0, height: target.1, duration: duration, frames: frames,
-                                hdr: video.hdrKind, orientationExif: orientation.rawValue,
-                                toneMapping: video.hdrKind == .sdr || options.preset.passthrough ? "none" : options.toneMap.rawValue,
+                                hdr: hdr, orientationExif: orientation.rawValue,
+                                toneMapping: hdr == .sdr || options.preset.passthrough ? "none" : options.toneMap.rawValue,
                                 decodeErrors: decodeErrors, elapsed: Date().timeIntervalSince(started))
     }
 

@@ -1,8 +1,9 @@
 import Foundation
 
 /// Reads, without decoding, the SEI messages probe reports from one H.264 or HEVC access unit: mastering
-/// display colour volume (137), content light level (144) and display orientation (47). ITU-T H.264 D.2 and
-/// H.265 D.2 share these payloads.
+/// display colour volume (137), content light level (144), display orientation (47) and alternative transfer
+/// characteristics (147: cameras that tag BT.2020 in the VUI and mean HLG). ITU-T H.264 D.2 and H.265 D.2
+/// share these payloads.
 struct SEIReader {
     enum Codec { case h264, hevc }
 
@@ -10,6 +11,7 @@ struct SEIReader {
         var masteringDisplay: MasteringDisplay?
         var contentLightLevel: ContentLightLevel?
         var displayMatrix: DisplayMatrix?
+        var preferredTransfer: Int?      // H.273 code point
     }
 
     let codec: Codec
@@ -100,6 +102,7 @@ struct SEIReader {
                 result.contentLightLevel = ContentLightLevel(maxCLL: Int(payload[0]) << 8 | Int(payload[1]),
                                                              maxFALL: Int(payload[2]) << 8 | Int(payload[3]))
             case 47: if let m = SEIReader.orientation(payload) { result.displayMatrix = m }
+            case 147 where payload.count >= 1: result.preferredTransfer = Int(payload[0])
             default: break
             }
         }
