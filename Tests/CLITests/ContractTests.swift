@@ -60,6 +60,16 @@ final class ContractTests: CLITestCase {
         XCTAssertEqual(Support.streams(try Support.ffprobe(output), "video").first?["nb_frames"] as? String, "30")
     }
 
+    /// On a terminal, a one-line bar redraws in place and is cleared at the end (run under `script`, a pty).
+    func testProgressBarOnlyOnATerminal() throws {
+        let output = file("tty.mp4")
+        let command = "'\(Support.binary.path)' '\(Support.vector("sample_hlg_portrait.mov"))' '\(output)' --preset 640x480"
+        let r = try Support.run("/usr/bin/script", ["-qec", command, "/dev/null"])
+        XCTAssertEqual(r.status, 0, r.stdout)
+        XCTAssertTrue(r.stdout.contains("\r\u{1B}[2K"), "redraws in place on a terminal")
+        XCTAssertTrue(r.stdout.contains("sdrify: wrote"), r.stdout)
+    }
+
     func testJSONAndProgressOutput() throws {
         let output = dir.appendingPathComponent("p.mp4").path
         let progressFile = dir.appendingPathComponent("progress.txt")

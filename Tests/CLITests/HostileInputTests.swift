@@ -104,6 +104,23 @@ final class HostileInputTests: CLITestCase {
         }
     }
 
+    /// Profiles 8.1 and 8.4 carry an HDR10 / HLG base layer: converted from it, like any PQ / HLG stream.
+    func testDolbyVisionWithACompatibleBaseLayerConverts() throws {
+        let dv = Support.packageRoot.appendingPathComponent("scripts/set-dolby-vision-config.py").path
+        for (vector, compat, kind) in [("pq_hevc_hdr10.mp4", "1", "pq"), ("hlg_hevc_aac.mov", "4", "hlg")] {
+            let input = path("dv8.\(compat).mp4")
+            let r = try Support.run("/usr/bin/env", ["python3", dv, Support.vector(vector), input, "8", "6", compat])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let p = try Support.sdrify("probe", input, "--json")
+            let dvInfo = ((try JSONSerialization.jsonObject(with: p.stdoutData) as? [String: Any])?["video"] as? [String: Any])?["dolby_vision"] as? [String: Any]
+            XCTAssertEqual(dvInfo?["profile"] as? Int, 8)
+            XCTAssertEqual(dvInfo?["bl_compatibility_id"] as? Int, Int(compat))
+            let c = try Support.sdrify(input, dir.appendingPathComponent("dv\(compat).mp4").path, "--json")
+            XCTAssertEqual(c.status, 0, c.stderr)
+            XCTAssertEqual((try JSONSerialization.jsonObject(with: c.stdoutData) as? [String: Any])?["hdr"] as? String, kind)
+        }
+    }
+
     func testTolerateErrorsConcealsAndCounts() throws {
         var corrupt = try data("sdr_h264_aac.mp4")
         var s: UInt64 = 7

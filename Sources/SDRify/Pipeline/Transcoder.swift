@@ -109,7 +109,7 @@ public enum Transcoder {
         var firstPTS: Int64? = nil, lastPTS: Int64? = nil
         let frameRate = demuxer.videoFrameRate
         let frameTicks = frameRate.num > 0 ? max(1, Int64((1 / frameRate.seconds / tb.seconds).rounded())) : 1
-        var lastReport = started
+        var lastReport = Date.distantPast  // the first frame reports at once, later ones every 0.25 s
         let totalTime = options.duration ?? info.format.duration.map { $0 - (options.start ?? 0) }
 
         func report(_ pts: Int64, finished: Bool) {
