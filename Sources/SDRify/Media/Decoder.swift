@@ -22,6 +22,11 @@ final class Decoder {
                     status: .invalidInput)
     }
 
+    /// The input's video decoder.
+    convenience init(videoOf demuxer: Demuxer, threads: Int) throws {
+        try self.init(stream: demuxer.videoStream, threads: threads, label: "\(demuxer.path): video")
+    }
+
     /// The refusal for a stream no decoder here can read.
     static func missing(_ par: AVCodecParameters, label: String) -> SDRifyError {
         if par.codec_id == AV_CODEC_ID_NONE {

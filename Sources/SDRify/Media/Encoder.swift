@@ -17,8 +17,9 @@ final class VideoEncoder {
     let ctx: UnsafeMutablePointer<AVCodecContext>
     let codec: VideoCodec
 
-    init(width: Int, height: Int, timeBase: AVRational, frameRate: AVRational, settings: VideoEncoderSettings,
+    init(width: Int, height: Int, timeBase: TimeBase, frameRate: TimeBase, settings: VideoEncoderSettings,
          globalHeader: Bool) throws {
+        let (timeBase, frameRate) = (timeBase.av, frameRate.av)
         self.codec = settings.codec
         guard let codec = avcodec_find_encoder_by_name(settings.codec.encoderName) else {
             throw SDRifyError.conversion("\(settings.codec.encoderName) is not available in this libavcodec")

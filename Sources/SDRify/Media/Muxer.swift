@@ -45,7 +45,8 @@ final class Muxer {
     }
 
     /// The video stream copied as is (Passthrough), without its display matrix or HDR side data.
-    func addCopiedVideoStream(from input: UnsafeMutablePointer<AVStream>) throws -> Int {
+    func addCopiedVideoStream(from demuxer: Demuxer) throws -> Int {
+        let input = demuxer.videoStream
         guard let st = avformat_new_stream(ctx, nil) else { throw SDRifyError.conversion("out of memory") }
         try ffCheck(avcodec_parameters_copy(st.pointee.codecpar, input.pointee.codecpar), "video stream parameters")
         st.pointee.codecpar.pointee.codec_tag = input.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_HEVC ? Muxer.hvc1 : 0
@@ -70,7 +71,8 @@ final class Muxer {
     func setMetadata(_ key: String, _ value: String) { av_dict_set(&ctx.pointee.metadata, key, value, 0) }
 
     /// Copies container metadata from the input: creation time always; location only when asked (privacy).
-    func copyMetadata(from input: UnsafeMutablePointer<AVFormatContext>, keepLocation: Bool) {
+    func copyMetadata(from demuxer: Demuxer, keepLocation: Bool) {
+        let input = demuxer.ctx
         var keys = ["creation_time"]
         if keepLocation { keys += ["location", "location-eng", "com.apple.quicktime.location.ISO6709"] }
         for key in keys {

@@ -121,10 +121,10 @@ public enum Transcoder {
         }
 
         if options.preset.passthrough {
-            let outVideo = try muxer.addCopiedVideoStream(from: demuxer.videoStream)
+            let outVideo = try muxer.addCopiedVideoStream(from: demuxer)
             let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: lateStart, end: nil)
             let shiftTicks = tb.ticks(lateStart)
-            muxer.copyMetadata(from: demuxer.ctx, keepLocation: options.keepLocation)
+            muxer.copyMetadata(from: demuxer, keepLocation: options.keepLocation)
             try muxer.writeHeader()
             let packet = try Packet()
             while try demuxer.readPacket(into: packet) {
@@ -139,15 +139,15 @@ public enum Transcoder {
             }
             try audio?.finish(muxer: muxer)
         } else {
-            let decoder = try Decoder(stream: demuxer.videoStream, threads: options.threads, label: "\(options.input): video")
+            let decoder = try Decoder(videoOf: demuxer, threads: options.threads)
             let settings = VideoEncoderSettings(codec: options.preset.codec, crf: options.crf ?? options.preset.crf,
                                                 preset: options.encoderPreset ?? options.preset.encoderPreset,
                                                 threads: options.threads)
-            let encoder = try VideoEncoder(width: target.0, height: target.1, timeBase: tb.av, frameRate: frameRate.av,
+            let encoder = try VideoEncoder(width: target.0, height: target.1, timeBase: tb, frameRate: frameRate,
                                            settings: settings, globalHeader: muxer.needsGlobalHeader)
             let outVideo = try muxer.addStream(from: encoder)
             let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: shift, end: cutEnd)
-            muxer.copyMetadata(from: demuxer.ctx, keepLocation: options.keepLocation)
+            muxer.copyMetadata(from: demuxer, keepLocation: options.keepLocation)
             try muxer.writeHeader()
             let conversion = StreamingConversion(
                 options: options, video: video, demuxer: demuxer, decoder: decoder, encoder: encoder, muxer: muxer,
