@@ -37,9 +37,10 @@ final class StreamingConversion: @unchecked Sendable {
     let cut: Cut
     let report: (_ frames: Int, _ pts: Int64, _ firstPTS: Int64) -> Void
 
-    // Decoded pictures are source-sized (25 MB for 10-bit 4K), so only one waits; converted ones are small.
+    // One picture waits between stages: decoded ones are source-sized (25 MB for 10-bit 4K), and deeper
+    // queues measured no faster (1080p and 4K), only larger.
     static let decodedCapacity = 1
-    static let convertedCapacity = 3
+    static let convertedCapacity = 1
     private let decoded = BoundedQueue<Item>(capacity: StreamingConversion.decodedCapacity)
     private let converted = BoundedQueue<Item>(capacity: StreamingConversion.convertedCapacity)
     private let failure = FirstError()
