@@ -107,6 +107,22 @@ final class ConvertFeatureTests: CLITestCase {
         }
     }
 
+    /// --threads 1 runs the stages inline on one thread: same frames and the same picture (within what x264's
+    /// own thread count changes), with audio and overlays.
+    func testSingleThreadedConversionMatchesTheThreadedOne() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=magenta:size=40x30", "-frames:v", "1", file("m.png")])
+        var outputs: [String] = []
+        for threads in ["1", "0"] {
+            let out = file("t\(threads).mp4")
+            _ = try convert(Support.vector("hlg_portrait.mov"), out, "--threads", threads, "--crf", "12", "--sticker", "\(file("m.png"))@10,10")
+            outputs.append(out)
+            let probe = try Support.ffprobe(out)
+            XCTAssertEqual(Support.streams(probe, "video").first?["nb_frames"] as? String, "30")
+            XCTAssertEqual(Support.streams(probe, "audio").count, 1)
+        }
+        XCTAssertGreaterThan(Support.psnr(try Support.lumaFrame(outputs[0], index: 15), try Support.lumaFrame(outputs[1], index: 15)), 38)
+    }
+
     func testHEVCPresetWritesTaggedMain() throws {
         _ = try convert(Support.vector("hlg_portrait.mov"), file("hevc.mp4"), "--preset", "HEVC1920x1080")
         let v = Support.streams(try Support.ffprobe(file("hevc.mp4")), "video").first ?? [:]

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The re-encoding path as three stages on three threads, joined by small bounded queues:
+/// The re-encoding path as three stages on three threads (one, inline, with --threads 1), joined by small bounded
+/// queues:
 ///   1. demux + decode, cut selection, output timestamps      (this thread feeds `decoded`)
 ///   2. colour (scale, tone map) + orientation + overlays     (`decoded` → `converted`)
 ///   3. encode + mux, audio copy or transcode, progress       (the calling thread)
@@ -71,8 +72,19 @@ final class StreamingConversion: @unchecked Sendable {
     struct Stopped: Error {}
 
     func run() throws {
+        // --threads 1 caps the whole conversion at one thread: the stages run inline, one picture at a time.
+        if options.threads == 1 {
+            try decodeStage { [self] in try encode(try colour($0)) }
+            try finishEncoding()
+            return
+        }
+        let producer: @Sendable () throws -> Void = { [self] in
+            try decodeStage { [self] in guard decoded.push($0) else { throw Stopped() } }
+            decoded.close()
+        }
         let done = DispatchGroup()
-        for stage in [decodeStage, colourStage] {
+        let consumer: @Sendable () throws -> Void = { [self] in try colourStage() }
+        for stage in [producer, consumer] {
             done.enter()
             let thread = Thread { [self] in
                 do { try stage() } catch { if !(error is Stopped) { failure.record(error) }; stopAll() }
@@ -93,7 +105,10 @@ final class StreamingConversion: @unchecked Sendable {
 
     // MARK: stage 1 — demux and decode
 
-    private func decodeStage() throws {
+    /// Reads and decodes, handing every selected picture and audio packet to `emit`, in order.
+    private func decodeStage(emit: @escaping (Item) throws -> Void) throws {
+        self.emit = emit
+        defer { self.emit = nil }
         let packet = try Packet()
         var videoDone = false, audioDone = audio == nil
         while failure.error == nil, try demuxer.readPacket(into: packet) {
@@ -103,14 +118,15 @@ final class StreamingConversion: @unchecked Sendable {
                 switch audio.position(of: packet) {
                 case .before: break
                 case .after: audioDone = true
-                case .within: guard decoded.push(.audio(try packet.moved())) else { throw Stopped() }
+                case .within: try emit(.audio(try packet.moved()))
                 }
             }
             if videoDone && audioDone { break }
         }
         if !videoDone { _ = try decode(nil) }
-        decoded.close()
     }
+
+    private var emit: ((Item) throws -> Void)? = nil
 
     private func seconds(_ pts: Int64?) -> String {
         guard let pts else { return "an unknown time" }
@@ -169,76 +185,90 @@ final class StreamingConversion: @unchecked Sendable {
         lastPTS = pts
         if firstPTS == nil { firstPTS = pts }
         frame.pts = pts
-        guard decoded.push(.video(frame)) else { throw Stopped() }
+        try emit?(.video(frame))
         return false
     }
 
     // MARK: stage 2 — colour and orientation
 
-    private func colourStage() throws {
+    private var converter: FrameConverter? = nil
+    private var orienter: FrameOrienter?? = nil   // nil: not made yet; .some(nil): upright already
+
+    /// Colour, orientation and overlays for one picture; audio passes through.
+    private func colour(_ item: Item) throws -> Item {
+        guard case .video(let frame) = item else { return item }
         // Each picture may wait in `converted` and in the encoder while the next ones are made.
         let ring = StreamingConversion.convertedCapacity + 2
-        var converter: FrameConverter? = nil
-        let orienter = orientation == .up ? nil
-            : try FrameOrienter(orientation, width: coded.0, height: coded.1, ringSize: ring)
+        if orienter == nil {
+            orienter = .some(orientation == .up ? nil : try FrameOrienter(orientation, width: coded.0, height: coded.1, ringSize: ring))
+        }
+        guard let fmt = frame.format else {
+            throw SDRifyError.unsupported("\(options.input): decoded pixel format \(frame.pixelFormatName) is not planar Y'CbCr")
+        }
+        if converter == nil {
+            // Container HDR metadata first, SEI on the first picture where the container has none.
+            var hdr = video.hdrMetadata
+            let sei = frame.hdrMetadata
+            if hdr.masteringDisplay == nil { hdr.masteringDisplay = sei.masteringDisplay }
+            if hdr.contentLightLevel == nil { hdr.contentLightLevel = sei.contentLightLevel }
+            let color = Transcoder.mergedColor(frame.color, video.color)
+            sourceColor = color
+            let curve = ToneCurve(options.toneMap, sourcePeak: hdr.sourcePeak(for: color.hdrKind))
+            converter = try FrameConverter(sourceFormat: fmt, sourceColor: color, width: frame.width, height: frame.height,
+                                           outputWidth: coded.0, outputHeight: coded.1, toneCurve: curve,
+                                           ringSize: orientation == .up ? ring : 1)
+        }
+        var picture = try converter!.convert(frame, format: fmt)
+        if let orienter = orienter ?? nil { picture = try orienter.apply(picture) }
+        picture.pts = frame.pts
+        // Overlays go on the upright SDR picture, at its output time.
+        overlays?.apply(to: picture, time: Double(frame.pts ?? 0) * tb.seconds)
+        return .video(picture)
+    }
+
+    private func colourStage() throws {
         while let item = decoded.pop() {
-            switch item {
-            case .audio:
-                guard converted.push(item) else { throw Stopped() }
-            case .video(let frame):
-                guard let fmt = frame.format else {
-                    throw SDRifyError.unsupported("\(options.input): decoded pixel format \(frame.pixelFormatName) is not planar Y'CbCr")
-                }
-                if converter == nil {
-                    // Container HDR metadata first, SEI on the first picture where the container has none.
-                    var hdr = video.hdrMetadata
-                    let sei = frame.hdrMetadata
-                    if hdr.masteringDisplay == nil { hdr.masteringDisplay = sei.masteringDisplay }
-                    if hdr.contentLightLevel == nil { hdr.contentLightLevel = sei.contentLightLevel }
-                    let color = Transcoder.mergedColor(frame.color, video.color)
-                    sourceColor = color
-                    let curve = ToneCurve(options.toneMap, sourcePeak: hdr.sourcePeak(for: color.hdrKind))
-                    converter = try FrameConverter(sourceFormat: fmt, sourceColor: color,
-                                                   width: frame.width, height: frame.height, outputWidth: coded.0,
-                                                   outputHeight: coded.1, toneCurve: curve, ringSize: orienter == nil ? ring : 1)
-                }
-                var picture = try converter!.convert(frame, format: fmt)
-                if let orienter { picture = try orienter.apply(picture) }
-                picture.pts = frame.pts
-                // Overlays go on the upright SDR picture, at its output time.
-                overlays?.apply(to: picture, time: Double(frame.pts ?? 0) * tb.seconds)
-                guard converted.push(.video(picture)) else { throw Stopped() }
-            }
+            guard converted.push(try colour(item)) else { throw Stopped() }
         }
         converted.close()
     }
 
     // MARK: stage 3 — encode and mux
 
-    private func encodeStage() throws {
-        let outPacket = try Packet()
-        func drain() throws {
-            while try encoder.receive(into: outPacket) { try muxer.write(outPacket, stream: outVideo, from: encoder.timeBase) }
-        }
-        var firstOut: Int64? = nil
-        while let item = converted.pop() {
-            switch item {
-            case .audio(let packet):
-                try audio?.handle(packet, muxer: muxer)
-            case .video(let picture):
-                try encoder.send(picture)
-                frames += 1
-                try drain()
-                if let pts = picture.pts {
-                    if firstOut == nil { firstOut = pts }
-                    report(frames, pts, firstOut!)
-                }
+    private let outPacket = try? Packet()
+    private var firstOut: Int64? = nil
+
+    private func drainEncoder() throws {
+        guard let outPacket else { throw SDRifyError.conversion("out of memory") }
+        while try encoder.receive(into: outPacket) { try muxer.write(outPacket, stream: outVideo, from: encoder.timeBase) }
+    }
+
+    /// Encodes a picture or muxes an audio packet.
+    private func encode(_ item: Item) throws {
+        switch item {
+        case .audio(let packet):
+            try audio?.handle(packet, muxer: muxer)
+        case .video(let picture):
+            try encoder.send(picture)
+            frames += 1
+            try drainEncoder()
+            if let pts = picture.pts {
+                if firstOut == nil { firstOut = pts }
+                report(frames, pts, firstOut!)
             }
         }
-        guard failure.error == nil else { return }
+    }
+
+    private func finishEncoding() throws {
         try encoder.send(nil)
-        try drain()
+        try drainEncoder()
         try audio?.finish(muxer: muxer)
+    }
+
+    private func encodeStage() throws {
+        while let item = converted.pop() { try encode(item) }
+        guard failure.error == nil else { return }
+        try finishEncoding()
     }
 }
 
