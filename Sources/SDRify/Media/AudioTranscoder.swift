@@ -12,6 +12,8 @@ final class AudioTranscoder {
     private var nextPTS: Int64? = nil  // in 1/48000
     private let frame: UnsafeMutablePointer<AVFrame>
     private let outFrame: UnsafeMutablePointer<AVFrame>
+    private let encoderFrame: UnsafeMutablePointer<AVFrame>   // reused for every AAC frame
+    private let packet: Packet                                 // reused for every encoded packet
     static let sampleRate: Int32 = 48000
 
     init(stream: UnsafeMutablePointer<AVStream>, globalHeader: Bool, label: String) throws {
@@ -43,6 +45,14 @@ final class AudioTranscoder {
             throw SDRifyError.conversion("out of memory")
         }
         fifo = f; frame = fr; outFrame = of
+        guard let ef = av_frame_alloc() else { throw SDRifyError.conversion("out of memory") }
+        encoderFrame = ef
+        packet = try Packet()
+        ef.pointee.nb_samples = e.pointee.frame_size > 0 ? e.pointee.frame_size : 1024
+        ef.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+        ef.pointee.sample_rate = AudioTranscoder.sampleRate
+        try ffCheck(av_channel_layout_copy(&ef.pointee.ch_layout, &e.pointee.ch_layout), "audio layout")
+        try ffCheck(av_frame_get_buffer(ef, 0), "audio buffer")
     }
 
     deinit {
@@ -56,6 +66,8 @@ final class AudioTranscoder {
         av_frame_free(&f)
         var o: UnsafeMutablePointer<AVFrame>? = outFrame
         av_frame_free(&o)
+        var ef: UnsafeMutablePointer<AVFrame>? = encoderFrame
+        av_frame_free(&ef)
     }
 
     /// Decodes one packet (nil flushes everything) and hands each encoded AAC packet to `write`.
@@ -120,14 +132,10 @@ final class AudioTranscoder {
         let size = encoder.pointee.frame_size > 0 ? encoder.pointee.frame_size : 1024
         while av_audio_fifo_size(fifo) >= size || (final && av_audio_fifo_size(fifo) > 0) {
             let n = min(size, av_audio_fifo_size(fifo))
-            guard let f = av_frame_alloc() else { throw SDRifyError.conversion("out of memory") }
-            var fp: UnsafeMutablePointer<AVFrame>? = f
-            defer { av_frame_free(&fp) }
+            let f = encoderFrame
+            f.pointee.nb_samples = size
+            try ffCheck(av_frame_make_writable(f), "audio buffer")  // new buffer only if the encoder kept the old one
             f.pointee.nb_samples = n
-            f.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
-            f.pointee.sample_rate = AudioTranscoder.sampleRate
-            try ffCheck(av_channel_layout_copy(&f.pointee.ch_layout, &encoder.pointee.ch_layout), "audio layout")
-            try ffCheck(av_frame_get_buffer(f, 0), "audio buffer")
             _ = f.pointee.extended_data.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 8) {
                 av_audio_fifo_read(fifo, $0, n)
             }
@@ -139,7 +147,6 @@ final class AudioTranscoder {
     }
 
     private func drain(_ write: (Packet) throws -> Void) throws {
-        let packet = try Packet()
         while true {
             av_packet_unref(packet.av)
             let r = avcodec_receive_packet(encoder, packet.av)

@@ -7,12 +7,10 @@ public final class FrameConverter: @unchecked Sendable {
     private let graph: ZimgGraph?
     private let toneMapper: ToneMapper?
     private let outputs: FrameRing
-    public let sourceColor: ColorDescription
 
     public init(sourceFormat: PlanarFormat, sourceColor tagged: ColorDescription, width: Int, height: Int,
                 outputWidth: Int, outputHeight: Int, toneCurve: ToneCurve, ringSize: Int = 1) throws {
         var src = tagged.resolved(width: width, height: height)
-        sourceColor = src
         outputs = try FrameRing(size: ringSize, width: outputWidth, height: outputHeight)
         if src.hdrKind != .sdr {
             toneMapper = try ToneMapper(sourceFormat: sourceFormat, sourceColor: src, width: width, height: height,

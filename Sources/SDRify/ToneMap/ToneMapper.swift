@@ -50,27 +50,24 @@ public final class ToneMapper: @unchecked Sendable {
     public func process(_ frame: Frame, format: PlanarFormat) throws -> Frame {
         let src = frame.planes(format.planeCount).map { (UnsafeRawPointer($0.0), $0.1) }
         try toLinear.process(src: src, dst: rgb.map { ($0, rgbStride) })
-        if let hlg {
-            hlg.inverseOETF.withUnsafeBufferPointer { oetf in
-                hlg.ootfGain.withUnsafeBufferPointer { ootf in
+        // One pass over the rows: HLG linearisation (when the source is HLG) then the curve, while the row is in
+        // cache.
+        let oetf = hlg?.inverseOETF ?? [], ootf = hlg?.ootfGain ?? []
+        oetf.withUnsafeBufferPointer { oetf in
+            ootf.withUnsafeBufferPointer { ootf in
+                table.gains.withUnsafeBufferPointer { gains in
                     for y in 0..<height {
                         let row = y * rgbStride
-                        sdrify_hlg_to_linear_row((rgb[0] + row).assumingMemoryBound(to: Float.self),
-                                                 (rgb[1] + row).assumingMemoryBound(to: Float.self),
-                                                 (rgb[2] + row).assumingMemoryBound(to: Float.self), Int32(width),
-                                                 oetf.baseAddress!, Int32(HLGTables.oetfSize), ootf.baseAddress!,
-                                                 hlg.ootfBase, GainTable.minY)
+                        let r = (rgb[0] + row).assumingMemoryBound(to: Float.self)
+                        let g = (rgb[1] + row).assumingMemoryBound(to: Float.self)
+                        let b = (rgb[2] + row).assumingMemoryBound(to: Float.self)
+                        if let hlg {
+                            sdrify_hlg_to_linear_row(r, g, b, Int32(width), oetf.baseAddress!, Int32(HLGTables.oetfSize),
+                                                     ootf.baseAddress!, hlg.ootfBase, GainTable.minY)
+                        }
+                        sdrify_tonemap_row(r, g, b, Int32(width), gains.baseAddress!, table.base, GainTable.minY, table.maxY)
                     }
                 }
-            }
-        }
-        table.gains.withUnsafeBufferPointer { gains in
-            for y in 0..<height {
-                let row = y * rgbStride
-                sdrify_tonemap_row((rgb[0] + row).assumingMemoryBound(to: Float.self),
-                                   (rgb[1] + row).assumingMemoryBound(to: Float.self),
-                                   (rgb[2] + row).assumingMemoryBound(to: Float.self), Int32(width),
-                                   gains.baseAddress!, table.base, GainTable.minY, table.maxY)
             }
         }
         let output = try outputs.next()
