@@ -9,8 +9,10 @@ static inline float fmax_(float a, float b) { return b > a ? b : a; }
 static inline uint32_t bits_of(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static inline float float_of(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 
-__attribute__((target_clones("avx2", "default")))
-void sdrify_tonemap_row(float *restrict r, float *restrict g, float *restrict b, int count,
+// The x86-64-v3 clones (AVX2, FMA, F16C) convert half floats in registers; the baseline calls libgcc for it.
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+void sdrify_tonemap_row(const float *restrict r, const float *restrict g, const float *restrict b,
+                        _Float16 *restrict out_r, _Float16 *restrict out_g, _Float16 *restrict out_b, int count,
                         const float *restrict gains, unsigned base, float min_y, float max_y) {
     const float kr = 0.2126f, kg = 0.7152f, kb = 0.0722f;
     // The cost model declines on its own (both sides of each select are computed); measured, it is faster.
@@ -44,14 +46,15 @@ void sdrify_tonemap_row(float *restrict r, float *restrict g, float *restrict b,
         R = yk + t2 * (R - yk); G = yk + t2 * (G - yk); B = yk + t2 * (B - yk);
         float s = over ? (desat ? 1.0f / m : 1.0f / hi) : 1.0f;
 
-        r[i] = alive ? fmax_(R * s, 0.0f) : 0.0f;
-        g[i] = alive ? fmax_(G * s, 0.0f) : 0.0f;
-        b[i] = alive ? fmax_(B * s, 0.0f) : 0.0f;
+        out_r[i] = (_Float16)(alive ? fmax_(R * s, 0.0f) : 0.0f);
+        out_g[i] = (_Float16)(alive ? fmax_(G * s, 0.0f) : 0.0f);
+        out_b[i] = (_Float16)(alive ? fmax_(B * s, 0.0f) : 0.0f);
     }
 }
 
-__attribute__((target_clones("avx2", "default")))
-void sdrify_hlg_to_linear_row(float *restrict r, float *restrict g, float *restrict b, int count,
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+void sdrify_hlg_to_linear_row(const float *restrict r, const float *restrict g, const float *restrict b,
+                              float *restrict out_r, float *restrict out_g, float *restrict out_b, int count,
                               const float *restrict oetf_inv, int oetf_size, const float *restrict ootf_gain,
                               unsigned ootf_base, float min_y) {
     const float scale = (float)(oetf_size - 1), top = (float)(oetf_size - 1) - 1e-3f;
@@ -73,8 +76,28 @@ void sdrify_hlg_to_linear_row(float *restrict r, float *restrict g, float *restr
         float k = ootf_gain[idx] + (ootf_gain[idx + 1] - ootf_gain[idx]) * f;
         er *= k; eg *= k; eb *= k;
         // BT.2020 → BT.709 primaries (linear light).
-        r[i] = 1.6604910f * er - 0.5876411f * eg - 0.0728499f * eb;
-        g[i] = -0.1245505f * er + 1.1328999f * eg - 0.0083494f * eb;
-        b[i] = -0.0181508f * er - 0.1005789f * eg + 1.1187297f * eb;
+        out_r[i] = 1.6604910f * er - 0.5876411f * eg - 0.0728499f * eb;
+        out_g[i] = -0.1245505f * er + 1.1328999f * eg - 0.0083494f * eb;
+        out_b[i] = -0.0181508f * er - 0.1005789f * eg + 1.1187297f * eb;
     }
+}
+
+int sdrify_colour_rows(void *context, unsigned i, unsigned left, unsigned right) {
+    const sdrify_colour_job *job = context;
+    const float *in[3];
+    _Float16 *out[3];
+    for (int p = 0; p < 3; p++) {
+        in[p] = (const float *)((const char *)job->rows[p] + (long)(i & job->row_mask) * job->row_stride) + left;
+        out[p] = (_Float16 *)((char *)job->frame[p] + (long)i * job->frame_stride) + left;
+    }
+    int count = (int)(right - left);
+    if (job->oetf_inv) {  // HLG: linearise into the scratch row first (zimg's rows are left as written)
+        float *lin[3] = {job->scratch[0] + left, job->scratch[1] + left, job->scratch[2] + left};
+        sdrify_hlg_to_linear_row(in[0], in[1], in[2], lin[0], lin[1], lin[2], count, job->oetf_inv,
+                                 job->oetf_size, job->ootf_gain, job->ootf_base, job->min_y);
+        for (int p = 0; p < 3; p++) in[p] = lin[p];
+    }
+    sdrify_tonemap_row(in[0], in[1], in[2], out[0], out[1], out[2], count, job->gains, job->gain_base, job->min_y,
+                       job->max_y);
+    return 0;
 }

@@ -1,20 +1,38 @@
 #ifndef SDRIFY_KERNELS_H
 #define SDRIFY_KERNELS_H
 // Hot per-pixel kernels, in C because Swift's SIMD types lower to scalar shuffles on the baseline x86-64 target
-// (measured: 5 ns/pixel in Swift SIMD4 vs this loop's auto-vectorised form). Each has an AVX2 clone that the
-// loader picks on CPUs that have it. Only plain arrays cross this boundary.
+// (measured: 5 ns/pixel in Swift SIMD4 vs this loop's auto-vectorised form). Each has an x86-64-v3 clone
+// (AVX2, FMA, F16C) that the loader picks on CPUs that have it. Only plain arrays cross this boundary.
 
-/// Tone and gamut mapping of one row of linear BT.709 RGB (relative to HDR reference white), in place.
+/// Tone and gamut mapping of one row of linear BT.709 RGB (relative to HDR reference white), written as half
+/// floats (the frame-sized buffer zimg's second leg reads: half the memory of floats, and 11 significant bits
+/// on values in 0-1 are far finer than the 8-bit output).
 /// `gains` is the gain table indexed by (float bits >> 16) - `base` (see GainTable.swift); `min_y`/`max_y`
 /// clamp the luminance looked up.
-void sdrify_tonemap_row(float *r, float *g, float *b, int count,
+void sdrify_tonemap_row(const float *r, const float *g, const float *b, _Float16 *out_r, _Float16 *out_g,
+                        _Float16 *out_b, int count,
                         const float *gains, unsigned base, float min_y, float max_y);
-/// HLG R'G'B' (BT.2020, signal 0-1) → linear BT.709 RGB relative to 203 cd/m², in place. Signals outside 0-1
+/// HLG R'G'B' (BT.2020, signal 0-1) → linear BT.709 RGB relative to 203 cd/m², into `out_*`. Signals outside 0-1
 /// (out of the container's gamut) are clamped to BT.2100's range first. Then the inverse OETF
 /// from `oetf_inv` (`oetf_size` entries over signal 0-1, linear interpolation), the BT.2100 OOTF on luminance
 /// (gamma 1.2 at a 1000 cd/m² display: scene light × Ys^0.2 × 1000/203) with Ys^0.2 from `ootf_gain`
 /// (indexed like the gain table, from `ootf_base`), then the BT.2020 → BT.709 primaries matrix.
-void sdrify_hlg_to_linear_row(float *r, float *g, float *b, int count,
+void sdrify_hlg_to_linear_row(const float *r, const float *g, const float *b, float *out_r, float *out_g,
+                              float *out_b, int count,
                               const float *oetf_inv, int oetf_size, const float *ootf_gain, unsigned ootf_base,
                               float min_y);
+
+/// The colour pass over rows as zimg's first leg writes them: `rows` is that leg's output, a ring of
+/// (`row_mask` + 1) float rows; `frame` the frame-sized half-float planes the second leg reads. HLG sources
+/// (`oetf_inv` not NULL) are linearised through `scratch` (three float rows of the output width).
+typedef struct sdrify_colour_job {
+    const float *rows[3]; long row_stride; unsigned row_mask;
+    _Float16 *frame[3]; long frame_stride;
+    float *scratch[3];
+    const float *gains; unsigned gain_base; float min_y, max_y;
+    const float *oetf_inv; int oetf_size; const float *ootf_gain; unsigned ootf_base;
+} sdrify_colour_job;
+/// zimg's output callback (`zimg_filter_graph_callback`): runs the colour pass on row `i`, columns
+/// [`left`, `right`), right after zimg wrote them, while they are in cache. `job` is an sdrify_colour_job.
+int sdrify_colour_rows(void *job, unsigned i, unsigned left, unsigned right);
 #endif

@@ -1,3 +1,4 @@
+import CKernels
 import Foundation
 
 /// The tone curve baked into a table of gains: gain(Y) = curve(Y)/Y for relative luminance Y (1 = 203 cd/m²).
@@ -33,8 +34,9 @@ public struct GainTable: Sendable {
     }
 }
 
-/// Tone mapping and gamut mapping of linear BT.709 RGB (relative to reference white), in place, never by
-/// clipping channels one by one (which shifts hue):
+/// Tone mapping and gamut mapping of linear BT.709 RGB (relative to reference white), never by clipping
+/// channels one by one (which shifts hue). The work is `sdrify_tonemap_row` (CKernels), the loop the colour
+/// stage runs on every row; this entry point is for tests and tools:
 /// 1. scale RGB by the luminance gain (chromaticity kept);
 /// 2. colours outside BT.709 (a negative channel) desaturate toward grey at equal luminance until the lowest
 ///    channel is 0 (hue kept);
@@ -42,72 +44,15 @@ public struct GainTable: Sendable {
 ///    until the highest channel is √max, then scale down until it is 1 (chromaticity kept). Pure
 ///    desaturation would turn every bright saturated colour white; pure scaling would make it dark.
 public enum LinearToneMap {
-    static let kr: Float = 0.2126, kg: Float = 0.7152, kb: Float = 0.0722
-    typealias V = SIMD4<Float>  // SSE width; wider types lower to slower generic code on the baseline target
-
-    public static func apply(_ table: GainTable, r: UnsafeMutablePointer<Float>, g: UnsafeMutablePointer<Float>,
-                             b: UnsafeMutablePointer<Float>, count: Int) {
+    /// Maps equal-length `r`, `g`, `b` to half floats, as the colour stage stores them.
+    public static func apply(_ table: GainTable, r: [Float], g: [Float], b: [Float]) -> (r: [Float16], g: [Float16], b: [Float16]) {
+        precondition(r.count == g.count && g.count == b.count)
+        var out = (r: [Float16](repeating: 0, count: r.count), g: [Float16](repeating: 0, count: r.count),
+                   b: [Float16](repeating: 0, count: r.count))
         table.gains.withUnsafeBufferPointer { gains in
-            let lut = gains.baseAddress!
-            var i = 0
-            while i + 4 <= count {
-                var R = load(r + i), G = load(g + i), B = load(b + i)
-                map(&R, &G, &B, table: table, lut: lut)
-                store(R, r + i); store(G, g + i); store(B, b + i)
-                i += 4
-            }
-            if i < count {  // the tail goes through the same lanes, padded
-                var R = V(repeating: 0), G = V(repeating: 0), B = V(repeating: 0)
-                for j in 0..<(count - i) { R[j] = r[i + j]; G[j] = g[i + j]; B[j] = b[i + j] }
-                map(&R, &G, &B, table: table, lut: lut)
-                for j in 0..<(count - i) { r[i + j] = R[j]; g[i + j] = G[j]; b[i + j] = B[j] }
-            }
+            sdrify_tonemap_row(r, g, b, &out.r, &out.g, &out.b, Int32(r.count), gains.baseAddress!, table.base,
+                               GainTable.minY, table.maxY)
         }
-    }
-
-    @inline(__always) static func vmin(_ a: V, _ b: V) -> V { a.replacing(with: b, where: b .< a) }
-    @inline(__always) static func vmax(_ a: V, _ b: V) -> V { a.replacing(with: b, where: b .> a) }
-    @inline(__always) static func load(_ p: UnsafeMutablePointer<Float>) -> V { UnsafeRawPointer(p).loadUnaligned(as: V.self) }
-    @inline(__always) static func store(_ v: V, _ p: UnsafeMutablePointer<Float>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: V.self) }
-
-    @inline(__always)
-    static func map(_ R: inout V, _ G: inout V, _ B: inout V, table: GainTable, lut: UnsafePointer<Float>) {
-        let zero = V(repeating: 0), one = V(repeating: 1)
-        let y0 = kr * R + kg * G + kb * B
-        let alive = y0 .> zero  // false for black, negative and NaN luminance
-        let y = vmin(vmax(y0, V(repeating: GainTable.minY)), V(repeating: table.maxY))
-
-        // Gain: index and fraction straight from the float bits (see GainTable).
-        let bits = unsafeBitCast(y, to: SIMD4<UInt32>.self)
-        let index = (bits &>> GainTable.shift) &- table.base
-        let f = unsafeBitCast(((bits & 0xFFFF) &<< 7) | 0x3F80_0000, to: V.self) - one
-        let i0 = Int(index.x), i1 = Int(index.y), i2 = Int(index.z), i3 = Int(index.w)
-        let g0 = V(lut[i0], lut[i1], lut[i2], lut[i3])
-        let g1 = V(lut[i0 + 1], lut[i1 + 1], lut[i2 + 1], lut[i3 + 1])
-        let k = (g0 + (g1 - g0) * f).replacing(with: zero, where: .!alive)
-        R *= k; G *= k; B *= k
-        let yk = y * k
-
-        // Outside BT.709: toward grey at equal luminance until the lowest channel is 0.
-        let lo = vmin(R, vmin(G, B))
-        let outside = lo .< zero
-        if any(outside) {
-            let t = (yk / (yk - lo)).replacing(with: one, where: .!outside)
-            R = yk + t * (R - yk); G = yk + t * (G - yk); B = yk + t * (B - yk)
-        }
-        // Beyond SDR white: desaturate toward grey until the highest channel is √max, then scale to 1.
-        let hi = vmax(R, vmax(G, B))
-        let over = hi .> one
-        if any(over) {
-            let m = hi.squareRoot()
-            let desaturate = over .& (yk .< m)
-            let t = ((m - yk) / (hi - yk)).replacing(with: one, where: .!desaturate)
-            R = yk + t * (R - yk); G = yk + t * (G - yk); B = yk + t * (B - yk)
-            let s = (one / m).replacing(with: one / hi, where: .!desaturate).replacing(with: one, where: .!over)
-            R *= s; G *= s; B *= s
-        }
-        R = vmax(R, zero).replacing(with: zero, where: .!alive)  // NaN × 0 would stay NaN
-        G = vmax(G, zero).replacing(with: zero, where: .!alive)
-        B = vmax(B, zero).replacing(with: zero, where: .!alive)
+        return out
     }
 }

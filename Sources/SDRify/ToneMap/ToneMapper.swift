@@ -11,16 +11,20 @@ public final class ToneMapper: @unchecked Sendable {
     private let toLinear: ZimgGraph   // PQ: to linear BT.709; HLG: to HLG R'G'B' BT.2020 (hlg linearises)
     private let hlg: HLGTables?
     private let toSDR: ZimgGraph
-    private let rgb: [UnsafeMutableRawPointer]  // three float planes, linear BT.709 relative to 203 cd/m²
-    private let rgbStride: Int
+    // The first leg writes float rows into a small ring; the colour pass (sdrify_colour_rows, called by zimg as
+    // rows are written) maps them into frame-sized half-float planes of linear BT.709 (1 = 203 cd/m²), which the
+    // second leg reads. No frame-sized float buffer, one trip through memory.
+    private let rows: [UnsafeMutableRawPointer], ringRows: Int, rowStride: Int
+    private let mapped: [UnsafeMutableRawPointer], mappedStride: Int
+    private let scratch: [UnsafeMutablePointer<Float>]  // HLG's linear rows
+    private let tables: [UnsafeMutableBufferPointer<Float>]  // stable copies the C pass reads
+    private let job: UnsafeMutablePointer<sdrify_colour_job>
     private let outputs: FrameRing
-    private let width: Int, height: Int  // output size
 
     public init(sourceFormat: PlanarFormat, sourceColor: ColorDescription, width sw: Int, height sh: Int,
                 outputWidth: Int, outputHeight: Int, curve: ToneCurve, ringSize: Int = 1,
                 exactHLG: Bool = false) throws {
         self.curve = curve
-        width = outputWidth; height = outputHeight
         let kind = sourceColor.hdrKind
         table = GainTable(curve: curve, maxY: (kind == .hlg ? 1000 : 10000) / ToneCurve.referenceWhite)
         let linear = ColorDescription(primaries: .bt709, transfer: .linear, matrix: .rgb, range: .full)
@@ -30,48 +34,60 @@ public final class ToneMapper: @unchecked Sendable {
         let legA = hlg == nil ? linear
             : ColorDescription(primaries: sourceColor.primaries, transfer: .aribStdB67, matrix: .rgb, range: .full)
         toLinear = try ZimgGraph(from: ZimgFormat(width: sw, height: sh, format: sourceFormat, color: sourceColor),
-                                 to: ZimgFormat(width: outputWidth, height: outputHeight, rgbFloat: legA),
+                                 to: ZimgFormat(width: outputWidth, height: outputHeight, rgb: legA),
                                  dither: .none, nominalPeakLuminance: ToneCurve.referenceWhite,
                                  approximateTransfer: kind == .pq)
         var sdr = ColorDescription.sdrOutput
         sdr.chromaLocation = .left
-        toSDR = try ZimgGraph(from: ZimgFormat(width: outputWidth, height: outputHeight, rgbFloat: linear),
+        toSDR = try ZimgGraph(from: ZimgFormat(width: outputWidth, height: outputHeight, rgb: linear, half: true),
                               to: ZimgFormat(width: outputWidth, height: outputHeight, format: .yuv420p, color: sdr),
                               dither: .ordered, nominalPeakLuminance: ToneCurve.referenceWhite,
                               approximateTransfer: true)
-        let stride = (outputWidth * 4 + 63) & ~63
-        rgbStride = stride
-        rgb = (0..<3).map { _ in UnsafeMutableRawPointer.allocate(byteCount: stride * outputHeight, alignment: 64) }
+        func planes(_ count: Int, _ bytes: Int) -> [UnsafeMutableRawPointer] {
+            (0..<count).map { _ in UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64) }
+        }
+        var ring = 1
+        while ring < max(toLinear.outputBuffering, 1) { ring *= 2 }
+        ringRows = ring
+        rowStride = (outputWidth * MemoryLayout<Float>.size + 63) & ~63
+        rows = planes(3, rowStride * ring)
+        mappedStride = (outputWidth * MemoryLayout<Float16>.size + 63) & ~63
+        mapped = planes(3, mappedStride * outputHeight)
+        scratch = (0..<3).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: outputWidth) }
         outputs = try FrameRing(size: ringSize, width: outputWidth, height: outputHeight)
+
+        func stableCopy(_ a: [Float]) -> UnsafeMutableBufferPointer<Float> {
+            let p = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(a.count, 1))
+            _ = p.initialize(from: a)
+            return p
+        }
+        let gains = stableCopy(table.gains), oetf = stableCopy(hlg?.inverseOETF ?? []), ootf = stableCopy(hlg?.ootfGain ?? [])
+        tables = [gains, oetf, ootf]
+        func float(_ p: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Float> { p.assumingMemoryBound(to: Float.self) }
+        func half(_ p: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Float16> { p.assumingMemoryBound(to: Float16.self) }
+        job = .allocate(capacity: 1)
+        job.initialize(to: sdrify_colour_job(
+            rows: (UnsafePointer(float(rows[0])), UnsafePointer(float(rows[1])), UnsafePointer(float(rows[2]))), row_stride: rowStride, row_mask: UInt32(ring - 1),
+            frame: (half(mapped[0]), half(mapped[1]), half(mapped[2])), frame_stride: mappedStride,
+            scratch: (scratch[0], scratch[1], scratch[2]),
+            gains: gains.baseAddress, gain_base: table.base, min_y: GainTable.minY, max_y: table.maxY,
+            oetf_inv: hlg == nil ? nil : oetf.baseAddress, oetf_size: Int32(HLGTables.oetfSize),
+            ootf_gain: ootf.baseAddress, ootf_base: hlg?.ootfBase ?? 0))
     }
 
-    deinit { rgb.forEach { $0.deallocate() } }
+    deinit {
+        (rows + mapped).forEach { $0.deallocate() }
+        scratch.forEach { $0.deallocate() }
+        tables.forEach { $0.deallocate() }
+        job.deallocate()
+    }
 
     public func process(_ frame: Frame, format: PlanarFormat) throws -> Frame {
         let src = frame.planes(format.planeCount).map { (UnsafeRawPointer($0.0), $0.1) }
-        try toLinear.process(src: src, dst: rgb.map { ($0, rgbStride) })
-        // One pass over the rows: HLG linearisation (when the source is HLG) then the curve, while the row is in
-        // cache.
-        let oetf = hlg?.inverseOETF ?? [], ootf = hlg?.ootfGain ?? []
-        oetf.withUnsafeBufferPointer { oetf in
-            ootf.withUnsafeBufferPointer { ootf in
-                table.gains.withUnsafeBufferPointer { gains in
-                    for y in 0..<height {
-                        let row = y * rgbStride
-                        let r = (rgb[0] + row).assumingMemoryBound(to: Float.self)
-                        let g = (rgb[1] + row).assumingMemoryBound(to: Float.self)
-                        let b = (rgb[2] + row).assumingMemoryBound(to: Float.self)
-                        if let hlg {
-                            sdrify_hlg_to_linear_row(r, g, b, Int32(width), oetf.baseAddress!, Int32(HLGTables.oetfSize),
-                                                     ootf.baseAddress!, hlg.ootfBase, GainTable.minY)
-                        }
-                        sdrify_tonemap_row(r, g, b, Int32(width), gains.baseAddress!, table.base, GainTable.minY, table.maxY)
-                    }
-                }
-            }
-        }
+        try toLinear.process(src: src, dst: rows.map { ($0, rowStride) },
+                             afterRows: (sdrify_colour_rows, UnsafeMutableRawPointer(job), ringRows))
         let output = try outputs.next()
-        try toSDR.process(src: rgb.map { (UnsafeRawPointer($0), rgbStride) }, dst: output.planes(3))
+        try toSDR.process(src: mapped.map { (UnsafeRawPointer($0), mappedStride) }, dst: output.planes(3))
         output.pts = frame.pts
         return output
     }

@@ -3,7 +3,7 @@ import Foundation
 
 /// One image format as zimg sees it. Colour fields use our enums; the mapping to zimg's lives here only.
 struct ZimgFormat {
-    enum Sample { case byte, word, float }
+    enum Sample { case byte, word, half, float }
     enum Family { case yuv, rgb, grey }
     var width: Int
     var height: Int
@@ -25,10 +25,10 @@ struct ZimgFormat {
         self.color = color
     }
 
-    /// Planar float R'G'B' or linear RGB.
-    init(width: Int, height: Int, rgbFloat color: ColorDescription) {
+    /// Planar float (or half-float) R'G'B' or linear RGB.
+    init(width: Int, height: Int, rgb color: ColorDescription, half: Bool = false) {
         self.width = width; self.height = height
-        sample = .float; depth = 32; family = .rgb
+        sample = half ? .half : .float; depth = half ? 16 : 32; family = .rgb
         self.color = color
     }
 
@@ -37,7 +37,8 @@ struct ZimgFormat {
         zimg_image_format_default(&f, czimg_api_version())
         f.width = UInt32(width)
         f.height = UInt32(height)
-        f.pixel_type = switch sample { case .byte: ZIMG_PIXEL_BYTE; case .word: ZIMG_PIXEL_WORD; case .float: ZIMG_PIXEL_FLOAT }
+        f.pixel_type = switch sample { case .byte: ZIMG_PIXEL_BYTE; case .word: ZIMG_PIXEL_WORD; case .half: ZIMG_PIXEL_HALF
+                       case .float: ZIMG_PIXEL_FLOAT }
         f.depth = UInt32(depth)
         f.subsample_w = UInt32(chromaShiftX)
         f.subsample_h = UInt32(chromaShiftY)
@@ -94,7 +95,13 @@ final class ZimgGraph: @unchecked Sendable {
             throw ZimgGraph.lastError("sizing the colour graph")
         }
         tmp = UnsafeMutableRawPointer.allocate(byteCount: max(size, 64), alignment: 64)
+        var lines: UInt32 = 0
+        _ = zimg_filter_graph_get_output_buffering(g, &lines)
+        outputBuffering = Int(lines)
     }
+
+    /// The fewest output rows zimg needs in a ring buffer (see `process`'s `dstRows`).
+    let outputBuffering: Int
 
     deinit {
         zimg_filter_graph_free(graph)
@@ -107,16 +114,20 @@ final class ZimgGraph: @unchecked Sendable {
         return SDRifyError.conversion("zimg, \(what): \(cString(buf)) (\(code.rawValue))")
     }
 
-    /// Runs the graph: planes are (pointer, stride in bytes), in Y, Cb, Cr (or R, G, B) order.
-    func process(src: [(UnsafeRawPointer, Int)], dst: [(UnsafeMutableRawPointer, Int)]) throws {
+    /// Runs the graph: planes are (pointer, stride in bytes), in Y, Cb, Cr (or R, G, B) order. With `afterRows`,
+    /// the destination may be a ring of `dstRows` rows (a power of two ≥ `outputBuffering`) and zimg calls the
+    /// callback on each stretch of output as soon as it is written (row, first column, end column).
+    func process(src: [(UnsafeRawPointer, Int)], dst: [(UnsafeMutableRawPointer, Int)],
+                 afterRows: (callback: zimg_filter_graph_callback, user: UnsafeMutableRawPointer, dstRows: Int)? = nil) throws {
         var s = zimg_image_buffer_const()
         s.version = czimg_api_version()
         var d = zimg_image_buffer()
         d.version = czimg_api_version()
         let mask = czimg_buffer_max()
         for (i, plane) in src.enumerated() { czimg_set_src_plane(&s, Int32(i), plane.0, plane.1, mask) }
-        for (i, plane) in dst.enumerated() { czimg_set_dst_plane(&d, Int32(i), plane.0, plane.1, mask) }
-        guard zimg_filter_graph_process(graph, &s, &d, tmp, nil, nil, nil, nil) == ZIMG_ERROR_SUCCESS else {
+        let dstMask = afterRows.map { UInt32($0.dstRows - 1) } ?? mask
+        for (i, plane) in dst.enumerated() { czimg_set_dst_plane(&d, Int32(i), plane.0, plane.1, dstMask) }
+        guard zimg_filter_graph_process(graph, &s, &d, tmp, nil, nil, afterRows?.callback, afterRows?.user) == ZIMG_ERROR_SUCCESS else {
             throw ZimgGraph.lastError("converting a frame")
         }
     }
