@@ -52,6 +52,19 @@ final class ConvertFeatureTests: CLITestCase {
 
     func numberedLuma(_ n: Int) -> Double { Double(16 + (n * 5) % 200) }
 
+    func testCRFZeroIsLossless() throws {
+        // x264 refuses lossless in the High profile; CRF 0 must switch to High 4:4:4 Predictive, not fail. An SDR
+        // source at its own size passes through the pipeline unchanged, so the decoded pictures must be identical.
+        try makeNumberedClip(file("n.mp4"), seconds: 1)
+        _ = try convert(file("n.mp4"), file("lossless.mp4"), "--crf", "0")
+        let video = Support.streams(try Support.ffprobe(file("lossless.mp4")), "video").first ?? [:]
+        XCTAssertEqual(video["profile"] as? String, "High 4:4:4 Predictive")
+        for index in [0, 17] {
+            XCTAssertEqual(try Support.rawFrame(file("lossless.mp4"), index: index, pixelFormat: "yuv420p"),
+                           try Support.rawFrame(file("n.mp4"), index: index, pixelFormat: "yuv420p"), "frame \(index)")
+        }
+    }
+
     /// Mean of the Y plane, as stored (no range conversion).
     func meanLuma(_ path: String, index: Int) throws -> Double {
         let yuv = try Support.rawFrame(path, index: index, pixelFormat: "yuv420p")

@@ -11,7 +11,7 @@ public struct VideoEncoderSettings: Sendable {
     }
 }
 
-/// libx264 (High) or libx265 (Main) through libavcodec: 8-bit 4:2:0, BT.709 tags in the VUI, a keyframe about
+/// libx264 (High; High 4:4:4 Predictive for lossless CRF 0) or libx265 (Main) through libavcodec: 8-bit 4:2:0, BT.709 tags in the VUI, a keyframe about
 /// every 2 s, source timestamps kept; the level follows from size and rate (the encoders choose it).
 final class VideoEncoder {
     let ctx: UnsafeMutablePointer<AVCodecContext>
@@ -41,6 +41,9 @@ final class VideoEncoder {
         av_dict_set(&opts, "preset", settings.preset, 0)
         av_dict_set(&opts, "crf", String(settings.crf), 0)
         switch settings.codec {
+        case .h264 where settings.crf == 0:  // lossless, which x264 allows only in High 4:4:4 Predictive
+            c.pointee.profile = FF_PROFILE_H264_HIGH_444_PREDICTIVE
+            av_dict_set(&opts, "profile", "high444", 0)
         case .h264:
             c.pointee.profile = FF_PROFILE_H264_HIGH
             av_dict_set(&opts, "profile", "high", 0)
