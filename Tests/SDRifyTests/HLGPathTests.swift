@@ -46,4 +46,45 @@ final class HLGPathTests: XCTestCase {
         }
         XCTAssertLessThanOrEqual(worst, 1)
     }
+
+    /// The tone-map pass runs inside zimg's output callback on a small row ring. Every output row must be mapped
+    /// anew for each frame, at any size ratio: a mapper that has just processed a bright frame must give a dark
+    /// frame exactly the output a fresh mapper gives it (a stale row would carry the bright frame over).
+    func testEveryRowIsMappedForEachFrameWhenResizing() throws {
+        func frame(_ w: Int, _ h: Int, level: Int) throws -> Frame {
+            let f = try Frame(width: w, height: h, format: .yuv420p10)
+            for p in 0..<3 {
+                let (pw, ph) = PlanarFormat.yuv420p10.planeSize(p, width: w, height: h)
+                for y in 0..<ph {
+                    let row = (f.data(p) + y * f.stride(p)).assumingMemoryBound(to: UInt16.self)
+                    for x in 0..<pw { row[x] = UInt16(p == 0 ? level + (x * 7 + y * 3) % 200 : 480 + (x + 2 * y) % 64) }
+                }
+            }
+            return f
+        }
+        func bytes(_ f: Frame, _ w: Int, _ h: Int) -> [UInt8] {
+            (0..<3).flatMap { p -> [UInt8] in
+                let (pw, ph) = PlanarFormat.yuv420p.planeSize(p, width: w, height: h)
+                return (0..<ph).flatMap { y in Array(UnsafeBufferPointer(start: (f.data(p) + y * f.stride(p)).assumingMemoryBound(to: UInt8.self), count: pw)) }
+            }
+        }
+        for transfer in [TransferCharacteristic.smpte2084, .aribStdB67] {
+            for (sw, sh, ow, oh) in [(1000, 200, 498, 100), (640, 360, 640, 360), (300, 100, 600, 200)] {
+                let color = ColorDescription(primaries: .bt2020, transfer: transfer, matrix: .bt2020nc, range: .limited, chromaLocation: .left)
+                let bright = try frame(sw, sh, level: 700), dark = try frame(sw, sh, level: 100)
+                bright.color = color; dark.color = color
+                func mapper() throws -> ToneMapper {
+                    try ToneMapper(sourceFormat: .yuv420p10, sourceColor: color, width: sw, height: sh, outputWidth: ow, outputHeight: oh,
+                                   curve: ToneCurve(.default, sourcePeak: 1000))
+                }
+                let used = try mapper()
+                let brightOut = bytes(try used.process(bright, format: .yuv420p10), ow, oh)
+                let second = bytes(try used.process(dark, format: .yuv420p10), ow, oh)
+                let fresh = bytes(try mapper().process(dark, format: .yuv420p10), ow, oh)
+                func differing(_ a: [UInt8], _ b: [UInt8]) -> Int { zip(a, b).filter { $0 != $1 }.count }
+                XCTAssertGreaterThan(differing(brightOut, fresh), fresh.count / 2, "the frames must differ for this to test anything")
+                XCTAssertEqual(differing(second, fresh), 0, "\(transfer) \(sw)x\(sh) → \(ow)x\(oh): bytes not mapped anew")
+            }
+        }
+    }
 }
