@@ -38,20 +38,22 @@ enum ColorMapping {
                          chromaLocation: ChromaLocation(rawValue: Int32(chroma.rawValue)) ?? .unspecified)
     }
 
+    /// Our description as FFmpeg's five fields (primaries, transfer, matrix, range, chroma siting).
+    static func fields(_ c: ColorDescription)
+        -> (AVColorPrimaries, AVColorTransferCharacteristic, AVColorSpace, AVColorRange, AVChromaLocation) {
+        (AVColorPrimaries(rawValue: UInt32(c.primaries.rawValue)), AVColorTransferCharacteristic(rawValue: UInt32(c.transfer.rawValue)),
+         AVColorSpace(rawValue: UInt32(c.matrix.rawValue)), AVColorRange(rawValue: UInt32(c.range.rawValue)),
+         AVChromaLocation(rawValue: UInt32(c.chromaLocation.rawValue)))
+    }
+
     static func apply(_ c: ColorDescription, to ctx: UnsafeMutablePointer<AVCodecContext>) {
-        ctx.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(c.primaries.rawValue))
-        ctx.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(c.transfer.rawValue))
-        ctx.pointee.colorspace = AVColorSpace(rawValue: UInt32(c.matrix.rawValue))
-        ctx.pointee.color_range = AVColorRange(rawValue: UInt32(c.range.rawValue))
-        ctx.pointee.chroma_sample_location = AVChromaLocation(rawValue: UInt32(c.chromaLocation.rawValue))
+        (ctx.pointee.color_primaries, ctx.pointee.color_trc, ctx.pointee.colorspace, ctx.pointee.color_range,
+         ctx.pointee.chroma_sample_location) = fields(c)
     }
 
     static func apply(_ c: ColorDescription, to frame: UnsafeMutablePointer<AVFrame>) {
-        frame.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(c.primaries.rawValue))
-        frame.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(c.transfer.rawValue))
-        frame.pointee.colorspace = AVColorSpace(rawValue: UInt32(c.matrix.rawValue))
-        frame.pointee.color_range = AVColorRange(rawValue: UInt32(c.range.rawValue))
-        frame.pointee.chroma_location = AVChromaLocation(rawValue: UInt32(c.chromaLocation.rawValue))
+        (frame.pointee.color_primaries, frame.pointee.color_trc, frame.pointee.colorspace, frame.pointee.color_range,
+         frame.pointee.chroma_location) = fields(c)
     }
 }
 
