@@ -157,3 +157,49 @@ final class UprightFrameTests: XCTestCase {
         XCTAssertThrowsError(try FrameOrienter(.right, width: 6, height: 4, format: PlanarFormat(bitDepth: 8, chromaShiftX: 1, chromaShiftY: 0)))
     }
 }
+
+/// Turning a 4:2:0 picture moves its chroma samples within their 2×2 blocks. The colour stage produces the siting
+/// that becomes "left" (the output's tag) once upright. Measured on linear chroma ramps, which every
+/// interpolating filter reproduces exactly, so any siting error shows up as an offset of slope × error.
+final class ChromaSitingTests: XCTestCase {
+    func testChromaIsLeftSitedOnceUpright() throws {
+        let (w, h) = (64, 48)
+        let (cbSlope, crSlope) = (3.0, 4.0)  // codes per luma pixel, along coded x (Cb) and coded y (Cr)
+        // Source: left siting, chroma sample (i, j) at luma position (2i, 2j + ½).
+        let src = try Frame(width: w, height: h, format: .yuv420p)
+        for y in 0..<h { (src.data(0) + y * src.stride(0)).initializeMemory(as: UInt8.self, repeating: 128, count: w) }
+        for j in 0..<h / 2 {
+            for i in 0..<w / 2 {
+                (src.data(1) + j * src.stride(1)).storeBytes(of: UInt8(30 + cbSlope * Double(2 * i)), toByteOffset: i, as: UInt8.self)
+                (src.data(2) + j * src.stride(2)).storeBytes(of: UInt8((30 + crSlope * (Double(2 * j) + 0.5)).rounded()), toByteOffset: i, as: UInt8.self)
+            }
+        }
+        let color = ColorDescription(primaries: .bt709, transfer: .bt709, matrix: .bt709, range: .limited, chromaLocation: .left)
+        src.color = color
+        for o in Orientation.allCases {
+            let converter = try FrameConverter(sourceFormat: .yuv420p, sourceColor: color, width: w, height: h, outputWidth: w,
+                                               outputHeight: h, toneCurve: ToneCurve(.default, sourcePeak: 1000),
+                                               outputSiting: o.chromaSitingBeforeOrienting)
+            var out = try converter.convert(src, format: .yuv420p)
+            if o != .up { out = try FrameOrienter(o, width: w, height: h).apply(out) }
+            // Where an upright luma position came from in the coded picture (pixel centres; the matrix is
+            // orthogonal, so its inverse is its transpose).
+            let p = o.pattern
+            let (uw, uh) = o.uprightSize(width: w, height: h)
+            let tx = Double((p.a < 0 ? w - 1 : 0) + (p.c < 0 ? h - 1 : 0)), ty = Double((p.b < 0 ? w - 1 : 0) + (p.d < 0 ? h - 1 : 0))
+            var worst = 0.0
+            for j in 2..<(uh / 2 - 2) {
+                for i in 2..<(uw / 2 - 2) {
+                    let (dx, dy) = (Double(2 * i) - tx, Double(2 * j) + 0.5 - ty)  // left siting, upright
+                    let (x, y) = (Double(p.a) * dx + Double(p.b) * dy, Double(p.c) * dx + Double(p.d) * dy)
+                    let cb = Double((out.data(1) + j * out.stride(1)).load(fromByteOffset: i, as: UInt8.self))
+                    let cr = Double((out.data(2) + j * out.stride(2)).load(fromByteOffset: i, as: UInt8.self))
+                    worst = max(worst, abs(cb - (30 + cbSlope * x)), abs(cr - (30 + crSlope * y)))
+                }
+            }
+            // Exact where a siting exists; a horizontal flip needs "right", and centre leaves half a luma pixel.
+            let flipsX = p.a < 0
+            XCTAssertLessThanOrEqual(worst, flipsX ? cbSlope / 2 + 1 : 1, "\(o.name): chroma off by \(worst) codes")
+        }
+    }
+}

@@ -65,6 +65,25 @@ public enum Orientation: Int, CaseIterable, Sendable {
         self = match
     }
 
+    /// The 4:2:0 chroma siting a picture should have before this orientation is applied, so that it is "left"
+    /// (what the output is tagged, the H.264 default) once upright. Turning moves the chroma samples within their
+    /// 2×2 blocks: a quarter turn makes left siting top or bottom. A horizontal flip would need "right" siting,
+    /// which no format describes: centre is the nearest (half a luma pixel off instead of a whole one).
+    public var chromaSitingBeforeOrienting: ChromaLocation {
+        let p = pattern
+        // Offsets within the block, in luma pixels (0, ½ or 1), such that the display mapping sends them to
+        // (0, ½): an axis that maps with a negative sign turns an offset o into 1 − o.
+        let (ox, oy): (Double, Double) = p.a != 0 ? (p.a > 0 ? 0 : 1, 0.5) : (0.5, p.c > 0 ? 0 : 1)
+        switch (ox == 0, oy) {
+        case (true, 0): return .topLeft
+        case (true, 1): return .bottomLeft
+        case (true, _): return .left
+        case (false, 0): return .top
+        case (false, 1): return .bottom
+        case (false, _): return .center
+        }
+    }
+
     /// The upright (display) size of a coded picture.
     public func uprightSize(width: Int, height: Int) -> (width: Int, height: Int) {
         swapsDimensions ? (height, width) : (width, height)

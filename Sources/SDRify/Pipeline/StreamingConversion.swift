@@ -216,7 +216,8 @@ final class StreamingConversion: @unchecked Sendable {
             let curve = ToneCurve(options.toneMap, sourcePeak: hdr.sourcePeak(for: color.hdrKind))
             converter = try FrameConverter(sourceFormat: fmt, sourceColor: color, width: frame.width, height: frame.height,
                                            outputWidth: coded.0, outputHeight: coded.1, toneCurve: curve,
-                                           ringSize: orientation == .up ? ring : 1)
+                                           ringSize: orientation == .up ? ring : 1,
+                                           outputSiting: orientation.chromaSitingBeforeOrienting)
         }
         var picture = try converter!.convert(frame, format: fmt)
         if let orienter = orienter ?? nil { picture = try orienter.apply(picture) }

@@ -8,14 +8,16 @@ public final class FrameConverter: @unchecked Sendable {
     private let toneMapper: ToneMapper?
     private let outputs: FrameRing
 
+    /// `outputSiting`: the 4:2:0 chroma siting to produce (see Orientation.chromaSitingBeforeOrienting).
     public init(sourceFormat: PlanarFormat, sourceColor tagged: ColorDescription, width: Int, height: Int,
-                outputWidth: Int, outputHeight: Int, toneCurve: ToneCurve, ringSize: Int = 1) throws {
+                outputWidth: Int, outputHeight: Int, toneCurve: ToneCurve, ringSize: Int = 1,
+                outputSiting: ChromaLocation = .left) throws {
         var src = tagged.resolved(width: width, height: height)
         outputs = try FrameRing(size: ringSize, width: outputWidth, height: outputHeight)
         if src.hdrKind != .sdr {
             toneMapper = try ToneMapper(sourceFormat: sourceFormat, sourceColor: src, width: width, height: height,
                                         outputWidth: outputWidth, outputHeight: outputHeight, curve: toneCurve,
-                                        ringSize: ringSize)
+                                        ringSize: ringSize, outputSiting: outputSiting)
             graph = nil
             return
         }
@@ -26,7 +28,7 @@ public final class FrameConverter: @unchecked Sendable {
             src.primaries = dstColor.primaries
         }
         if sourceFormat.hasChroma == false { src.matrix = dstColor.matrix }
-        dstColor.chromaLocation = .left
+        dstColor.chromaLocation = outputSiting
         // A grey source stays grey through zimg (it will not subsample a grey image); chroma is filled neutral.
         let dstFormat = sourceFormat.hasChroma ? PlanarFormat.yuv420p : PlanarFormat(bitDepth: 8, chromaShiftX: 1, chromaShiftY: 1, hasChroma: false)
         graph = try ZimgGraph(from: ZimgFormat(width: width, height: height, format: sourceFormat, color: src),

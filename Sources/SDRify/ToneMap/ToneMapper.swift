@@ -23,7 +23,7 @@ public final class ToneMapper: @unchecked Sendable {
 
     public init(sourceFormat: PlanarFormat, sourceColor: ColorDescription, width sw: Int, height sh: Int,
                 outputWidth: Int, outputHeight: Int, curve: ToneCurve, ringSize: Int = 1,
-                exactHLG: Bool = false) throws {
+                exactHLG: Bool = false, outputSiting: ChromaLocation = .left) throws {
         self.curve = curve
         let kind = sourceColor.hdrKind
         table = GainTable(curve: curve, maxY: (kind == .hlg ? 1000 : 10000) / ToneCurve.referenceWhite)
@@ -38,7 +38,7 @@ public final class ToneMapper: @unchecked Sendable {
                                  dither: .none, nominalPeakLuminance: ToneCurve.referenceWhite,
                                  approximateTransfer: kind == .pq)
         var sdr = ColorDescription.sdrOutput
-        sdr.chromaLocation = .left
+        sdr.chromaLocation = outputSiting
         toSDR = try ZimgGraph(from: ZimgFormat(width: outputWidth, height: outputHeight, rgb: linear, half: true),
                               to: ZimgFormat(width: outputWidth, height: outputHeight, format: .yuv420p, color: sdr),
                               dither: .ordered, nominalPeakLuminance: ToneCurve.referenceWhite,
