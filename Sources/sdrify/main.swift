@@ -45,7 +45,7 @@ struct Convert: ParsableCommand {
     @Option(help: ArgumentHelp("A sticker: FILE@X,Y[,WxH][,START-END]; X, Y, W, H in pixels or percent.", valueName: "SPEC"))
     var sticker: [String] = []
     @Option(help: ArgumentHelp("Burn in captions or lyrics from an SRT, WebVTT or ASS file.", valueName: "FILE")) var captions: String?
-    @Option(help: "Cap on worker threads (0 = automatic).") var threads: Int = 0
+    @Option(help: "Thread budget shared by decoder and encoder, for running several at once (1: one thread in all; 0 = automatic).") var threads: Int = 0
     @Flag(help: "Print nothing but the error line.") var quiet = false
     @Flag(name: .customLong("tolerate-errors"), help: "Conceal decode errors and continue (they are counted) instead of failing.")
     var tolerateErrors = false

@@ -139,10 +139,12 @@ public enum Transcoder {
             }
             try audio?.finish(muxer: muxer)
         } else {
-            let decoder = try Decoder(videoOf: demuxer, threads: options.threads)
+            let (decodeThreads, encodeThreads) = ThreadBudget.split(options.threads, sourcePixels: video.width * video.height,
+                                                                    outputPixels: target.0 * target.1, encoder: options.preset.codec)
+            let decoder = try Decoder(videoOf: demuxer, threads: decodeThreads)
             let settings = VideoEncoderSettings(codec: options.preset.codec, crf: options.crf ?? options.preset.crf,
                                                 preset: options.encoderPreset ?? options.preset.encoderPreset,
-                                                threads: options.threads)
+                                                threads: encodeThreads)
             let encoder = try VideoEncoder(width: target.0, height: target.1, timeBase: tb, frameRate: frameRate,
                                            settings: settings, globalHeader: muxer.needsGlobalHeader)
             let outVideo = try muxer.addStream(from: encoder)
