@@ -4,8 +4,10 @@
 #include <string.h>
 
 // Written branch-free (selects, not ifs) so the compiler vectorises it; see GainTable.swift for the method.
-static inline float fmin_(float a, float b) { return b < a ? b : a; }
-static inline float fmax_(float a, float b) { return b > a ? b : a; }
+// NaN in `a` gives `b` (the comparison fails), so fmin_(fmax_(x, lo), hi) clamps NaN to lo: table indices stay
+// inside their tables whatever the input. They compile to minps/maxps, which behave the same way.
+static inline float fmin_(float a, float b) { return a < b ? a : b; }
+static inline float fmax_(float a, float b) { return a > b ? a : b; }
 static inline uint32_t bits_of(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static inline float float_of(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 
@@ -25,7 +27,7 @@ void sdrify_tonemap_row(const float *restrict r, const float *restrict g, const 
 
         // Gain: index and interpolation fraction straight from the float's bits.
         uint32_t u = bits_of(y);
-        uint32_t idx = (u >> 16) - base;
+        int32_t idx = (int32_t)((u >> 16) - base);
         float f = float_of(((u & 0xFFFFu) << 7) | 0x3F800000u) - 1.0f;
         float g0 = gains[idx], g1 = gains[idx + 1];
         float k = alive ? g0 + (g1 - g0) * f : 0.0f;
