@@ -69,7 +69,7 @@ final class HLGPathTests: XCTestCase {
             }
         }
         for transfer in [TransferCharacteristic.smpte2084, .aribStdB67] {
-            for (sw, sh, ow, oh) in [(1000, 200, 498, 100), (640, 360, 640, 360), (300, 100, 600, 200)] {
+            for (sw, sh, ow, oh) in [(1000, 200, 498, 100), (640, 360, 640, 360), (300, 100, 600, 200), (64, 4, 32, 2)] {
                 let color = ColorDescription(primaries: .bt2020, transfer: transfer, matrix: .bt2020nc, range: .limited, chromaLocation: .left)
                 let bright = try frame(sw, sh, level: 700), dark = try frame(sw, sh, level: 100)
                 bright.color = color; dark.color = color

@@ -14,7 +14,7 @@ public final class ToneMapper: @unchecked Sendable {
     // The first leg writes float rows into a small ring; the colour pass (sdrify_colour_rows, called by zimg as
     // rows are written) maps them into frame-sized half-float planes of linear BT.709 (1 = 203 cd/m²), which the
     // second leg reads. No frame-sized float buffer, one trip through memory.
-    private let rows: [UnsafeMutableRawPointer], ringRows: Int, rowStride: Int
+    private let rows: [UnsafeMutableRawPointer], rowMask: UInt32, rowStride: Int
     private let mapped: [UnsafeMutableRawPointer], mappedStride: Int
     private let scratch: [UnsafeMutablePointer<Float>]  // HLG's linear rows
     private let tables: [UnsafeMutableBufferPointer<Float>]  // stable copies the C pass reads
@@ -46,11 +46,10 @@ public final class ToneMapper: @unchecked Sendable {
         func planes(_ count: Int, _ bytes: Int) -> [UnsafeMutableRawPointer] {
             (0..<count).map { _ in UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64) }
         }
-        var ring = 1
-        while ring < max(toLinear.outputBuffering, 1) { ring *= 2 }
-        ringRows = ring
+        let ring = toLinear.ringMask(height: outputHeight)
+        rowMask = ring.mask
         rowStride = (outputWidth * MemoryLayout<Float>.size + 63) & ~63
-        rows = planes(3, rowStride * ring)
+        rows = planes(3, rowStride * ring.rows)
         mappedStride = (outputWidth * MemoryLayout<Float16>.size + 63) & ~63
         mapped = planes(3, mappedStride * outputHeight)
         scratch = (0..<3).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: outputWidth) }
@@ -67,7 +66,8 @@ public final class ToneMapper: @unchecked Sendable {
         func half(_ p: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Float16> { p.assumingMemoryBound(to: Float16.self) }
         job = .allocate(capacity: 1)
         job.initialize(to: sdrify_colour_job(
-            rows: (UnsafePointer(float(rows[0])), UnsafePointer(float(rows[1])), UnsafePointer(float(rows[2]))), row_stride: rowStride, row_mask: UInt32(ring - 1),
+            rows: (UnsafePointer(float(rows[0])), UnsafePointer(float(rows[1])), UnsafePointer(float(rows[2]))),
+            row_stride: rowStride, row_mask: ring.mask,
             frame: (half(mapped[0]), half(mapped[1]), half(mapped[2])), frame_stride: mappedStride,
             scratch: (scratch[0], scratch[1], scratch[2]),
             gains: gains.baseAddress, gain_base: table.base, min_y: GainTable.minY, max_y: table.maxY,
@@ -85,7 +85,7 @@ public final class ToneMapper: @unchecked Sendable {
     public func process(_ frame: Frame, format: PlanarFormat) throws -> Frame {
         let src = frame.planes(format.planeCount).map { (UnsafeRawPointer($0.0), $0.1) }
         try toLinear.process(src: src, dst: rows.map { ($0, rowStride) },
-                             afterRows: (sdrify_colour_rows, UnsafeMutableRawPointer(job), ringRows))
+                             afterRows: (sdrify_colour_rows, UnsafeMutableRawPointer(job), rowMask))
         let output = try outputs.next()
         try toSDR.process(src: mapped.map { (UnsafeRawPointer($0), mappedStride) }, dst: output.planes(3))
         output.pts = frame.pts

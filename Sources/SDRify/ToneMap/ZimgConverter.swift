@@ -94,14 +94,25 @@ final class ZimgGraph: @unchecked Sendable {
             zimg_filter_graph_free(g)
             throw ZimgGraph.lastError("sizing the colour graph")
         }
-        tmp = UnsafeMutableRawPointer.allocate(byteCount: max(size, 64), alignment: 64)
         var lines: UInt32 = 0
-        _ = zimg_filter_graph_get_output_buffering(g, &lines)
+        if zimg_filter_graph_get_output_buffering(g, &lines) != ZIMG_ERROR_SUCCESS {
+            zimg_filter_graph_free(g)
+            throw ZimgGraph.lastError("sizing the colour graph's output")
+        }
         outputBuffering = Int(lines)
+        tmp = UnsafeMutableRawPointer.allocate(byteCount: max(size, 64), alignment: 64)
     }
 
-    /// The fewest output rows zimg needs in a ring buffer (see `process`'s `dstRows`).
+    /// The fewest output rows zimg needs when the output is a ring buffer (ZIMG_BUFFER_MAX: the whole image).
     let outputBuffering: Int
+
+    /// A ring for this graph's output when it is `height` rows tall: rows to allocate and the mask to give
+    /// `process` (a power of two minus one, or ZIMG_BUFFER_MAX with the whole image when a ring cannot be smaller).
+    func ringMask(height: Int) -> (rows: Int, mask: UInt32) {
+        var rows = 1
+        while rows < outputBuffering && rows < height { rows *= 2 }
+        return rows >= height ? (height, czimg_buffer_max()) : (rows, UInt32(rows - 1))
+    }
 
     deinit {
         zimg_filter_graph_free(graph)
@@ -115,17 +126,17 @@ final class ZimgGraph: @unchecked Sendable {
     }
 
     /// Runs the graph: planes are (pointer, stride in bytes), in Y, Cb, Cr (or R, G, B) order. With `afterRows`,
-    /// the destination may be a ring of `dstRows` rows (a power of two ≥ `outputBuffering`) and zimg calls the
-    /// callback on each stretch of output as soon as it is written (row, first column, end column).
+    /// zimg calls the callback on each stretch of output as soon as it is written (row, first column, end
+    /// column), and the destination may be a ring: row i lives at i & `dstMask` (see `ringMask`).
     func process(src: [(UnsafeRawPointer, Int)], dst: [(UnsafeMutableRawPointer, Int)],
-                 afterRows: (callback: zimg_filter_graph_callback, user: UnsafeMutableRawPointer, dstRows: Int)? = nil) throws {
+                 afterRows: (callback: zimg_filter_graph_callback, user: UnsafeMutableRawPointer, dstMask: UInt32)? = nil) throws {
         var s = zimg_image_buffer_const()
         s.version = czimg_api_version()
         var d = zimg_image_buffer()
         d.version = czimg_api_version()
         let mask = czimg_buffer_max()
         for (i, plane) in src.enumerated() { czimg_set_src_plane(&s, Int32(i), plane.0, plane.1, mask) }
-        let dstMask = afterRows.map { UInt32($0.dstRows - 1) } ?? mask
+        let dstMask = afterRows?.dstMask ?? mask
         for (i, plane) in dst.enumerated() { czimg_set_dst_plane(&d, Int32(i), plane.0, plane.1, dstMask) }
         guard zimg_filter_graph_process(graph, &s, &d, tmp, nil, nil, afterRows?.callback, afterRows?.user) == ZIMG_ERROR_SUCCESS else {
             throw ZimgGraph.lastError("converting a frame")
