@@ -79,9 +79,11 @@ enum Support {
         return [UInt8](r.stdoutData)
     }
 
-    /// Raw bytes of one decoded frame in `pixelFormat`, no scaling (ffmpeg converts only the sample layout).
-    static func rawFrame(_ path: String, index: Int, pixelFormat: String) throws -> [UInt8] {
-        let r = try run(tool("ffmpeg"), ["-v", "error", "-i", path, "-vf", "select=eq(n\\,\(index))", "-frames:v", "1",
+    /// Raw bytes of one decoded frame in `pixelFormat`, no scaling (ffmpeg converts only the sample layout, after
+    /// `filter` if given).
+    static func rawFrame(_ path: String, index: Int, pixelFormat: String, filter: String? = nil) throws -> [UInt8] {
+        let chain = "select=eq(n\\,\(index))" + (filter.map { ",\($0)" } ?? "")
+        let r = try run(tool("ffmpeg"), ["-v", "error", "-i", path, "-vf", chain, "-frames:v", "1",
                                          "-f", "rawvideo", "-pix_fmt", pixelFormat, "-"])
         XCTAssertEqual(r.status, 0, r.stderr)
         return [UInt8](r.stdoutData)

@@ -192,11 +192,16 @@ final class StreamingConversion: @unchecked Sendable {
     // MARK: stage 2 — colour and orientation
 
     private var converter: FrameConverter? = nil
+    private var repacker: PlanarRepacker?? = nil   // nil: not needed yet; .some(nil): swscale cannot read the layout
     private var orienter: FrameOrienter?? = nil   // nil: not made yet; .some(nil): upright already
 
     /// Colour, orientation and overlays for one picture; audio passes through.
     private func colour(_ item: Item) throws -> Item {
-        guard case .video(let frame) = item else { return item }
+        guard case .video(var frame) = item else { return item }
+        if frame.format == nil {  // RGB, palette, packed or semi-planar: made planar Y'CbCr first
+            if repacker == nil { repacker = .some(try PlanarRepacker(like: frame)) }
+            if let repacker = repacker ?? nil { frame = try repacker.repack(frame) }
+        }
         // Each picture may wait in `converted` and in the encoder while the next ones are made.
         let ring = StreamingConversion.convertedCapacity + 2
         if orienter == nil {
