@@ -57,6 +57,12 @@ enum ColorMapping {
     }
 }
 
+/// A frame's plane pointers and line sizes as C arrays (swscale's slice arguments).
+func planeArrays(_ f: UnsafeMutablePointer<AVFrame>) -> (data: [UnsafeMutablePointer<UInt8>?], linesize: [Int32]) {
+    let d = f.pointee.data, l = f.pointee.linesize
+    return ([d.0, d.1, d.2, d.3, d.4, d.5, d.6, d.7], [l.0, l.1, l.2, l.3, l.4, l.5, l.6, l.7])
+}
+
 extension AVRational {
     var double: Double { den == 0 ? 0 : Double(num) / Double(den) }
 }

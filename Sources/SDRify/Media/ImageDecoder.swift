@@ -82,18 +82,11 @@ enum ImageDecoder {
         }
         defer { sws_freeContext(sws) }
         var pixels = [UInt8](repeating: 0, count: w * h * 4)
+        let src = planeArrays(f)
         pixels.withUnsafeMutableBufferPointer { buf in
             var dst: UnsafeMutablePointer<UInt8>? = buf.baseAddress
             var stride = Int32(w * 4)
-            withUnsafePointer(to: &f.pointee.data) { dataTuple in
-                withUnsafePointer(to: &f.pointee.linesize) { lineTuple in
-                    dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { srcData in
-                        lineTuple.withMemoryRebound(to: Int32.self, capacity: 8) { srcStride in
-                            _ = sws_scale(sws, srcData, srcStride, 0, Int32(h), &dst, &stride)
-                        }
-                    }
-                }
-            }
+            _ = sws_scale(sws, src.data.map { UnsafePointer($0) }, src.linesize, 0, Int32(h), &dst, &stride)
         }
         return RGBAImage(width: w, height: h, pixels: pixels, duration: duration)
     }

@@ -5,7 +5,6 @@ import CFFmpeg
 /// RGB → 4:4:4 with the BT.709 matrix in limited range (primaries and transfer as tagged); Y'CbCr is only
 /// repacked, with its subsampling and colour kept. 8-bit stays 8-bit, anything deeper becomes 16-bit.
 final class PlanarRepacker {
-    let format: PlanarFormat
     private let sws: OpaquePointer
     private let output: Frame
     private let fromRGB: Bool
@@ -24,7 +23,6 @@ final class PlanarRepacker {
             : PlanarFormat(bitDepth: depth, chromaShiftX: Int(desc.log2_chroma_w), chromaShiftY: Int(desc.log2_chroma_h))
         if layout.avPixelFormat == nil { layout = PlanarFormat(bitDepth: depth, chromaShiftX: 0, chromaShiftY: 0) }
         guard let target = layout.avPixelFormat, sws_isSupportedOutput(target) > 0 else { return nil }
-        format = layout
         output = try Frame(width: frame.width, height: frame.height, format: layout)
         // Same size, so no filtering; accurate rounding for the matrix.
         guard let ctx = sws_getContext(Int32(frame.width), Int32(frame.height), source, Int32(frame.width),
@@ -46,23 +44,8 @@ final class PlanarRepacker {
         guard frame.width == output.width, frame.height == output.height, frame.av.pointee.format == sourceFormat else {
             throw SDRifyError.unsupported("the picture size or pixel format changed mid-stream")
         }
-        let rows = withUnsafePointer(to: &frame.av.pointee.data) { data in
-            withUnsafePointer(to: &frame.av.pointee.linesize) { lines in
-                withUnsafePointer(to: &output.av.pointee.data) { outData in
-                    withUnsafePointer(to: &output.av.pointee.linesize) { outLines in
-                        data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { src in
-                            lines.withMemoryRebound(to: Int32.self, capacity: 8) { srcStride in
-                                outData.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { dst in
-                                    outLines.withMemoryRebound(to: Int32.self, capacity: 8) { dstStride in
-                                        sws_scale(sws, src, srcStride, 0, Int32(frame.height), dst, dstStride)
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        let src = planeArrays(frame.av), dst = planeArrays(output.av)
+        let rows = sws_scale(sws, src.data.map { UnsafePointer($0) }, src.linesize, 0, Int32(frame.height), dst.data, dst.linesize)
         guard rows == Int32(frame.height) else { throw SDRifyError.conversion("repacking a \(frame.pixelFormatName) picture") }
         var color = frame.color
         if fromRGB { color.matrix = .bt709; color.range = .limited }
