@@ -92,13 +92,18 @@ struct Convert: ParsableCommand {
         options.tolerateErrors = tolerateErrors
         let quiet = self.quiet
         let reporter = ProgressReporter(target: progress, bar: !quiet && isatty(2) == 1)
+        let warnings = WarningLog()
         do {
             let result = try Transcoder.run(options, warn: { message in
+                warnings.add(message)  // for the JSON report, even with --quiet
                 guard !quiet else { return }
                 reporter.clearBar()
                 log("sdrify: warning: \(message)")
             }, progress: reporter.report)
-            if json { print(result.json.serialized(pretty: true)) }
+            if json, case .object(var fields) = result.json {
+                fields.append(("warnings", .array(warnings.all.map { .string($0) })))
+                print(JSONValue.object(fields).serialized(pretty: true))
+            }
             if !quiet, result.decodeErrors > 0 { log("sdrify: warning: concealed \(result.decodeErrors) decode errors") }
             if !quiet, !json { log("sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames)") }
         } catch let e as SDRifyError {
@@ -114,6 +119,14 @@ struct Convert: ParsableCommand {
 }
 
 /// Progress for people (a one-line bar on a terminal's stderr) and for programs (`--progress FD|-`).
+/// Warnings from any pipeline thread, kept in order for the JSON report.
+final class WarningLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var messages: [String] = []
+    func add(_ message: String) { lock.lock(); messages.append(message); lock.unlock() }
+    var all: [String] { lock.lock(); defer { lock.unlock() }; return messages }
+}
+
 final class ProgressReporter: @unchecked Sendable {
     private let handle: FileHandle?
     private let bar: Bool

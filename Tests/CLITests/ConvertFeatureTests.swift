@@ -43,6 +43,35 @@ final class ConvertFeatureTests: CLITestCase {
         XCTAssertEqual(audio.first?["channels"] as? Int, 2, "the default (stereo) track, not the first (mono) one")
     }
 
+    /// A default audio track in a codec this libavcodec cannot decode (a sample entry renamed to an unknown
+    /// four-character code, as with Apple's APAC) gives way to the next track, or to no audio, with a warning.
+    func testUndecodableDefaultAudioGivesWay() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=1",
+                    "-f", "lavfi", "-i", "sine=f=880:duration=1", "-t", "1", "-map", "0", "-map", "1", "-map", "2",
+                    "-c:v", "libx264", "-c:a:0", "pcm_s16le", "-c:a:1", "aac", "-ac:a:0", "2", "-ac:a:1", "1",
+                    "-disposition:a:0", "default", "-disposition:a:1", "0", file("two.mov")])
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=1", "-t", "1",
+                    "-c:v", "libx264", "-c:a", "pcm_s16le", file("one.mov")])
+        for name in ["two.mov", "one.mov"] {
+            var data = try Data(contentsOf: URL(fileURLWithPath: file(name)))
+            let entry = try XCTUnwrap(data.range(of: Data("sowt".utf8)), "\(name): PCM sample entry")
+            data.replaceSubrange(entry, with: Data("apac".utf8))
+            try data.write(to: URL(fileURLWithPath: file("apac-\(name)")))
+        }
+        let two = try convert(file("apac-two.mov"), file("two.mp4"))
+        XCTAssertTrue(two.stderr.contains("'apac') cannot be decoded"), two.stderr)
+        let kept = Support.streams(try Support.ffprobe(file("two.mp4")), "audio")
+        XCTAssertEqual(kept.count, 1)
+        XCTAssertEqual(kept.first?["channels"] as? Int, 1, "the decodable (mono AAC) track")
+        let one = try convert(file("apac-one.mov"), file("one.mp4"), "--json", "--quiet")
+        XCTAssertEqual(one.stderr, "", "--quiet")
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: one.stdoutData) as? [String: Any])
+        let warnings = report["warnings"] as? [String] ?? []
+        XCTAssertTrue(warnings.contains { $0.contains("the output has no audio") }, "\(warnings)")
+        XCTAssertEqual(Support.streams(try Support.ffprobe(file("one.mp4")), "audio").count, 0)
+        XCTAssertEqual(Support.streams(try Support.ffprobe(file("one.mp4")), "video").count, 1)
+    }
+
     /// Frame n of this clip has luma 16 + (5·n mod 200), so a decoded picture says which source frame it is.
     func makeNumberedClip(_ path: String, seconds: Int = 4) throws {
         try ffmpeg(["-f", "lavfi", "-i", "color=c=black:size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=\(seconds)",

@@ -23,6 +23,8 @@ final class Demuxer {
     let path: String
     let videoStreamIndex: Int
     let audioStreamIndex: Int?
+    /// The codec of the audio track FFmpeg ranks first when it cannot be decoded here (then not kept).
+    let undecodableAudio: String?
 
     /// Largest picture we accept, checked before any decoder allocates for it (hostile headers).
     static let maxDimension = 16384
@@ -66,8 +68,21 @@ final class Demuxer {
             throw SDRifyError.invalidInput("\(path): no video stream")
         }
         videoStreamIndex = videoStream
-        let a = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, Int32(videoStream), nil, 0)
+        // The audio track to keep is FFmpeg's pick among those this libavcodec can decode: a default track in a
+        // codec it lacks gives way to the next best (or to no audio), and is named for a warning.
+        var decoder: UnsafePointer<AVCodec>? = nil
+        let a = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, Int32(videoStream), &decoder, 0)
         audioStreamIndex = a >= 0 ? Int(a) : nil
+        let preferred = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, Int32(videoStream), nil, 0)
+        undecodableAudio = preferred >= 0 && preferred != a ? Demuxer.codecName(ctx.pointee.streams[Int(preferred)]!) : nil
+    }
+
+    /// FFmpeg's codec name, or the sample entry's four-character code when FFmpeg does not know the codec.
+    static func codecName(_ stream: UnsafeMutablePointer<AVStream>) -> String {
+        let par = stream.pointee.codecpar.pointee
+        guard par.codec_id == AV_CODEC_ID_NONE, par.codec_tag != 0 else { return String(cString: avcodec_get_name(par.codec_id)) }
+        let bytes = (0..<4).map { UInt8(truncatingIfNeeded: par.codec_tag >> ($0 * 8)) }
+        return "'" + String(decoding: bytes, as: UTF8.self) + "'"
     }
 
     deinit {

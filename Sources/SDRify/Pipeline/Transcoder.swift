@@ -76,6 +76,10 @@ public enum Transcoder {
         let (info, demuxer) = try Prober.open(path: options.input)
         let video = info.video
         let orientation = try checkSupported(video, options: options, warn: warn)
+        if let codec = demuxer.undecodableAudio {
+            warn(demuxer.audioStreamIndex == nil ? "the audio (\(codec)) cannot be decoded here: the output has no audio"
+                 : "the default audio track (\(codec)) cannot be decoded here: keeping the next audio track instead")
+        }
         // Passthrough must be sure the stream is SDR, which only its SEI may contradict: read it too.
         if options.preset.passthrough { try checkPassthrough(try Prober.probe(path: options.input).video, input: options.input) }
 
