@@ -33,6 +33,30 @@ final class OverlayTests: CLITestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
     }
 
+    /// Sticker pictures in every common still format and sample layout, at an odd width (swscale's SIMD paths write
+    /// past a row's end: an unpadded buffer corrupted the heap for JPEG, WebP and TIFF).
+    func testStickerFormatsAndLayouts() throws {
+        try makeGrey()
+        let stickers: [(String, [String])] = [
+            ("m.jpg", []), ("m.webp", []), ("m.tiff", []), ("m.bmp", []), ("m16.png", ["-pix_fmt", "rgba64be"]),
+            ("mpal.png", ["-pix_fmt", "pal8"]), ("mya.png", ["-pix_fmt", "ya8"]),
+        ]
+        for (name, args) in stickers {
+            try ffmpeg(["-f", "lavfi", "-i", "color=c=magenta:size=41x31", "-frames:v", "1"] + args + [file(name)])
+            try convert(file("grey.mp4"), file("\(name).mp4"), ["--sticker", "\(file(name))@20,30"])
+            let p = try picture(file("\(name).mp4"), at: 5, 320, 240)
+            if name == "mya.png" {  // grey with alpha: no colour, its stored grey level as limited-range luma
+                let level = Double(try Support.rawFrame(file(name), index: 0, pixelFormat: "gray")[15 * 41 + 20])
+                XCTAssertEqual(p.y(40, 45), 16 + 219 * level / 255, accuracy: 4, name)
+                XCTAssertEqual(p.cr(40, 45), 128, accuracy: 4, name)
+            } else {
+                XCTAssertEqual(p.y(40, 45), magenta.y, accuracy: 4, name)
+                XCTAssertEqual(p.cr(40, 45), magenta.cr, accuracy: 4, name)
+            }
+            XCTAssertEqual(p.y(100, 100), try picture(file("grey.mp4"), at: 5, 320, 240).y(100, 100), accuracy: 3, "\(name): outside")
+        }
+    }
+
     func testStickerAtItsExactBoxOnlyWhileActive() throws {
         try makeGrey()
         try convert(file("grey.mp4"), file("out.mp4"), ["--sticker", "\(file("magenta.png"))@20,30,0.5-1.5"])

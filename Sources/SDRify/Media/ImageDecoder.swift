@@ -81,12 +81,20 @@ enum ImageDecoder {
             throw SDRifyError.usage("\(path): unsupported image pixel format")
         }
         defer { sws_freeContext(sws) }
+        // swscale's SIMD paths write past the end of a row: convert into FFmpeg's padded buffers, then copy out.
+        guard let rgba = av_frame_alloc() else { throw SDRifyError.conversion("out of memory decoding \(path)") }
+        defer { var p: UnsafeMutablePointer<AVFrame>? = rgba; av_frame_free(&p) }
+        rgba.pointee.width = Int32(w); rgba.pointee.height = Int32(h); rgba.pointee.format = AV_PIX_FMT_RGBA.rawValue
+        try ffCheck(av_frame_get_buffer(rgba, 64), "\(path): allocating a \(w)x\(h) picture")
+        let src = planeArrays(f), dst = planeArrays(rgba)
+        guard sws_scale(sws, src.data.map { UnsafePointer($0) }, src.linesize, 0, Int32(h), dst.data, dst.linesize) == Int32(h) else {
+            throw SDRifyError.usage("\(path): cannot convert the picture")
+        }
         var pixels = [UInt8](repeating: 0, count: w * h * 4)
-        let src = planeArrays(f)
-        pixels.withUnsafeMutableBufferPointer { buf in
-            var dst: UnsafeMutablePointer<UInt8>? = buf.baseAddress
-            var stride = Int32(w * 4)
-            _ = sws_scale(sws, src.data.map { UnsafePointer($0) }, src.linesize, 0, Int32(h), &dst, &stride)
+        pixels.withUnsafeMutableBytes { out in
+            for y in 0..<h {
+                (out.baseAddress! + y * w * 4).copyMemory(from: dst.data[0]! + y * Int(dst.linesize[0]), byteCount: w * 4)
+            }
         }
         return RGBAImage(width: w, height: h, pixels: pixels, duration: duration)
     }
