@@ -57,6 +57,25 @@ final class OverlayTests: CLITestCase {
         }
     }
 
+    /// A phone photo as a sticker shows the way its EXIF orientation says, as image viewers show it.
+    func testJPEGStickerFollowsItsEXIFOrientation() throws {
+        try makeGrey()
+        // 40×20, red left half, blue right half, tagged EXIF 6 ("rotate 90° clockwise to view"): upright it is
+        // 20×40, red on top, blue below.
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=red:size=20x20", "-f", "lavfi", "-i", "color=c=blue:size=20x20",
+                    "-filter_complex", "[0][1]hstack", "-frames:v", "1", "-q:v", "2", file("plain.jpg")])
+        var jpeg = try Data(contentsOf: URL(fileURLWithPath: file("plain.jpg")))
+        let tiff: [UInt8] = [0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
+        let app1 = Array("Exif".utf8) + [0, 0] + tiff
+        jpeg.insert(contentsOf: [0xFF, 0xE1, UInt8((app1.count + 2) >> 8), UInt8((app1.count + 2) & 0xFF)] + app1, at: 2)
+        try jpeg.write(to: URL(fileURLWithPath: file("exif6.jpg")))
+        try convert(file("grey.mp4"), file("exif.mp4"), ["--sticker", "\(file("exif6.jpg"))@20,30"])
+        let p = try picture(file("exif.mp4"), at: 5, 320, 240), grey = try picture(file("grey.mp4"), at: 5, 320, 240)
+        XCTAssertGreaterThan(p.cr(29, 38), 200, "red on top")
+        XCTAssertGreaterThan(p.cb(29, 60), 200, "blue below")
+        XCTAssertEqual(p.y(45, 35), grey.y(45, 35), accuracy: 3, "20 pixels wide once upright")
+    }
+
     func testStickerAtItsExactBoxOnlyWhileActive() throws {
         try makeGrey()
         try convert(file("grey.mp4"), file("out.mp4"), ["--sticker", "\(file("magenta.png"))@20,30,0.5-1.5"])

@@ -6,6 +6,20 @@ public struct RGBAImage: Sendable {
     public let height: Int
     public let pixels: [UInt8]      // width × height × 4, row-major, R G B A
     public let duration: Double     // seconds (animations); 0 for a still
+
+    /// The picture made upright (a photo's EXIF orientation, which FFmpeg gives as a display matrix).
+    func upright(_ o: Orientation) -> RGBAImage {
+        let (uw, uh) = o.uprightSize(width: width, height: height)
+        var out = [UInt8](repeating: 0, count: uw * uh * 4)
+        for y in 0..<uh {
+            for x in 0..<uw {
+                let s = o.codedPixel(ofUpright: x, y, width: width, height: height)
+                let from = (s.y * width + s.x) * 4, to = (y * uw + x) * 4
+                out[to..<to + 4] = pixels[from..<from + 4]
+            }
+        }
+        return RGBAImage(width: uw, height: uh, pixels: out, duration: duration)
+    }
 }
 
 /// Decodes a still or animated image (PNG, JPEG, GIF, APNG, WebP…) with libavformat/libavcodec into RGBA
@@ -55,7 +69,9 @@ enum ImageDecoder {
                                             duration: Double(pts - last) * tb.double))
                 }
                 if pts != ffNoPTS { lastPTS = pts }
-                images.append(try rgba(frame.av, duration: duration, path: path))
+                var image = try rgba(frame.av, duration: duration, path: path)
+                if let matrix = frame.displayMatrix, let o = Orientation(matrix: matrix), o != .up { image = image.upright(o) }
+                images.append(image)
                 av_frame_unref(frame.av)
                 guard images.count <= maxFrames else { throw SDRifyError.usage("\(path): more than \(maxFrames) frames") }
             }

@@ -84,6 +84,15 @@ public enum Orientation: Int, CaseIterable, Sendable {
         }
     }
 
+    /// The coded pixel shown at upright pixel (`x`, `y`) of a `width`×`height` coded picture. The display mapping
+    /// is orthogonal, so its inverse is its transpose; translations are in pixel centres.
+    public func codedPixel(ofUpright x: Int, _ y: Int, width: Int, height: Int) -> (x: Int, y: Int) {
+        let p = pattern
+        let tx = (p.a < 0 ? width - 1 : 0) + (p.c < 0 ? height - 1 : 0)
+        let ty = (p.b < 0 ? width - 1 : 0) + (p.d < 0 ? height - 1 : 0)
+        return (p.a * (x - tx) + p.b * (y - ty), p.c * (x - tx) + p.d * (y - ty))
+    }
+
     /// The upright (display) size of a coded picture.
     public func uprightSize(width: Int, height: Int) -> (width: Int, height: Int) {
         swapsDimensions ? (height, width) : (width, height)
