@@ -35,6 +35,24 @@ final class CaptionTests: CLITestCase {
         XCTAssertEqual(try changedRows(out, 54), [], "not after its end")      // t = 1.8
     }
 
+    /// The same captions saved as UTF-8, UTF-16 (with its byte-order mark, as Windows tools write it) and
+    /// Windows-1252 (old SRT files) burn in identically.
+    func testCaptionTextEncodings() throws {
+        let text = "1\r\n00:00:00,000 --> 00:00:01,500\r\nCafé naïve “quoted”\r\n"
+        let utf8 = try burn(text, named: "utf8.srt")
+        let encodings: [(String, String.Encoding)] = [("utf16.srt", .utf16LittleEndian), ("cp1252.srt", .windowsCP1252)]
+        for (name, encoding) in encodings {
+            var bytes = try XCTUnwrap(text.data(using: encoding), name)
+            if encoding == .utf16LittleEndian { bytes.insert(contentsOf: [0xFF, 0xFE], at: 0) }
+            try bytes.write(to: URL(fileURLWithPath: file(name)))
+            let out = file("\(name).mp4")
+            let r = try Support.sdrify(file("grey.mp4"), out, "--preset", "640x480", "--crf", "4", "--captions", file(name))
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertGreaterThan(try changedRows(out, 15).count, 10, "\(name): drawn")
+            XCTAssertEqual(try luma(out, 15), try luma(utf8, 15), "\(name): same glyphs as UTF-8")
+        }
+    }
+
     func testJapaneseGlyphsAreNotTofu() throws {
         // Five code points no font has render as five missing-glyph boxes at the same places a tofu rendering
         // of five Japanese characters would use; real glyphs must look different.

@@ -56,7 +56,10 @@ final class CaptionLayer: @unchecked Sendable {
 
     init(path: String, frameWidth: Int, frameHeight: Int) throws {
         guard let data = FileManager.default.contents(atPath: path) else { throw SDRifyError.usage("\(path): cannot read the captions") }
-        guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
+        // UTF-16 with a byte-order mark (Windows tools write it), else UTF-8, else Windows-1252 (old SRT files).
+        let utf16 = data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF])
+        guard let text = (utf16 ? String(data: data, encoding: .utf16) : nil) ?? String(data: data, encoding: .utf8)
+                ?? String(data: data, encoding: .windowsCP1252) ?? String(data: data, encoding: .isoLatin1) else {
             throw SDRifyError.usage("\(path): captions are not text")
         }
         self.frameWidth = frameWidth
