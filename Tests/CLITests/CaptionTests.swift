@@ -23,6 +23,10 @@ final class CaptionTests: CLITestCase {
     /// Rows (0–239) where the picture differs from the plain grey clip.
     func changedRows(_ path: String, _ index: Int) throws -> [Int] {
         let a = try luma(path, index), b = try luma(file("grey.mp4"), index)
+        guard a.count == 320 * 240, b.count == 320 * 240 else {
+            XCTFail("\(path): no picture \(index)")
+            return []
+        }
         return (0..<240).filter { y in (0..<320).contains { x in abs(Int(a[y * 320 + x]) - Int(b[y * 320 + x])) > 12 } }
     }
 
