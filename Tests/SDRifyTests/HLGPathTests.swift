@@ -87,4 +87,43 @@ final class HLGPathTests: XCTestCase {
             }
         }
     }
+
+    /// HLG in BT.709 primaries (some cameras record it) is decoded with BT.709's luminance weights and no
+    /// primaries conversion. Expected codes computed here from BT.2100 (inverse OETF, OOTF γ 1.2 at 1000 cd/m²,
+    /// 203 cd/m² = SDR white) and BT.1886, on flat colours below SDR white with the identity (clip) curve.
+    func testHLGInBT709PrimariesFollowsBT2100() throws {
+        let (w, h) = (64, 32)
+        let (kr, kb) = (0.2126, 0.0722), kg = 1 - kr - kb
+        func inverseOETF(_ v: Double) -> Double {
+            let a = 0.17883277, b = 1 - 4 * a, c = 0.5 - a * log(4 * a)
+            return v <= 0.5 ? v * v / 3 : (exp((v - c) / a) + b) / 12
+        }
+        for signal in [(0.5, 0.5, 0.5), (0.6, 0.3, 0.1), (0.1, 0.2, 0.65), (0.3, 0.55, 0.2)] {
+            let (r, g, b) = signal
+            let y = kr * r + kg * g + kb * b
+            let src = try Frame(width: w, height: h, format: .yuv420p10)
+            let codes = [64 + 876 * y, 512 + 896 * (b - y) / (2 * (1 - kb)), 512 + 896 * (r - y) / (2 * (1 - kr))]
+            for p in 0..<3 {
+                let (pw, ph) = PlanarFormat.yuv420p10.planeSize(p, width: w, height: h)
+                for row in 0..<ph {
+                    (src.data(p) + row * src.stride(p)).assumingMemoryBound(to: UInt16.self)
+                        .update(repeating: UInt16(codes[p].rounded()), count: pw)
+                }
+            }
+            src.color = ColorDescription(primaries: .bt709, transfer: .aribStdB67, matrix: .bt709, range: .limited, chromaLocation: .left)
+            let out = try ToneMapper(sourceFormat: .yuv420p10, sourceColor: src.color, width: w, height: h, outputWidth: w,
+                                     outputHeight: h, curve: ToneCurve(.clip, sourcePeak: 1000)).process(src, format: .yuv420p10)
+            // Expected: display light relative to 203 cd/m², then BT.1886 (γ 2.4) and the BT.709 matrix.
+            let e = [inverseOETF(r), inverseOETF(g), inverseOETF(b)]
+            let ys = kr * e[0] + kg * e[1] + kb * e[2]
+            let light = e.map { $0 * pow(ys, 0.2) * 1000 / 203 }
+            let v = light.map { pow($0, 1 / 2.4) }
+            let yOut = kr * v[0] + kg * v[1] + kb * v[2]
+            let expected = [16 + 219 * yOut, 128 + 224 * (v[2] - yOut) / (2 * (1 - kb)), 128 + 224 * (v[0] - yOut) / (2 * (1 - kr))]
+            for p in 0..<3 {
+                let got = Double((out.data(p) + 4 * out.stride(p)).load(fromByteOffset: 8, as: UInt8.self))
+                XCTAssertEqual(got, expected[p], accuracy: 1.5, "signal \(signal), plane \(p)")
+            }
+        }
+    }
 }

@@ -29,8 +29,9 @@ public final class ToneMapper: @unchecked Sendable {
         table = GainTable(curve: curve, maxY: (kind == .hlg ? 1000 : 10000) / ToneCurve.referenceWhite)
         let linear = ColorDescription(primaries: .bt709, transfer: .linear, matrix: .rgb, range: .full)
         // HLG: zimg stops at R'G'B' (matrix, resize, chroma) and our tables do the transfer (`exactHLG` keeps
-        // zimg's exact path, for the test that compares the two).
-        hlg = kind == .hlg && !exactHLG ? HLGTables() : nil
+        // zimg's exact path, for the test that compares the two). The tables are BT.2020's (luminance weights
+        // and primaries): HLG in other primaries (BT.709 from some cameras) takes zimg's exact path.
+        hlg = kind == .hlg && !exactHLG && sourceColor.primaries == .bt2020 ? HLGTables() : nil
         let legA = hlg == nil ? linear
             : ColorDescription(primaries: sourceColor.primaries, transfer: .aribStdB67, matrix: .rgb, range: .full)
         toLinear = try ZimgGraph(from: ZimgFormat(width: sw, height: sh, format: sourceFormat, color: sourceColor),
