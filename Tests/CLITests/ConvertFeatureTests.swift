@@ -72,6 +72,37 @@ final class ConvertFeatureTests: CLITestCase {
         XCTAssertEqual(Support.streams(try Support.ffprobe(file("one.mp4")), "video").count, 1)
     }
 
+    /// A stream whose picture size changes mid-stream (concatenated clips, some screen recorders): later
+    /// pictures are fitted inside the first one's output size and centred on black, never read as the old size.
+    func testPictureSizeChangingMidStreamIsLetterboxed() throws {
+        for (first, second, name) in [("640x360", "160x120", "shrink"), ("320x240", "640x360", "grow")] {
+            try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=\(first):rate=30", "-t", "1", "-c:v", "libx264", "-f", "h264", file("a.h264")])
+            try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=\(second):rate=30", "-t", "1", "-c:v", "libx264", "-f", "h264", file("b.h264")])
+            let joined = try Data(contentsOf: URL(fileURLWithPath: file("a.h264"))) + Data(contentsOf: URL(fileURLWithPath: file("b.h264")))
+            try joined.write(to: URL(fileURLWithPath: file("\(name).h264")))
+            try ffmpeg(["-r", "30", "-i", file("\(name).h264"), "-c", "copy", file("\(name).mp4")])
+            let r = try convert(file("\(name).mp4"), file("\(name).out.mp4"), "--crf", "0")  // lossless: exact borders
+            XCTAssertTrue(r.stderr.contains("fitted inside \(first)"), r.stderr)
+            let size = first.split(separator: "x").map { Int($0)! }, (w, h) = (size[0], size[1])
+            let frame = try Support.rawFrame(file("\(name).out.mp4"), index: 45, pixelFormat: "yuv420p")
+            XCTAssertEqual(frame.count, w * h * 3 / 2, name)
+            guard frame.count == w * h * 3 / 2 else { continue }
+            let picture = Array(frame.prefix(w * h))  // luma, limited range: black is 16
+            // The second clip's picture, fitted and centred: 160x120 unscaled in 640x360; 640x360 → 320x180 in 320x240.
+            let inner = name == "shrink" ? (x: 240, y: 120, w: 160, h: 120) : (x: 0, y: 30, w: 320, h: 180)
+            var notBlack = 0
+            for y in 0..<h {
+                for x in 0..<w {
+                    let inside = x >= inner.x && x < inner.x + inner.w && y >= inner.y && y < inner.y + inner.h
+                    if !inside, abs(Int(picture[y * w + x]) - 16) > 2 { notBlack += 1 }
+                }
+            }
+            XCTAssertEqual(notBlack, 0, "\(name): black outside the picture")
+            let insideLevels = Set((inner.y..<inner.y + inner.h).map { y in picture[y * w + inner.x + inner.w / 2] })
+            XCTAssertGreaterThan(insideLevels.count, 5, "\(name): the test pattern inside")
+        }
+    }
+
     /// Frame n of this clip has luma 16 + (5·n mod 200), so a decoded picture says which source frame it is.
     func makeNumberedClip(_ path: String, seconds: Int = 4) throws {
         try ffmpeg(["-f", "lavfi", "-i", "color=c=black:size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=\(seconds)",

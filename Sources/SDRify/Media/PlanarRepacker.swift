@@ -39,9 +39,14 @@ final class PlanarRepacker {
 
     deinit { sws_freeContext(sws) }
 
+    /// Whether `frame` has the size and layout this repacker was made for.
+    func accepts(_ frame: Frame) -> Bool {
+        frame.width == output.width && frame.height == output.height && frame.av.pointee.format == sourceFormat
+    }
+
     /// The picture repacked into this repacker's one output frame (valid until the next call).
     func repack(_ frame: Frame) throws -> Frame {
-        guard frame.width == output.width, frame.height == output.height, frame.av.pointee.format == sourceFormat else {
+        guard accepts(frame) else {
             throw SDRifyError.unsupported("the picture size or pixel format changed mid-stream")
         }
         let src = planeArrays(frame.av), dst = planeArrays(output.av)

@@ -192,6 +192,9 @@ final class StreamingConversion: @unchecked Sendable {
     // MARK: stage 2 — colour and orientation
 
     private var converter: FrameConverter? = nil
+    private var converterInput: (width: Int, height: Int, format: PlanarFormat)? = nil
+    private var letterbox: Letterbox? = nil          // when the source's size changed mid-stream
+    private var curve: ToneCurve? = nil
     private var repacker: PlanarRepacker?? = nil   // nil: not needed yet; .some(nil): swscale cannot read the layout
     private var orienter: FrameOrienter?? = nil   // nil: not made yet; .some(nil): upright already
 
@@ -199,7 +202,7 @@ final class StreamingConversion: @unchecked Sendable {
     private func colour(_ item: Item) throws -> Item {
         guard case .video(var frame) = item else { return item }
         if frame.format == nil {  // RGB, palette, packed or semi-planar: made planar Y'CbCr first
-            if repacker == nil { repacker = .some(try PlanarRepacker(like: frame)) }
+            if repacker == nil || repacker??.accepts(frame) == false { repacker = .some(try PlanarRepacker(like: frame)) }
             if let repacker = repacker ?? nil { frame = try repacker.repack(frame) }
         }
         // Each picture may wait in `converted` and in the encoder while the next ones are made.
@@ -210,7 +213,7 @@ final class StreamingConversion: @unchecked Sendable {
         guard let fmt = frame.format else {
             throw SDRifyError.unsupported("\(options.input): decoded pixel format \(frame.pixelFormatName) is not planar Y'CbCr")
         }
-        if converter == nil {
+        if curve == nil {
             // Container HDR metadata first, SEI on the first picture where the container has none.
             var hdr = video.hdrMetadata
             let sei = frame.hdrMetadata
@@ -218,13 +221,25 @@ final class StreamingConversion: @unchecked Sendable {
             if hdr.contentLightLevel == nil { hdr.contentLightLevel = sei.contentLightLevel }
             let color = Transcoder.mergedColor(frame.color, video.color)
             sourceColor = color
-            let curve = ToneCurve(options.toneMap, sourcePeak: hdr.sourcePeak(for: color.hdrKind))
-            converter = try FrameConverter(sourceFormat: fmt, sourceColor: color, width: frame.width, height: frame.height,
-                                           outputWidth: coded.0, outputHeight: coded.1, toneCurve: curve,
-                                           ringSize: orientation == .up ? ring : 1,
+            curve = ToneCurve(options.toneMap, sourcePeak: hdr.sourcePeak(for: color.hdrKind))
+        }
+        if let input = converterInput, input != (frame.width, frame.height, fmt) {
+            // The source changed size or layout mid-stream: a new converter fits it inside the output size.
+            warn("the picture changes from \(input.width)x\(input.height) to \(frame.width)x\(frame.height) at \(String(format: "%.3f s", Double(frame.pts ?? 0) * tb.seconds)) (output time): fitted inside \(coded.0)x\(coded.1)")
+            converter = nil
+        }
+        if converter == nil, let sourceColor, let curve {
+            let first = converterInput == nil
+            let size = first ? coded : TargetSize.inside(width: frame.width, height: frame.height, frameWidth: coded.0, frameHeight: coded.1)
+            letterbox = size == coded ? nil : try Letterbox(width: coded.0, height: coded.1, ringSize: orientation == .up ? ring : 1)
+            converter = try FrameConverter(sourceFormat: fmt, sourceColor: sourceColor, width: frame.width, height: frame.height,
+                                           outputWidth: size.0, outputHeight: size.1, toneCurve: curve,
+                                           ringSize: orientation == .up && letterbox == nil ? ring : 1,
                                            outputSiting: orientation.chromaSitingBeforeOrienting)
+            converterInput = (frame.width, frame.height, fmt)
         }
         var picture = try converter!.convert(frame, format: fmt)
+        if let letterbox { picture = try letterbox.place(picture) }
         if let orienter = orienter ?? nil { picture = try orienter.apply(picture) }
         picture.pts = frame.pts
         // Overlays go on the upright SDR picture, at its output time.

@@ -6,6 +6,14 @@ public struct BoundingBox: Equatable, Sendable {
 }
 
 public enum TargetSize {
+    /// The largest even size with the aspect of `width`×`height` inside `frameWidth`×`frameHeight` (never
+    /// upscaled): where a picture whose size changed mid-stream goes in the output.
+    public static func inside(width: Int, height: Int, frameWidth: Int, frameHeight: Int) -> (width: Int, height: Int) {
+        let scale = min(1.0, Double(frameWidth) / Double(width), Double(frameHeight) / Double(height))
+        func even(_ x: Double, limit: Int) -> Int { max(2, min(2 * Int((x / 2).rounded()), limit & ~1)) }
+        return (even(Double(width) * scale, limit: frameWidth), even(Double(height) * scale, limit: frameHeight))
+    }
+
     /// The output size for an upright picture of `width`×`height` square pixels: fits the box whichever way
     /// round the picture is, keeps the aspect, never upscales, and has even dimensions (4:2:0).
     public static func fit(width: Int, height: Int, into box: BoundingBox?) -> (width: Int, height: Int) {
