@@ -225,7 +225,9 @@ final class StreamingConversion: @unchecked Sendable {
         }
         if let input = converterInput, input != (frame.width, frame.height, fmt) {
             // The source changed size or layout mid-stream: a new converter fits it inside the output size.
-            warn("the picture changes from \(input.width)x\(input.height) to \(frame.width)x\(frame.height) at \(String(format: "%.3f s", Double(frame.pts ?? 0) * tb.seconds)) (output time): fitted inside \(coded.0)x\(coded.1)")
+            let at = String(format: "%.3f s", Double(frame.pts ?? 0) * tb.seconds)
+            warn("the picture changes from \(input.width)x\(input.height) to \(frame.width)x\(frame.height) at \(at) (output time): "
+                 + "fitted inside \(coded.0)x\(coded.1)")
             converter = nil
         }
         if converter == nil, let sourceColor, let curve {
