@@ -103,6 +103,34 @@ final class ConvertFeatureTests: CLITestCase {
         }
     }
 
+    /// Interlaced video is deinterlaced: a bar moving 6 pixels per field, woven two fields to a frame (top first),
+    /// combs in every frame; sdrify's frames must not, and must show the first field's moment.
+    func testInterlacedVideoIsDeinterlaced() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "color=black:size=320x240:rate=60,format=yuv420p,"
+                    + "geq=lum='if(between(X\\,mod(N*6\\,280)\\,mod(N*6\\,280)+39)\\,235\\,16)':cb=128:cr=128",
+                    "-t", "1", "-vf", "tinterlace=mode=interleave_top,setfield=tff", "-flags", "+ildct+ilme",
+                    "-c:v", "libx264", "-crf", "4", "-pix_fmt", "yuv420p", file("woven.mp4")])
+        let r = try convert(file("woven.mp4"), file("progressive.mp4"), "--crf", "4")
+        XCTAssertTrue(r.stderr.contains("interlaced video"), r.stderr)
+        func comb(_ path: String, _ index: Int) throws -> Double {
+            let y = try Support.rawFrame(path, index: index, pixelFormat: "yuv420p").prefix(320 * 240).map(Double.init)
+            guard y.count == 320 * 240 else { XCTFail("\(path): no picture \(index)"); return .infinity }
+            var sum = 0.0
+            for row in 1..<239 { for x in 0..<320 { sum += abs(y[row * 320 + x] - (y[(row - 1) * 320 + x] + y[(row + 1) * 320 + x]) / 2) } }
+            return sum / Double(238 * 320)
+        }
+        for index in [5, 17] {
+            let before = try comb(file("woven.mp4"), index), after = try comb(file("progressive.mp4"), index)
+            XCTAssertGreaterThan(before, 5, "the source combs")
+            XCTAssertLessThan(after, before / 20, "frame \(index): combing gone")
+        }
+        // Frame 5 holds fields 10 (top, first) and 11: the bar of field 10 spans x 60–99, of field 11 x 66–105.
+        let y = try Support.rawFrame(file("progressive.mp4"), index: 5, pixelFormat: "yuv420p")
+        guard y.count == 320 * 240 * 3 / 2 else { return XCTFail("no picture 5") }
+        XCTAssertGreaterThan(y[120 * 320 + 62], 200, "the first field's bar")
+        XCTAssertLessThan(y[120 * 320 + 103], 40, "not the second field's")
+    }
+
     /// Frame n of this clip has luma 16 + (5·n mod 200), so a decoded picture says which source frame it is.
     func makeNumberedClip(_ path: String, seconds: Int = 4) throws {
         try ffmpeg(["-f", "lavfi", "-i", "color=c=black:size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=\(seconds)",

@@ -123,6 +123,10 @@ public final class Frame: @unchecked Sendable {
         set { ColorMapping.apply(newValue, to: av) }
     }
 
+    /// Whether the picture holds two interlaced fields, and which one is shown first.
+    public var isInterlaced: Bool { av.pointee.interlaced_frame != 0 }
+    public var topFieldFirst: Bool { av.pointee.top_field_first != 0 }
+
     /// Whether the decoder flagged this picture as damaged (concealed errors).
     public var isCorrupt: Bool { av.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 || av.pointee.decode_error_flags != 0 }
 

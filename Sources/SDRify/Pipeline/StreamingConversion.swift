@@ -197,6 +197,7 @@ final class StreamingConversion: @unchecked Sendable {
     private var curve: ToneCurve? = nil
     private var repacker: PlanarRepacker?? = nil   // nil: not needed yet; .some(nil): swscale cannot read the layout
     private var orienter: FrameOrienter?? = nil   // nil: not made yet; .some(nil): upright already
+    private var deinterlacer: Deinterlacer? = nil
 
     /// Colour, orientation and overlays for one picture; audio passes through.
     private func colour(_ item: Item) throws -> Item {
@@ -212,6 +213,13 @@ final class StreamingConversion: @unchecked Sendable {
         }
         guard let fmt = frame.format else {
             throw SDRifyError.unsupported("\(options.input): decoded pixel format \(frame.pixelFormatName) is not planar Y'CbCr")
+        }
+        if frame.isInterlaced {
+            if deinterlacer == nil { warn("interlaced video: each frame's second field is interpolated from its first") }
+            if deinterlacer?.accepts(frame, format: fmt) != true {
+                deinterlacer = try Deinterlacer(width: frame.width, height: frame.height, format: fmt)
+            }
+            frame = try deinterlacer!.apply(frame)
         }
         if curve == nil {
             // Container HDR metadata first, SEI on the first picture where the container has none.

@@ -193,9 +193,6 @@ public enum Transcoder {
         case .unsupported(let m):
             throw SDRifyError.unsupported("\(options.input): display matrix \(m.components) is not one of the eight orientations (rotation by a multiple of 90° with or without a mirror)")
         }
-        if let order = video.fieldOrder, order != "progressive" {
-            throw SDRifyError.unsupported("\(options.input): interlaced video (field order \(order)); deinterlace it first")
-        }
         if let dv = video.dolbyVision, dv.profile == 5 || dv.blCompatibilityID == 0 {
             throw SDRifyError.unsupported("\(options.input): Dolby Vision profile \(dv.profile) has no HDR10/HLG/SDR-compatible base layer; it needs Dolby reshaping, which sdrify does not do")
         }
@@ -208,6 +205,7 @@ public enum Transcoder {
         if video.hdrKind != .sdr { reasons.append("it is \(video.hdrKind.rawValue.uppercased()) HDR") }
         if case .known(let o) = video.orientation, o != .up { reasons.append("it is stored turned (EXIF \(o.rawValue))") }
         if !["h264", "hevc"].contains(video.codec) { reasons.append("its codec is \(video.codec)") }
+        if let order = video.fieldOrder, order != "progressive" { reasons.append("it is interlaced") }
         if video.bitDepth != 8 || !["yuv420p", "yuvj420p"].contains(video.pixelFormat) { reasons.append("it is \(video.pixelFormat), not 8-bit 4:2:0") }
         if !reasons.isEmpty {
             throw SDRifyError.unsupported("\(input): Passthrough only remuxes SDR, upright, 8-bit 4:2:0 H.264/HEVC, but \(reasons.joined(separator: " and ")); use another preset")
