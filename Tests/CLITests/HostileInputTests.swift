@@ -79,6 +79,24 @@ final class HostileInputTests: CLITestCase {
         return cases
     }
 
+    /// A file cut short (an interrupted upload) is refused by default and, with --tolerate-errors, converted as
+    /// far as it goes.
+    func testTruncatedFileConvertsAsFarAsItGoesWhenTolerated() throws {
+        try ffmpeg(["-i", Support.vector("sdr_h264_aac.mp4"), "-c", "copy", "-movflags", "+faststart", path("faststart.mp4")])
+        let fast = try Data(contentsOf: URL(fileURLWithPath: path("faststart.mp4")))
+        try fast.prefix(fast.count * 2 / 3).write(to: URL(fileURLWithPath: path("cut.mp4")))
+        let all = Support.streams(try Support.ffprobe(path("faststart.mp4")), "video").first?["nb_frames"] as? String
+        let refused = try Support.sdrify(path("cut.mp4"), path("refused.mp4"))
+        XCTAssertEqual(refused.status, 2, refused.stderr)
+        let r = try Support.sdrify(path("cut.mp4"), path("salvaged.mp4"), "--tolerate-errors", "--json")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("truncated"), r.stderr)
+        let frames = Int(Support.streams(try Support.ffprobe(path("salvaged.mp4")), "video").first?["nb_frames"] as? String ?? "") ?? 0
+        let total = Int(all ?? "") ?? 0
+        XCTAssertGreaterThan(frames, total / 3, "most of what the file holds")
+        XCTAssertLessThan(frames, total, "not more than it holds")
+    }
+
     func testEveryHostileInputFailsCleanly() throws {
         for (name, code, words) in try makeCorpus() {
             let output = dir.appendingPathComponent("\(name).out.mp4").path

@@ -5,7 +5,8 @@ import CFFmpeg
 enum MediaInspector {
     /// `firstPicture`: also decode the first picture for what only the bitstream says (HDR10 SEI, orientation
     /// SEI, untagged colour). The conversion skips it: it reads the same from the first frame it decodes anyway.
-    static func inspect(_ demuxer: Demuxer, firstPicture: Bool = true) throws -> MediaInfo {
+    /// `allowTruncated`: a file cut short is described rather than refused (see `truncation`).
+    static func inspect(_ demuxer: Demuxer, firstPicture: Bool = true, allowTruncated: Bool = false) throws -> MediaInfo {
         let ctx = demuxer.ctx
         let st = demuxer.videoStream
         let par = st.pointee.codecpar.pointee
@@ -16,7 +17,7 @@ enum MediaInspector {
         guard w <= Demuxer.maxDimension, h <= Demuxer.maxDimension, w * h <= Demuxer.maxPixels else {
             throw SDRifyError.unsupported("\(path): picture size \(w)x\(h) is beyond the \(Demuxer.maxDimension)x\(Demuxer.maxDimension), 2^28-pixel limit")
         }
-        try checkNotTruncated(demuxer)
+        if let cut = truncation(demuxer), !allowTruncated { throw SDRifyError.invalidInput(cut) }
         guard avcodec_find_decoder(par.codec_id) != nil else { throw Decoder.missing(par, label: "\(path): video") }
         if isStillImage(demuxer) {
             throw SDRifyError.invalidInput("\(path): a still image (\(String(cString: avcodec_get_name(par.codec_id)))), not a video")
@@ -104,17 +105,16 @@ enum MediaInspector {
         return r > 0 && r < 1000 ? r : nil
     }
 
-    /// A moov that indexes samples past the end of the file means the file was cut short.
-    static func checkNotTruncated(_ demuxer: Demuxer) throws {
-        guard let pb = demuxer.ctx.pointee.pb else { return }
+    /// A moov that indexes samples past the end of the file means the file was cut short: the reason, or nil.
+    static func truncation(_ demuxer: Demuxer) -> String? {
+        guard let pb = demuxer.ctx.pointee.pb else { return nil }
         let fileSize = avio_size(pb)
-        guard fileSize > 0 else { return }
+        guard fileSize > 0 else { return nil }
         let st = demuxer.videoStream
         let count = avformat_index_get_entries_count(st)
-        guard count > 0, let last = avformat_index_get_entry(st, count - 1) else { return }
-        if last.pointee.pos + Int64(last.pointee.size) > fileSize {
-            throw SDRifyError.invalidInput("\(demuxer.path): truncated: the video samples run past the end of the file (\(fileSize) bytes)")
-        }
+        guard count > 0, let last = avformat_index_get_entry(st, count - 1) else { return nil }
+        guard last.pointee.pos + Int64(last.pointee.size) > fileSize else { return nil }
+        return "\(demuxer.path): truncated: the video samples run past the end of the file (\(fileSize) bytes)"
     }
 
     static func sideData(_ st: UnsafeMutablePointer<AVStream>, _ type: AVPacketSideDataType) -> (UnsafeRawPointer, Int)? {
@@ -210,8 +210,10 @@ public enum Prober {
     }
 
     /// Headers only, with the open input positioned at its start, for a conversion to go on reading.
-    static func open(path: String) throws -> (MediaInfo, Demuxer) {
+    /// `allowTruncated`: a file cut short opens anyway, and `truncated` says why it is short.
+    static func open(path: String, allowTruncated: Bool = false) throws -> (info: MediaInfo, demuxer: Demuxer, truncated: String?) {
         let demuxer = try Demuxer(path: path)
-        return (try MediaInspector.inspect(demuxer, firstPicture: false), demuxer)
+        let info = try MediaInspector.inspect(demuxer, firstPicture: false, allowTruncated: allowTruncated)
+        return (info, demuxer, MediaInspector.truncation(demuxer))
     }
 }

@@ -111,7 +111,7 @@ final class StreamingConversion: @unchecked Sendable {
         defer { self.emit = nil }
         let packet = try Packet()
         var videoDone = false, audioDone = audio == nil
-        while failure.error == nil, try demuxer.readPacket(into: packet) {
+        while failure.error == nil, try read(into: packet) {
             if packet.streamIndex == demuxer.videoStreamIndex {
                 if !videoDone { videoDone = try decode(packet) }
             } else if let audio, audio.owns(packet), !audioDone {
@@ -127,6 +127,16 @@ final class StreamingConversion: @unchecked Sendable {
     }
 
     private var emit: ((Item) throws -> Void)? = nil
+
+    /// The next packet; false at the end. With --tolerate-errors a read error (a file cut short) ends the input.
+    private func read(into packet: Packet) throws -> Bool {
+        do {
+            return try demuxer.readPacket(into: packet)
+        } catch let e as SDRifyError where e.status == .invalidInput && options.tolerateErrors {
+            decodeErrors += 1
+            return false
+        }
+    }
 
     private func seconds(_ pts: Int64?) -> String {
         guard let pts else { return "an unknown time" }

@@ -73,7 +73,9 @@ public enum Transcoder {
 
         // Read the headers first: they validate the input and give orientation, colour and size. The same open
         // input is then converted (the first picture's SEI is read by the pipeline when it decodes it).
-        let (info, demuxer) = try Prober.open(path: options.input)
+        // --tolerate-errors converts what a file cut short still holds (an interrupted upload, say).
+        let (info, demuxer, truncated) = try Prober.open(path: options.input, allowTruncated: options.tolerateErrors)
+        if let truncated { warn("\(truncated): converting what it holds") }
         let video = info.video
         let orientation = try checkSupported(video, options: options, warn: warn)
         if let codec = demuxer.undecodableAudio {
