@@ -1,8 +1,9 @@
 /// Interlaced pictures (camcorder 1080i, broadcast captures) made progressive, one picture per frame: the field
-/// shown first is kept and the other field's lines are interpolated from it along the local edge direction
-/// (edge-based line averaging: of the three pairs across the missing line, the most alike is averaged), so
-/// moving edges do not comb and diagonals do not staircase. Works on any planar layout, 8 to 16 bits; chroma
-/// rows belong to fields the same way luma rows do.
+/// shown first is kept; a pixel of the other field stays where it agrees with its neighbours above and below
+/// (still areas keep their full vertical detail) and is interpolated where it combs (lies beyond both, in the same
+/// direction: something moved between the fields). Interpolation follows the local edge (edge-based line
+/// averaging: of the three pairs across the missing line, the most alike is averaged), so diagonals do not
+/// staircase. Any planar layout, 8 to 16 bits; chroma rows belong to fields the same way luma rows do.
 public final class Deinterlacer {
     private let output: Frame
     private let format: PlanarFormat
@@ -24,9 +25,11 @@ public final class Deinterlacer {
         for p in 0..<format.planeCount {
             let (w, h) = format.planeSize(p, width: frame.width, height: frame.height)
             if format.bytesPerSample == 1 {
-                Deinterlacer.plane(UInt8.self, from: frame.data(p), frame.stride(p), to: output.data(p), output.stride(p), w, h, keep)
+                Deinterlacer.plane(UInt8.self, from: frame.data(p), frame.stride(p), to: output.data(p), output.stride(p), w, h, keep,
+                                   bitDepth: format.bitDepth)
             } else {
-                Deinterlacer.plane(UInt16.self, from: frame.data(p), frame.stride(p), to: output.data(p), output.stride(p), w, h, keep)
+                Deinterlacer.plane(UInt16.self, from: frame.data(p), frame.stride(p), to: output.data(p), output.stride(p), w, h, keep,
+                                   bitDepth: format.bitDepth)
             }
         }
         output.color = frame.color
@@ -34,9 +37,12 @@ public final class Deinterlacer {
         return output
     }
 
+    /// Comb test: the woven pixel differs from both neighbours in the same direction by more than about 10 codes
+    /// (8-bit scale) each. Smaller products are detail or noise, kept.
     private static func plane<T: FixedWidthInteger & UnsignedInteger>(
         _: T.Type, from src: UnsafeMutableRawPointer, _ srcStride: Int, to dst: UnsafeMutableRawPointer, _ dstStride: Int,
-        _ w: Int, _ h: Int, _ keep: Int) {
+        _ w: Int, _ h: Int, _ keep: Int, bitDepth: Int) {
+        let scale = 1 << max(bitDepth - 8, 0), combThreshold = 100 * scale * scale
         func row(_ base: UnsafeMutableRawPointer, _ stride: Int, _ y: Int) -> UnsafeMutablePointer<T> {
             (base + y * stride).assumingMemoryBound(to: T.self)
         }
@@ -49,9 +55,10 @@ public final class Deinterlacer {
                 out.update(from: row(src, srcStride, min(max(from, 0), h - 1)), count: w)
                 continue
             }
-            let a = row(src, srcStride, y - 1), b = row(src, srcStride, y + 1)
+            let a = row(src, srcStride, y - 1), b = row(src, srcStride, y + 1), own = row(src, srcStride, y)
             for x in 0..<w {
-                let up = Int(a[x]), down = Int(b[x])
+                let up = Int(a[x]), down = Int(b[x]), woven = Int(own[x])
+                if (woven - up) * (woven - down) <= combThreshold { out[x] = own[x]; continue }
                 var best = abs(up - down), sum = up + down
                 if x > 0 && x < w - 1 {
                     let l = Int(a[x - 1]) - Int(b[x + 1]), r = Int(a[x + 1]) - Int(b[x - 1])
