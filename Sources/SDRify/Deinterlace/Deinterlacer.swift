@@ -48,14 +48,13 @@ public final class Deinterlacer {
         }
         for y in 0..<h {
             let out = row(dst, dstStride, y)
-            let kept = y & 1 == keep
-            // A missing row at the picture's edge has one neighbour in the kept field: it is copied.
-            if kept || y == 0 || y == h - 1 {
-                let from = kept ? y : (y == 0 ? 1 : h - 2)
-                out.update(from: row(src, srcStride, min(max(from, 0), h - 1)), count: w)
+            let own = row(src, srcStride, y)
+            if y & 1 == keep || h < 2 {
+                out.update(from: own, count: w)
                 continue
             }
-            let a = row(src, srcStride, y - 1), b = row(src, srcStride, y + 1), own = row(src, srcStride, y)
+            // The kept field's rows above and below (at the picture's edge, the one there is, twice).
+            let a = row(src, srcStride, y > 0 ? y - 1 : y + 1), b = row(src, srcStride, y < h - 1 ? y + 1 : y - 1)
             for x in 0..<w {
                 let up = Int(a[x]), down = Int(b[x]), woven = Int(own[x])
                 if (woven - up) * (woven - down) <= combThreshold { out[x] = own[x]; continue }
