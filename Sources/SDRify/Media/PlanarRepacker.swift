@@ -56,6 +56,8 @@ final class PlanarRepacker {
         if fromRGB { color.matrix = .bt709; color.range = .limited }
         output.color = color
         output.pts = frame.pts
+        output.av.pointee.interlaced_frame = frame.av.pointee.interlaced_frame  // the deinterlacer comes next
+        output.av.pointee.top_field_first = frame.av.pointee.top_field_first
         return output
     }
 }

@@ -225,7 +225,7 @@ final class StreamingConversion: @unchecked Sendable {
             throw SDRifyError.unsupported("\(options.input): decoded pixel format \(frame.pixelFormatName) is not planar Y'CbCr")
         }
         if frame.isInterlaced {
-            if deinterlacer == nil { warn("interlaced video: each frame's second field is interpolated from its first") }
+            if deinterlacer == nil { warn("interlaced video: deinterlaced (each frame's second field interpolated where it combs)") }
             if deinterlacer?.accepts(frame, format: fmt) != true {
                 deinterlacer = try Deinterlacer(width: frame.width, height: frame.height, format: fmt)
             }
