@@ -97,6 +97,41 @@ final class HostileInputTests: CLITestCase {
         XCTAssertLessThan(frames, total, "not more than it holds")
     }
 
+    /// A corrupt sample table that spaces frames 70 hours apart (found by fuzzing: the encoder was given an absurd
+    /// frame rate and the muxer refused the output, exit 4). It is the input's damage (exit 2); with
+    /// --tolerate-errors the frames get the nominal interval.
+    func testDamagedSampleTimingIsTheInputsFault() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "1", "-c:v", "libx264", "-bf", "0", "-an", path("clean.mp4")])
+        var d = try Data(contentsOf: URL(fileURLWithPath: path("clean.mp4")))
+        let stts = try XCTUnwrap(offset(of: "stts", in: d))
+        d.replaceSubrange(stts + 16..<stts + 20, with: [0xE6, 0, 0, 0])   // the first entry's sample delta
+        let edts = try XCTUnwrap(offset(of: "edts", in: d))                // no edit list to hide the damage
+        d.replaceSubrange(edts..<edts + 4, with: Array("free".utf8))
+        try d.write(to: URL(fileURLWithPath: path("stts.mp4")))
+        let strict = try Support.sdrify(path("stts.mp4"), path("strict.mp4"))
+        XCTAssertEqual(strict.status, 2, strict.stderr)
+        XCTAssertTrue(strict.stderr.contains("damaged timestamps"), strict.stderr)
+        let r = try Support.sdrify(path("stts.mp4"), path("tolerant.mp4"), "--tolerate-errors")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let video = Support.streams(try Support.ffprobe(path("tolerant.mp4")), "video").first ?? [:]
+        XCTAssertEqual(video["nb_frames"] as? String, "30")
+        XCTAssertEqual(Double(video["duration"] as? String ?? "") ?? 0, 1, accuracy: 0.05)
+
+        // The same damage in a copied AAC track: packets ~24 s long.
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=1", "-t", "1",
+                    "-c:v", "libx264", "-bf", "0", "-c:a", "aac", path("av.mp4")])
+        var a = try Data(contentsOf: URL(fileURLWithPath: path("av.mp4")))
+        let audioStts = try XCTUnwrap(offset(of: "stts", in: a, from: try XCTUnwrap(offset(of: "stts", in: a)) + 4))
+        a.replaceSubrange(audioStts + 16..<audioStts + 20, with: [0, 0x10, 0, 0])
+        while let e = offset(of: "edts", in: a) { a.replaceSubrange(e..<e + 4, with: Array("free".utf8)) }
+        try a.write(to: URL(fileURLWithPath: path("audio.mp4")))
+        let strictAudio = try Support.sdrify(path("audio.mp4"), path("strict_audio.mp4"))
+        XCTAssertEqual(strictAudio.status, 2, strictAudio.stderr)
+        XCTAssertTrue(strictAudio.stderr.contains("damaged audio"), strictAudio.stderr)
+        let tolerantAudio = try Support.sdrify(path("audio.mp4"), path("tolerant_audio.mp4"), "--tolerate-errors")
+        XCTAssertEqual(tolerantAudio.status, 0, tolerantAudio.stderr)
+    }
+
     func testEveryHostileInputFailsCleanly() throws {
         for (name, code, words) in try makeCorpus() {
             let output = dir.appendingPathComponent("\(name).out.mp4").path

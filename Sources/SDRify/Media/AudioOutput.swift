@@ -11,6 +11,7 @@ final class AudioOutput {
     private let shiftSeconds: Double    // subtracted from every timestamp
     private let endSeconds: Double?     // absolute input time where the cut ends
     let transcoded: Bool
+    private var lastCopiedDTS: Int64? = nil  // input time base, after the shift
 
     /// nil when the input has no audio. `shift`: absolute input time that becomes 0 (0 keeps timestamps).
     init?(demuxer: Demuxer, muxer: Muxer, shift: Double, end: Double?) throws {
@@ -61,6 +62,24 @@ final class AudioOutput {
     private func write(_ packet: Packet, muxer: Muxer, tb: AVRational) throws {
         if shiftSeconds != 0 { packet.shift(by: Int64((shiftSeconds / tb.double).rounded())) }
         if let pts = packet.pts, pts + packet.duration <= 0, shiftSeconds > 0 { return }  // resampler lead-in before the cut
+        if transcoder == nil {
+            // Copied packets keep the input's timestamps and durations; damaged ones (going backwards, absurdly long)
+            // would make the muxer fail as if the output were at fault. They are the input's damage (dropped under
+            // --tolerate-errors).
+            let dts = packet.av.pointee.dts != ffNoPTS ? packet.av.pointee.dts : packet.av.pointee.pts
+            guard dts != ffNoPTS, lastCopiedDTS.map({ dts > $0 }) ?? true else {
+                throw SDRifyError.invalidInput("damaged audio: timestamps out of order")
+            }
+            // AAC frames are ~21 ms apart; an hour's jump is a damaged timestamp (the muxer would take it as one
+            // sample's duration and fail).
+            if let last = lastCopiedDTS, Double(dts - last) * tb.double > 3600 {
+                throw SDRifyError.invalidInput("damaged audio: timestamps jump by \(Int(Double(dts - last) * tb.double)) s")
+            }
+            guard packet.duration >= 0, Double(packet.duration) * tb.double <= 10 else {  // an AAC frame is ~21 ms
+                throw SDRifyError.invalidInput("damaged audio: a packet lasting \(Double(packet.duration) * tb.double) s")
+            }
+            lastCopiedDTS = dts
+        }
         try muxer.write(packet, stream: outStream, from: tb)
     }
 }

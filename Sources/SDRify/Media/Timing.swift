@@ -15,10 +15,14 @@ public struct TimeBase: Sendable, Equatable {
 extension Demuxer {
     var videoTimeBase: TimeBase { TimeBase(videoStream.pointee.time_base) }
 
-    /// Average frame rate (falls back to the real base rate), as a rational for the encoder.
+    /// Average frame rate (falls back to the real base rate), as a rational for the encoder. A rate outside
+    /// 1–1000 fps comes from a damaged sample table (it would give the encoder hour-long frames): 30 instead.
     var videoFrameRate: TimeBase {
         let st = videoStream.pointee
-        return TimeBase(st.avg_frame_rate.num > 0 ? st.avg_frame_rate : st.r_frame_rate)
+        for rate in [st.avg_frame_rate, st.r_frame_rate] where rate.num > 0 && rate.den > 0 {
+            if (1...1000).contains(rate.double) { return TimeBase(rate) }
+        }
+        return TimeBase(AVRational(num: 30, den: 1))
     }
 
     /// The first video timestamp, in video ticks (0 when the container does not say).

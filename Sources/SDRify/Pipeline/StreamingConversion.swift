@@ -48,12 +48,15 @@ final class StreamingConversion: @unchecked Sendable {
 
     // Stage 1 state.
     private(set) var decodeErrors = 0
+    /// Everything --tolerate-errors concealed: decode errors (stage 1) and damaged audio packets dropped (stage 3).
+    var errorsConcealed: Int { decodeErrors + droppedAudio }
     private(set) var firstPTS: Int64? = nil
     private(set) var lastPTS: Int64? = nil
     // Stage 2 state: the colour the first picture was converted from (frame tags over stream tags).
     private(set) var sourceColor: ColorDescription? = nil
     // Stage 3 state.
     private(set) var frames = 0
+    private var droppedAudio = 0
 
     init(options: ConvertOptions, video: VideoInfo, demuxer: Demuxer, decoder: Decoder, encoder: VideoEncoder, muxer: Muxer,
          outVideo: Int, audio: AudioOutput?, orientation: Orientation, coded: (Int, Int), overlays: OverlayStage?, warn: @escaping Transcoder.Warning, cut: Cut,
@@ -192,6 +195,16 @@ final class StreamingConversion: @unchecked Sendable {
         // Strictly increasing timestamps for the encoder (a variable frame rate is kept as it is).
         var pts = max(0, sourcePTS - cut.shiftTicks)
         if let last = lastPTS, pts <= last { pts = last + 1 }
+        // Frames an hour apart are damaged timing (a corrupt sample table; screen recorders that send frames only
+        // on change leave gaps of minutes, not hours), which the muxer would refuse as the output's fault: the
+        // input's damage, or with --tolerate-errors the nominal frame interval instead.
+        if let last = lastPTS, Double(pts - last) * tb.seconds > 3600 {
+            guard options.tolerateErrors else {
+                throw SDRifyError.invalidInput("\(options.input): damaged timestamps: frames \(Int(Double(pts - last) * tb.seconds)) s apart at \(seconds(frame.pts))")
+            }
+            decodeErrors += 1
+            pts = last + frameTicks
+        }
         lastPTS = pts
         if firstPTS == nil { firstPTS = pts }
         frame.pts = pts
@@ -288,7 +301,12 @@ final class StreamingConversion: @unchecked Sendable {
     private func encode(_ item: Item) throws {
         switch item {
         case .audio(let packet):
-            try audio?.handle(packet, muxer: muxer)
+            do {
+                try audio?.handle(packet, muxer: muxer)
+            } catch let e as SDRifyError where e.status == .invalidInput {
+                guard options.tolerateErrors else { throw SDRifyError.invalidInput("\(options.input): \(e.message)") }
+                droppedAudio += 1
+            }
         case .video(let picture):
             try encoder.send(picture)
             frames += 1

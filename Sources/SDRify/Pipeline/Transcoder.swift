@@ -165,7 +165,7 @@ public enum Transcoder {
             try conversion.run()
             frames = conversion.frames
             convertedFrom = conversion.sourceColor
-            decodeErrors = conversion.decodeErrors
+            decodeErrors = conversion.errorsConcealed
             firstPTS = conversion.firstPTS
             lastPTS = conversion.lastPTS
             guard frames > 0 else {
