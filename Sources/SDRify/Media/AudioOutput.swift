@@ -11,7 +11,7 @@ final class AudioOutput {
     private let shiftSeconds: Double    // subtracted from every timestamp
     private let endSeconds: Double?     // absolute input time where the cut ends
     let transcoded: Bool
-    private var lastCopiedDTS: Int64? = nil  // input time base, after the shift
+    private var lastCopiedDTS: Int64? = nil  // output time base
 
     /// nil when the input has no audio. `shift`: absolute input time that becomes 0 (0 keeps timestamps).
     init?(demuxer: Demuxer, muxer: Muxer, shift: Double, end: Double?) throws {
@@ -67,18 +67,21 @@ final class AudioOutput {
             // would make the muxer fail as if the output were at fault. They are the input's damage (dropped under
             // --tolerate-errors).
             let dts = packet.av.pointee.dts != ffNoPTS ? packet.av.pointee.dts : packet.av.pointee.pts
-            guard dts != ffNoPTS, lastCopiedDTS.map({ dts > $0 }) ?? true else {
+            // Compared in the output's time base: distinct input ticks can round to the same output tick.
+            let outDTS = dts == ffNoPTS ? ffNoPTS : av_rescale_q(dts, tb, muxer.timeBase(ofStream: outStream))
+            guard dts != ffNoPTS, lastCopiedDTS.map({ outDTS > $0 }) ?? true else {
                 throw SDRifyError.invalidInput("damaged audio: timestamps out of order")
             }
             // AAC frames are ~21 ms apart; an hour's jump is a damaged timestamp (the muxer would take it as one
             // sample's duration and fail).
-            if let last = lastCopiedDTS, Double(dts - last) * tb.double > 3600 {
-                throw SDRifyError.invalidInput("damaged audio: timestamps jump by \(Int(Double(dts - last) * tb.double)) s")
+            let outTB = muxer.timeBase(ofStream: outStream)
+            if let last = lastCopiedDTS, Double(outDTS - last) * outTB.double > 3600 {
+                throw SDRifyError.invalidInput("damaged audio: timestamps jump by \(Int(Double(outDTS - last) * outTB.double)) s")
             }
             guard packet.duration >= 0, Double(packet.duration) * tb.double <= 10 else {  // an AAC frame is ~21 ms
                 throw SDRifyError.invalidInput("damaged audio: a packet lasting \(Double(packet.duration) * tb.double) s")
             }
-            lastCopiedDTS = dts
+            lastCopiedDTS = outDTS
         }
         try muxer.write(packet, stream: outStream, from: tb)
     }
