@@ -62,27 +62,26 @@ final class AudioOutput {
     private func write(_ packet: Packet, muxer: Muxer, tb: AVRational) throws {
         if shiftSeconds != 0 { packet.shift(by: Int64((shiftSeconds / tb.double).rounded())) }
         if let pts = packet.pts, pts + packet.duration <= 0, shiftSeconds > 0 { return }  // resampler lead-in before the cut
-        if transcoder == nil {
-            // Copied packets keep the input's timestamps and durations; damaged ones (going backwards, absurdly long)
-            // would make the muxer fail as if the output were at fault. They are the input's damage (dropped under
-            // --tolerate-errors).
-            let dts = packet.av.pointee.dts != ffNoPTS ? packet.av.pointee.dts : packet.av.pointee.pts
-            // Compared in the output's time base: distinct input ticks can round to the same output tick.
-            let outDTS = dts == ffNoPTS ? ffNoPTS : av_rescale_q(dts, tb, muxer.timeBase(ofStream: outStream))
-            guard dts != ffNoPTS, lastCopiedDTS.map({ outDTS > $0 }) ?? true else {
-                throw SDRifyError.invalidInput("damaged audio: timestamps out of order")
-            }
-            // AAC frames are ~21 ms apart; an hour's jump is a damaged timestamp (the muxer would take it as one
-            // sample's duration and fail).
-            let outTB = muxer.timeBase(ofStream: outStream)
-            if let last = lastCopiedDTS, Double(outDTS - last) * outTB.double > 3600 {
-                throw SDRifyError.invalidInput("damaged audio: timestamps jump by \(Int(Double(outDTS - last) * outTB.double)) s")
-            }
-            guard packet.duration >= 0, Double(packet.duration) * tb.double <= 10 else {  // an AAC frame is ~21 ms
-                throw SDRifyError.invalidInput("damaged audio: a packet lasting \(Double(packet.duration) * tb.double) s")
-            }
-            lastCopiedDTS = outDTS
-        }
+        if transcoder == nil { lastCopiedDTS = try checkedCopyDTS(packet, tb: tb, muxer: muxer) }
         try muxer.write(packet, stream: outStream, from: tb)
+    }
+
+    /// Copied packets keep the input's timestamps and durations. Damaged ones (no timestamp, going backwards,
+    /// jumping an hour where AAC frames are ~21 ms apart, lasting over 10 s) would make the muxer fail as if the
+    /// output were at fault: they are the input's damage (dropped under --tolerate-errors). Returns the DTS in the
+    /// output time base, where the order is checked: distinct input ticks can round to the same output tick.
+    private func checkedCopyDTS(_ packet: Packet, tb: AVRational, muxer: Muxer) throws -> Int64 {
+        let dts = packet.av.pointee.dts != ffNoPTS ? packet.av.pointee.dts : packet.av.pointee.pts
+        guard dts != ffNoPTS else { throw SDRifyError.invalidInput("damaged audio: a packet without timestamps") }
+        let outTB = muxer.timeBase(ofStream: outStream)
+        let out = av_rescale_q(dts, tb, outTB)
+        if let last = lastCopiedDTS {
+            guard out > last else { throw SDRifyError.invalidInput("damaged audio: timestamps out of order") }
+            let jump = Double(out - last) * outTB.double
+            guard jump <= 3600 else { throw SDRifyError.invalidInput("damaged audio: timestamps jump by \(Int(jump)) s") }
+        }
+        let length = Double(packet.duration) * tb.double
+        guard packet.duration >= 0, length <= 10 else { throw SDRifyError.invalidInput("damaged audio: a packet lasting \(length) s") }
+        return out
     }
 }
