@@ -107,13 +107,8 @@ final class HostileInputTests: CLITestCase {
         d.replaceSubrange(stts + 16..<stts + 20, with: [0xE6, 0, 0, 0])   // the first entry's sample delta
         let edts = try XCTUnwrap(offset(of: "edts", in: d))                // no edit list to hide the damage
         d.replaceSubrange(edts..<edts + 4, with: Array("free".utf8))
-        try d.write(to: URL(fileURLWithPath: path("stts.mp4")))
-        let strict = try Support.sdrify(path("stts.mp4"), path("strict.mp4"))
-        XCTAssertEqual(strict.status, 2, strict.stderr)
-        XCTAssertTrue(strict.stderr.contains("damaged timestamps"), strict.stderr)
-        let r = try Support.sdrify(path("stts.mp4"), path("tolerant.mp4"), "--tolerate-errors")
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let video = Support.streams(try Support.ffprobe(path("tolerant.mp4")), "video").first ?? [:]
+        let tolerant = try refusedThenTolerated(d, named: "stts.mp4", saying: "damaged timestamps")
+        let video = Support.streams(try Support.ffprobe(tolerant), "video").first ?? [:]
         XCTAssertEqual(video["nb_frames"] as? String, "30")
         XCTAssertEqual(Double(video["duration"] as? String ?? "") ?? 0, 1, accuracy: 0.05)
 
@@ -124,12 +119,19 @@ final class HostileInputTests: CLITestCase {
         let audioStts = try XCTUnwrap(offset(of: "stts", in: a, from: try XCTUnwrap(offset(of: "stts", in: a)) + 4))
         a.replaceSubrange(audioStts + 16..<audioStts + 20, with: [0, 0x10, 0, 0])
         while let e = offset(of: "edts", in: a) { a.replaceSubrange(e..<e + 4, with: Array("free".utf8)) }
-        try a.write(to: URL(fileURLWithPath: path("audio.mp4")))
-        let strictAudio = try Support.sdrify(path("audio.mp4"), path("strict_audio.mp4"))
-        XCTAssertEqual(strictAudio.status, 2, strictAudio.stderr)
-        XCTAssertTrue(strictAudio.stderr.contains("damaged audio"), strictAudio.stderr)
-        let tolerantAudio = try Support.sdrify(path("audio.mp4"), path("tolerant_audio.mp4"), "--tolerate-errors")
-        XCTAssertEqual(tolerantAudio.status, 0, tolerantAudio.stderr)
+        _ = try refusedThenTolerated(a, named: "audio.mp4", saying: "damaged audio")
+    }
+
+    /// Writes `damaged`, checks it is refused as damaged input (exit 2, naming `words`) and converted under
+    /// --tolerate-errors; returns that output's path.
+    func refusedThenTolerated(_ damaged: Data, named name: String, saying words: String) throws -> String {
+        try damaged.write(to: URL(fileURLWithPath: path(name)))
+        let strict = try Support.sdrify(path(name), path("strict-\(name)"))
+        XCTAssertEqual(strict.status, 2, strict.stderr)
+        XCTAssertTrue(strict.stderr.contains(words), strict.stderr)
+        let r = try Support.sdrify(path(name), path("tolerant-\(name)"), "--tolerate-errors")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return path("tolerant-\(name)")
     }
 
     func testEveryHostileInputFailsCleanly() throws {
