@@ -224,15 +224,31 @@ final class StreamingConversion: @unchecked Sendable {
 
     /// Colour, orientation and overlays for one picture; audio passes through.
     private func colour(_ item: Item) throws -> Item {
-        guard case .video(var frame) = item else { return item }
-        if frame.format == nil {  // RGB, palette, packed or semi-planar: made planar Y'CbCr first
+        guard case .video(let decoded) = item else { return item }
+        let (frame, fmt) = try planarProgressive(decoded)
+        var picture = try converter(for: frame, format: fmt).convert(frame, format: fmt)
+        if let letterbox { picture = try letterbox.place(picture) }
+        if orienter == nil {
+            // Each picture may wait in `converted` and in the encoder while the next ones are made.
+            orienter = .some(orientation == .up ? nil
+                : try FrameOrienter(orientation, width: coded.0, height: coded.1, ringSize: StreamingConversion.pictureRing))
+        }
+        if let orienter = orienter ?? nil { picture = try orienter.apply(picture) }
+        picture.pts = frame.pts
+        // Overlays go on the upright SDR picture, at its output time.
+        overlays?.apply(to: picture, time: Double(frame.pts ?? 0) * tb.seconds)
+        return .video(picture)
+    }
+
+    /// Pictures a ring must hold: one waiting in `converted`, one in the encoder, one being made.
+    static let pictureRing = StreamingConversion.convertedCapacity + 2
+
+    /// The decoded picture as planar Y'CbCr (RGB, palette, packed or semi-planar layouts repacked) and progressive.
+    private func planarProgressive(_ decoded: Frame) throws -> (Frame, PlanarFormat) {
+        var frame = decoded
+        if frame.format == nil {
             if repacker == nil || repacker??.accepts(frame) == false { repacker = .some(try PlanarRepacker(like: frame)) }
             if let repacker = repacker ?? nil { frame = try repacker.repack(frame) }
-        }
-        // Each picture may wait in `converted` and in the encoder while the next ones are made.
-        let ring = StreamingConversion.convertedCapacity + 2
-        if orienter == nil {
-            orienter = .some(orientation == .up ? nil : try FrameOrienter(orientation, width: coded.0, height: coded.1, ringSize: ring))
         }
         guard let fmt = frame.format else {
             throw SDRifyError.unsupported("\(options.input): decoded pixel format \(frame.pixelFormatName) is not planar Y'CbCr")
@@ -244,6 +260,12 @@ final class StreamingConversion: @unchecked Sendable {
             }
             frame = try deinterlacer!.apply(frame)
         }
+        return (frame, fmt)
+    }
+
+    /// The colour converter for this picture: made on the first, and again (fitting the picture inside the output
+    /// size, letterboxed) when the source changes size or layout mid-stream.
+    private func converter(for frame: Frame, format fmt: PlanarFormat) throws -> FrameConverter {
         if curve == nil {
             // Container HDR metadata first, SEI on the first picture where the container has none.
             var hdr = video.hdrMetadata
@@ -254,30 +276,23 @@ final class StreamingConversion: @unchecked Sendable {
             sourceColor = color
             curve = ToneCurve(options.toneMap, sourcePeak: hdr.sourcePeak(for: color.hdrKind))
         }
-        if let input = converterInput, input != (frame.width, frame.height, fmt) {
-            // The source changed size or layout mid-stream: a new converter fits it inside the output size.
+        if let converter, let input = converterInput, input == (frame.width, frame.height, fmt) { return converter }
+        var size = coded
+        if let input = converterInput {
+            size = TargetSize.inside(width: frame.width, height: frame.height, frameWidth: coded.0, frameHeight: coded.1)
             let at = String(format: "%.3f s", Double(frame.pts ?? 0) * tb.seconds)
             warn("the picture changes from \(input.width)x\(input.height) to \(frame.width)x\(frame.height) at \(at) (output time): "
                  + "fitted inside \(coded.0)x\(coded.1)")
-            converter = nil
         }
-        if converter == nil, let sourceColor, let curve {
-            let first = converterInput == nil
-            let size = first ? coded : TargetSize.inside(width: frame.width, height: frame.height, frameWidth: coded.0, frameHeight: coded.1)
-            letterbox = size == coded ? nil : try Letterbox(width: coded.0, height: coded.1, ringSize: orientation == .up ? ring : 1)
-            converter = try FrameConverter(sourceFormat: fmt, sourceColor: sourceColor, width: frame.width, height: frame.height,
-                                           outputWidth: size.0, outputHeight: size.1, toneCurve: curve,
-                                           ringSize: orientation == .up && letterbox == nil ? ring : 1,
-                                           outputSiting: orientation.chromaSitingBeforeOrienting)
-            converterInput = (frame.width, frame.height, fmt)
-        }
-        var picture = try converter!.convert(frame, format: fmt)
-        if let letterbox { picture = try letterbox.place(picture) }
-        if let orienter = orienter ?? nil { picture = try orienter.apply(picture) }
-        picture.pts = frame.pts
-        // Overlays go on the upright SDR picture, at its output time.
-        overlays?.apply(to: picture, time: Double(frame.pts ?? 0) * tb.seconds)
-        return .video(picture)
+        let ring = StreamingConversion.pictureRing
+        letterbox = size == coded ? nil : try Letterbox(width: coded.0, height: coded.1, ringSize: orientation == .up ? ring : 1)
+        let made = try FrameConverter(sourceFormat: fmt, sourceColor: sourceColor!, width: frame.width, height: frame.height,
+                                      outputWidth: size.0, outputHeight: size.1, toneCurve: curve!,
+                                      ringSize: orientation == .up && letterbox == nil ? ring : 1,
+                                      outputSiting: orientation.chromaSitingBeforeOrienting)
+        converter = made
+        converterInput = (frame.width, frame.height, fmt)
+        return made
     }
 
     private func colourStage() throws {
