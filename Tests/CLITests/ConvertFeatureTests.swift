@@ -146,6 +146,20 @@ final class ConvertFeatureTests: CLITestCase {
         }
     }
 
+    /// Colour tags zimg cannot convert from (SMPTE 2085, ICtCp on an SDR transfer: damaged or exotic VUIs, found by
+    /// fuzzing as exit 1) are read with the least guessing that works, with a warning; tags it can convert stay.
+    func testUnconvertibleColourTagsAreGuessed() throws {
+        for (matrix, guessed) in [("smpte2085", true), ("ictcp", true), ("ycgco", false), ("bt709", false)] {
+            try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "0.3", "-c:v", "libx264", "-colorspace", matrix,
+                        "-color_primaries", "bt709", "-color_trc", "bt709", file("\(matrix).mp4")])
+            let r = try convert(file("\(matrix).mp4"), file("\(matrix).out.mp4"), "--json")
+            let report = try XCTUnwrap(JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
+            let warnings = report["warnings"] as? [String] ?? []
+            XCTAssertEqual(warnings.contains { $0.contains("cannot be converted") }, guessed, "\(matrix): \(warnings)")
+            XCTAssertEqual(report["frames"] as? Int, 9, matrix)
+        }
+    }
+
     /// Frame n of this clip has luma 16 + (5·n mod 200), so a decoded picture says which source frame it is.
     func makeNumberedClip(_ path: String, seconds: Int = 4) throws {
         try ffmpeg(["-f", "lavfi", "-i", "color=c=black:size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=\(seconds)",

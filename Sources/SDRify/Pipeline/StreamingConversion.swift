@@ -286,10 +286,30 @@ final class StreamingConversion: @unchecked Sendable {
         }
         let ring = StreamingConversion.pictureRing
         letterbox = size == coded ? nil : try Letterbox(width: coded.0, height: coded.1, ringSize: orientation == .up ? ring : 1)
-        let made = try FrameConverter(sourceFormat: fmt, sourceColor: sourceColor!, width: frame.width, height: frame.height,
-                                      outputWidth: size.0, outputHeight: size.1, toneCurve: curve!,
-                                      ringSize: orientation == .up && letterbox == nil ? ring : 1,
-                                      outputSiting: orientation.chromaSitingBeforeOrienting)
+        func make(_ color: ColorDescription) throws -> FrameConverter {
+            try FrameConverter(sourceFormat: fmt, sourceColor: color, width: frame.width, height: frame.height,
+                               outputWidth: size.0, outputHeight: size.1, toneCurve: curve!,
+                               ringSize: orientation == .up && letterbox == nil ? ring : 1,
+                               outputSiting: orientation.chromaSitingBeforeOrienting)
+        }
+        let made: FrameConverter
+        do {
+            made = try make(sourceColor!)
+        } catch {
+            // Tags zimg cannot convert from (a damaged VUI, SMPTE 2085, ICtCp on SDR…): the least guessing that
+            // works, as players guess from the picture size; the tone curve stays the one the tags chose.
+            let tagged = sourceColor!
+            var guesses = [tagged, tagged, ColorDescription(range: tagged.range, chromaLocation: tagged.chromaLocation)]
+            guesses[0].matrix = .unspecified
+            guesses[1].matrix = .unspecified; guesses[1].primaries = .unspecified
+            guard let (color, converter) = guesses.lazy.compactMap({ c in (try? make(c)).map { (c, $0) } }).first else {
+                throw SDRifyError.unsupported("\(options.input): colour tags \(tagged.primaries.name)/\(tagged.transfer.name)/\(tagged.matrix.name) cannot be converted")
+            }
+            warn("colour tags \(tagged.primaries.name)/\(tagged.transfer.name)/\(tagged.matrix.name) cannot be converted: "
+                 + "read as \(color.primaries.name)/\(color.transfer.name)/\(color.matrix.name) (unspecified: guessed from the size)")
+            sourceColor = color
+            made = converter
+        }
         converter = made
         converterInput = (frame.width, frame.height, fmt)
         return made
