@@ -135,10 +135,17 @@ final class StreamingConversion: @unchecked Sendable {
     private func read(into packet: Packet) throws -> Bool {
         do {
             return try demuxer.readPacket(into: packet)
-        } catch let e as SDRifyError where e.status == .invalidInput && options.tolerateErrors {
-            decodeErrors += 1
+        } catch let e as SDRifyError where e.status == .invalidInput {
+            try tolerate(e.message)
             return false
         }
+    }
+
+    /// Stage 1's damage policy: without --tolerate-errors the input is refused with `message` (exit 2); with it
+    /// the damage is counted and the caller carries on.
+    private func tolerate(_ message: @autoclosure () -> String) throws {
+        guard options.tolerateErrors else { throw SDRifyError.invalidInput(message()) }
+        decodeErrors += 1
     }
 
     private func seconds(_ pts: Int64?) -> String {
@@ -151,15 +158,14 @@ final class StreamingConversion: @unchecked Sendable {
         do {
             try decoder.send(packet)
         } catch let e as SDRifyError where e.status == .invalidInput {
-            guard options.tolerateErrors else { throw SDRifyError.invalidInput("\(e.message) at \(seconds(packet?.pts))") }
-            decodeErrors += 1
+            try tolerate("\(e.message) at \(seconds(packet?.pts))")
         }
         while true {
             let frame: Frame?
             do {
                 frame = try decoder.receive()
-            } catch let e as SDRifyError where e.status == .invalidInput && options.tolerateErrors {
-                decodeErrors += 1
+            } catch let e as SDRifyError where e.status == .invalidInput {
+                try tolerate(e.message)
                 break  // the decoder has said all it will about this packet
             }
             guard let frame else { return false }
@@ -186,12 +192,7 @@ final class StreamingConversion: @unchecked Sendable {
         let time = Double(sourcePTS) * tb.seconds
         if cut.active, time < cut.start - halfFrame { return false }
         if let end = cut.end, time >= end - halfFrame { return true }
-        if frame.isCorrupt {
-            guard options.tolerateErrors else {
-                throw SDRifyError.invalidInput("\(options.input): damaged video at \(seconds(frame.pts))")
-            }
-            decodeErrors += 1
-        }
+        if frame.isCorrupt { try tolerate("\(options.input): damaged video at \(seconds(frame.pts))") }
         // Strictly increasing timestamps for the encoder (a variable frame rate is kept as it is).
         var pts = max(0, sourcePTS - cut.shiftTicks)
         if let last = lastPTS, pts <= last { pts = last + 1 }
@@ -199,10 +200,7 @@ final class StreamingConversion: @unchecked Sendable {
         // on change leave gaps of minutes, not hours), which the muxer would refuse as the output's fault: the
         // input's damage, or with --tolerate-errors the nominal frame interval instead.
         if let last = lastPTS, Double(pts - last) * tb.seconds > 3600 {
-            guard options.tolerateErrors else {
-                throw SDRifyError.invalidInput("\(options.input): damaged timestamps: frames \(Int(Double(pts - last) * tb.seconds)) s apart at \(seconds(frame.pts))")
-            }
-            decodeErrors += 1
+            try tolerate("\(options.input): damaged timestamps: frames \(Int(Double(pts - last) * tb.seconds)) s apart at \(seconds(frame.pts))")
             pts = last + frameTicks
         }
         lastPTS = pts
