@@ -30,8 +30,7 @@ final class Decoder {
     /// The refusal for a stream no decoder here can read.
     static func missing(_ par: AVCodecParameters, label: String) -> SDRifyError {
         if par.codec_id == AV_CODEC_ID_NONE {
-            let fourcc = String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: par.codec_tag >> ($0 * 8)) }, as: UTF8.self)
-            return SDRifyError.unsupported("\(label): unknown codec (fourcc '\(fourcc)')")
+            return SDRifyError.unsupported("\(label): unknown codec (fourcc '\(fourCC(par.codec_tag))')")
         }
         return SDRifyError.unsupported("\(label): no decoder for codec '\(String(cString: avcodec_get_name(par.codec_id)))'")
     }

@@ -81,8 +81,7 @@ final class Demuxer {
     static func codecName(_ stream: UnsafeMutablePointer<AVStream>) -> String {
         let par = stream.pointee.codecpar.pointee
         guard par.codec_id == AV_CODEC_ID_NONE, par.codec_tag != 0 else { return String(cString: avcodec_get_name(par.codec_id)) }
-        let bytes = (0..<4).map { UInt8(truncatingIfNeeded: par.codec_tag >> ($0 * 8)) }
-        return "'" + String(decoding: bytes, as: UTF8.self) + "'"
+        return "'\(fourCC(par.codec_tag))'"
     }
 
     deinit {

@@ -57,6 +57,11 @@ enum ColorMapping {
     }
 }
 
+/// A codec tag as its four characters (the sample entry's type in MP4/MOV).
+func fourCC(_ tag: UInt32) -> String {
+    String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: tag >> ($0 * 8)) }, as: UTF8.self)
+}
+
 /// A frame's plane pointers and line sizes as C arrays (swscale's slice arguments).
 func planeArrays(_ f: UnsafeMutablePointer<AVFrame>) -> (data: [UnsafeMutablePointer<UInt8>?], linesize: [Int32]) {
     let d = f.pointee.data, l = f.pointee.linesize
