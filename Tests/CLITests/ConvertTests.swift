@@ -102,7 +102,11 @@ final class ConvertTests: CLITestCase {
     func testHLGSignalledOnlyBySEIIsToneMapped() throws {
         let report = try convertAndCheck("hlg_by_sei.mp4", preset: "960x540", size: (640, 360), frames: 15, audio: false)
         XCTAssertEqual(report["hdr"] as? String, "hlg")
-        XCTAssertEqual(report["tonemap"] as? String, "bt2390")
+        XCTAssertEqual(report["tonemap"] as? String, "auto")
+        let detail = report["tone_mapping"] as? [String: Any]
+        XCTAssertEqual(detail?["statistics"] as? String, "measured")
+        XCTAssertEqual(detail?["scenes"] as? Int, 1)
+        XCTAssertEqual((detail?["peak_cd_m2"] as? [Double])?.count, 2)
     }
 
     func testSDRPortraitWithoutAudio() throws {

@@ -40,6 +40,24 @@ final class RoundTripTests: XCTestCase {
     func testPQRoundTrip() throws { assertFidelity(try roundTrip("pq"), "pq") }
     func testHLGRoundTrip() throws { assertFidelity(try roundTrip("hlg"), "hlg") }
 
+    /// The scene-adaptive default is deterministic: the same pictures with one thread or two (lossless output,
+    /// so only the colour stage could differ).
+    func testSceneAdaptiveOutputIsTheSameWhateverTheThreads() throws {
+        let dir = try Support.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var hashes: [String] = []
+        for threads in ["1", "2"] {
+            let output = dir.appendingPathComponent("t\(threads).mp4").path
+            let r = try Support.sdrify([Support.vector("sample_hlg_portrait.mov"), output, "--preset", "640x480",
+                                        "--crf", "0", "--threads", threads, "--quiet"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let md5 = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", output, "-f", "framemd5", "-"])
+            hashes.append(md5.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }.joined(separator: " "))
+        }
+        XCTAssertFalse(hashes[0].isEmpty)
+        XCTAssertEqual(hashes[0], hashes[1])
+    }
+
     /// The hard clip at reference white is the floor the 4:2:0 HDR source itself sets: it must score better on
     /// SDR content than the default and flatten the highlights, or the measurement is not measuring anything.
     func testHardClipIsTheFloorAndFlattensHighlights() throws {

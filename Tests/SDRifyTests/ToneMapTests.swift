@@ -30,8 +30,8 @@ final class ToneMapTests: XCTestCase {
     func testMobius() { check(ToneCurve(.mobius, sourcePeak: 1000), [(20, 20.0), (100, 92.5978), (203, 137.7655), (400, 172.9896), (1000, 203)]) }
     func testClip() { check(ToneCurve(.clip, sourcePeak: 1000), [(20, 20), (203, 203), (400, 203), (10000, 203)]) }
 
-    func testDefaultKeepsSDRRangeNearlyUntouched() {
-        let curve = ToneCurve(.default, sourcePeak: 1000)
+    func testBT2390KeepsSDRRangeNearlyUntouched() {
+        let curve = ToneCurve(.bt2390, sourcePeak: 1000)
         XCTAssertEqual(curve.map(50), 50, accuracy: 1e-9, "below the knee nothing changes")
         XCTAssertEqual(curve.map(80), 80, accuracy: 1e-9)
         XCTAssertGreaterThan(curve.map(203), curve.map(150))

@@ -35,4 +35,22 @@ typedef struct sdrify_colour_job {
 /// zimg's output callback (`zimg_filter_graph_callback`): runs the colour pass on row `i`, columns
 /// [`left`, `right`), right after zimg wrote them, while they are in cache. `job` is an sdrify_colour_job.
 int sdrify_colour_rows(void *job, unsigned i, unsigned left, unsigned right);
+
+/// Scene statistics for the adaptive tone curve: a histogram of the light of every `step`-th sample of a decoded
+/// Y'CbCr picture (4:2:0, 4:2:2, 4:4:4 or grey; 8 or 16-bit samples), before any resizing.
+/// Each sample: signal = (code − offset) × scale; R'G'B' from Y'CbCr by the matrix's coefficients; each channel
+/// through `eotf` (`eotf_size` entries over signal 0-1: PQ display light relative to 203 cd/m², or HLG scene
+/// light); v = kr·R + kg·G + kb·B. The bin is the float's top bits: (bits(v) >> SDRIFY_STATS_SHIFT) − `base`,
+/// 8 bins per octave; values at or below `min_v` land in bin 0, values past the last bin in the last.
+#define SDRIFY_STATS_SHIFT 20
+typedef struct sdrify_stats_job {
+    const void *planes[3]; long strides[3];  // planes[1] NULL: grey (neutral chroma)
+    int bytes, width, height, shift_x, shift_y, step;
+    float y_offset, y_scale, c_offset, c_scale;
+    float cr_r, cb_g, cr_g, cb_b;  // R' = Y' + cr_r·Cr, G' = Y' − cb_g·Cb − cr_g·Cr, B' = Y' + cb_b·Cb
+    const float *eotf; int eotf_size;
+    float kr, kg, kb, min_v;
+    unsigned *histogram; unsigned bins, base;
+} sdrify_stats_job;
+void sdrify_scene_histogram(const sdrify_stats_job *job);
 #endif

@@ -137,6 +137,24 @@ public final class Frame: @unchecked Sendable {
             .assumingMemoryBound(to: Int32.self), count: 9)))
     }
 
+    /// Dynamic HDR metadata on this frame: Dolby Vision level 1 (read from the raw RPU) or HDR10+ (ST 2094-40,
+    /// which libavcodec parses; its maxSCL and average maxRGB are in units of 0.1 cd/m² over 100000).
+    public var dynamicHDR: DynamicHDRMetadata? {
+        if let sd = av_frame_get_side_data(av, AV_FRAME_DATA_DOVI_RPU_BUFFER), let data = sd.pointee.data,
+           let l1 = DolbyVisionLevel1.read(rpu: Array(UnsafeBufferPointer(start: data, count: Int(sd.pointee.size)))) {
+            return DynamicHDRMetadata(source: .dolbyVision, peak: l1.maxLuminance, average: l1.averageLuminance)
+        }
+        if let sd = av_frame_get_side_data(av, AV_FRAME_DATA_DYNAMIC_HDR_PLUS), sd.pointee.size >= MemoryLayout<AVDynamicHDRPlus>.size {
+            let plus = UnsafeRawPointer(sd.pointee.data).assumingMemoryBound(to: AVDynamicHDRPlus.self).pointee
+            guard plus.num_windows >= 1 else { return nil }
+            let w = plus.params.0
+            func nits(_ q: AVRational) -> Double { q.den > 0 ? Double(q.num) / Double(q.den) * 10000 : 0 }
+            return DynamicHDRMetadata(source: .hdr10Plus, peak: max(nits(w.maxscl.0), nits(w.maxscl.1), nits(w.maxscl.2)),
+                                      average: nits(w.average_maxrgb))
+        }
+        return nil
+    }
+
     /// HDR metadata carried in SEI on this frame.
     public var hdrMetadata: HDRMetadata {
         var md = HDRMetadata()

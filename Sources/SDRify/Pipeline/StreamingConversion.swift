@@ -216,6 +216,10 @@ final class StreamingConversion: @unchecked Sendable {
     private var converterInput: (width: Int, height: Int, format: PlanarFormat)? = nil
     private var letterbox: Letterbox? = nil          // when the source's size changed mid-stream
     private var curve: ToneCurve? = nil
+    /// The scenes `--tonemap auto` follows (kept across converters made again mid-stream).
+    let scenes = SceneTracker()
+    /// Whether any picture was tone mapped (an HDR source).
+    private(set) var toneMapped = false
     private var repacker: PlanarRepacker?? = nil   // nil: not needed yet; .some(nil): swscale cannot read the layout
     private var orienter: FrameOrienter?? = nil   // nil: not made yet; .some(nil): upright already
     private var deinterlacer: Deinterlacer? = nil
@@ -272,6 +276,7 @@ final class StreamingConversion: @unchecked Sendable {
             if hdr.contentLightLevel == nil { hdr.contentLightLevel = sei.contentLightLevel }
             let color = Transcoder.mergedColor(frame.color, video.color)
             sourceColor = color
+            toneMapped = color.hdrKind != .sdr
             curve = ToneCurve(options.toneMap, sourcePeak: hdr.sourcePeak(for: color.hdrKind))
         }
         if let converter, let input = converterInput, input == (frame.width, frame.height, fmt) { return converter }
@@ -288,7 +293,7 @@ final class StreamingConversion: @unchecked Sendable {
             try FrameConverter(sourceFormat: fmt, sourceColor: color, width: frame.width, height: frame.height,
                                outputWidth: size.0, outputHeight: size.1, toneCurve: curve!,
                                ringSize: orientation == .up && letterbox == nil ? ring : 1,
-                               outputSiting: orientation.chromaSitingBeforeOrienting)
+                               outputSiting: orientation.chromaSitingBeforeOrienting, scenes: scenes)
         }
         let made: FrameConverter
         do {

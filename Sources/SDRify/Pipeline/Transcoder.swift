@@ -36,6 +36,8 @@ public struct ConversionResult: Sendable {
     public var hdr: HDRKind
     public var orientationExif: Int
     public var toneMapping: String
+    /// What `auto` did (scenes, levels, exposure), when it tone mapped.
+    public var toneMappingDetail: JSONValue? = nil
     public var decodeErrors: Int  // concealed with --tolerate-errors
     public var elapsed: Double    // seconds
 
@@ -44,7 +46,8 @@ public struct ConversionResult: Sendable {
                  ("width", .int(Int64(width))), ("height", .int(Int64(height))), ("duration", .double(duration)),
                  ("frames", .int(Int64(frames))), ("hdr", .string(hdr.rawValue)),
                  ("orientation", .object([("exif", .int(Int64(orientationExif)))])),
-                 ("tonemap", .string(toneMapping)), ("decode_errors", .int(Int64(decodeErrors))),
+                 ("tonemap", .string(toneMapping))] + (toneMappingDetail.map { [("tone_mapping", $0)] } ?? []) + [
+                 ("decode_errors", .int(Int64(decodeErrors))),
                  ("elapsed_s", .double((elapsed * 1000).rounded() / 1000))])
     }
 }
@@ -112,6 +115,7 @@ public enum Transcoder {
 
         var frames = 0, decodeErrors = 0
         var convertedFrom: ColorDescription? = nil
+        var toneDetail: JSONValue? = nil
         var firstPTS: Int64? = nil, lastPTS: Int64? = nil
         let frameRate = demuxer.videoFrameRate
         let frameTicks = frameRate.num > 0 ? max(1, Int64((1 / frameRate.seconds / tb.seconds).rounded())) : 1
@@ -165,6 +169,7 @@ public enum Transcoder {
             try conversion.run()
             frames = conversion.frames
             convertedFrom = conversion.sourceColor
+            if conversion.toneMapped && options.toneMap == .auto { toneDetail = conversion.scenes.report }
             decodeErrors = conversion.errorsConcealed
             firstPTS = conversion.firstPTS
             lastPTS = conversion.lastPTS
@@ -180,11 +185,13 @@ public enum Transcoder {
         let hdr = convertedFrom?.hdrKind ?? video.hdrKind  // what the pictures said, e.g. HLG by SEI
         progress(ConversionProgress(frames: frames, outTime: duration, totalTime: totalTime,
                                     elapsed: Date().timeIntervalSince(started), finished: true))
-        return ConversionResult(input: options.input, output: options.output, preset: options.preset.name,
+        var result = ConversionResult(input: options.input, output: options.output, preset: options.preset.name,
                                 width: target.0, height: target.1, duration: duration, frames: frames,
                                 hdr: hdr, orientationExif: orientation.rawValue,
                                 toneMapping: hdr == .sdr || options.preset.passthrough ? "none" : options.toneMap.rawValue,
                                 decodeErrors: decodeErrors, elapsed: Date().timeIntervalSince(started))
+        result.toneMappingDetail = toneDetail
+        return result
     }
 
     /// Refuses what sdrify does not handle, with the reason; returns the orientation to apply.

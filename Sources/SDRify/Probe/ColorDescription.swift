@@ -105,3 +105,28 @@ public struct ColorDescription: Equatable, Sendable {
         return c
     }
 }
+
+extension MatrixCoefficients {
+    /// The luma weights (Kr, Kb) of a non-constant-luminance Y'CbCr matrix, where it has them.
+    var lumaWeights: (kr: Double, kb: Double)? {
+        switch self {
+        case .bt709: (0.2126, 0.0722)
+        case .bt470bg, .smpte170m: (0.299, 0.114)
+        case .fcc: (0.30, 0.11)
+        case .smpte240m: (0.212, 0.087)
+        case .bt2020nc, .bt2020c: (0.2627, 0.0593)
+        default: nil
+        }
+    }
+}
+
+extension ColorPrimaries {
+    /// Relative luminance of linear R, G, B in these primaries (D65), where sdrify knows them.
+    var luminanceWeights: (r: Double, g: Double, b: Double)? {
+        switch self {
+        case .bt709: (0.2126, 0.7152, 0.0722)
+        case .bt2020: (0.2627, 0.6780, 0.0593)
+        default: nil
+        }
+    }
+}

@@ -60,3 +60,12 @@ public struct HDRMetadata: Equatable, Sendable {
         return md.maxLuminance
     }
 }
+
+/// Per-picture dynamic HDR metadata: what the file says of the shot's light (hints, checked against what the
+/// picture itself measures before they are used).
+public struct DynamicHDRMetadata: Equatable, Sendable {
+    public enum Source: String, Sendable { case dolbyVision = "dovi", hdr10Plus = "hdr10+" }
+    public var source: Source
+    public var peak: Double     // cd/m²: the shot's brightest (DV level 1 max; HDR10+ maxSCL)
+    public var average: Double  // cd/m²: its average (DV level 1 avg; HDR10+ average maxRGB)
+}

@@ -11,13 +11,13 @@ public final class FrameConverter: @unchecked Sendable {
     /// `outputSiting`: the 4:2:0 chroma siting to produce (see Orientation.chromaSitingBeforeOrienting).
     public init(sourceFormat: PlanarFormat, sourceColor tagged: ColorDescription, width: Int, height: Int,
                 outputWidth: Int, outputHeight: Int, toneCurve: ToneCurve, ringSize: Int = 1,
-                outputSiting: ChromaLocation = .left) throws {
+                outputSiting: ChromaLocation = .left, scenes: SceneTracker? = nil) throws {
         var src = tagged.resolved(width: width, height: height)
         outputs = try FrameRing(size: ringSize, width: outputWidth, height: outputHeight)
         if src.hdrKind != .sdr {
             toneMapper = try ToneMapper(sourceFormat: sourceFormat, sourceColor: src, width: width, height: height,
                                         outputWidth: outputWidth, outputHeight: outputHeight, curve: toneCurve,
-                                        ringSize: ringSize, outputSiting: outputSiting)
+                                        ringSize: ringSize, outputSiting: outputSiting, scenes: scenes)
             graph = nil
             return
         }

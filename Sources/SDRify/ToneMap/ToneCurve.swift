@@ -20,8 +20,10 @@ public enum PQ {
 
 /// The tone-mapping operators of `--tonemap`.
 public enum ToneMapOperator: String, CaseIterable, Sendable {
+    /// Scene-adaptive (the default): the curve follows each scene's measured light (SceneCurve).
+    case auto
     case bt2390, bt2446a, hable, reinhard, mobius, clip
-    public static let `default` = ToneMapOperator.bt2390
+    public static let `default` = ToneMapOperator.auto
 }
 
 /// A tone curve on luminance: HDR display light in cd/m² → SDR display light in cd/m², where HDR reference white
@@ -48,10 +50,15 @@ public struct ToneCurve: Sendable {
         return (1.5 * maxLum - 0.5) / maxLum
     }
 
-    public init(_ op: ToneMapOperator, sourcePeak: Double, kneeStart: Double = ToneCurve.defaultKneeStart) {
+    /// The scene's shape, for `auto` (the one for SDR-range light until a scene has been measured).
+    public let scene: SceneCurve
+
+    public init(_ op: ToneMapOperator, sourcePeak: Double, kneeStart: Double = ToneCurve.defaultKneeStart,
+                scene: SceneCurve = .sdrRange) {
         self.op = op
         self.sourcePeak = max(sourcePeak, ToneCurve.referenceWhite * 1.01)
         self.kneeStart = kneeStart
+        self.scene = scene
     }
 
     /// Maps HDR luminance (cd/m²) to SDR luminance (cd/m², ≤ 203).
@@ -61,6 +68,8 @@ public struct ToneCurve: Sendable {
         let x = L / white, peak = sourcePeak / white  // relative to reference white
         let out: Double
         switch op {
+        case .auto:
+            out = scene.map(x)
         case .clip:
             out = min(x, 1)
         case .reinhard:

@@ -6,8 +6,11 @@ import Foundation
 /// BT.709 primaries, resizing and chroma siting; then BT.709/BT.1886 encoding, Y'CbCr, 4:2:0 and dithering);
 /// the tone curve and gamut mapping in between are ours. Buffers and graphs are built once.
 public final class ToneMapper: @unchecked Sendable {
-    public let curve: ToneCurve
-    let table: GainTable
+    public private(set) var curve: ToneCurve
+    private let maxY: Double
+    // `auto`: each picture is measured and the gain table rebuilt (in place) when its scene's curve changes.
+    private let scenes: SceneTracker?
+    private let meter: SceneMeter?
     private let toLinear: ZimgGraph   // PQ: to linear BT.709; HLG: to HLG R'G'B' BT.2020 (hlg linearises)
     private let hlg: HLGTables?
     private let toSDR: ZimgGraph
@@ -23,10 +26,14 @@ public final class ToneMapper: @unchecked Sendable {
 
     public init(sourceFormat: PlanarFormat, sourceColor: ColorDescription, width sw: Int, height sh: Int,
                 outputWidth: Int, outputHeight: Int, curve: ToneCurve, ringSize: Int = 1,
-                exactHLG: Bool = false, outputSiting: ChromaLocation = .left) throws {
-        self.curve = curve
+                exactHLG: Bool = false, outputSiting: ChromaLocation = .left, scenes: SceneTracker? = nil) throws {
+        // A tone mapper made again mid-stream (the picture changed size) goes on with the scene's curve.
+        self.curve = curve.op == .auto && scenes != nil ? ToneCurve(.auto, sourcePeak: curve.sourcePeak, scene: scenes!.curve) : curve
         let kind = sourceColor.hdrKind
-        table = GainTable(curve: curve, maxY: (kind == .hlg ? 1000 : 10000) / ToneCurve.referenceWhite)
+        maxY = (kind == .hlg ? 1000 : 10000) / ToneCurve.referenceWhite
+        let table = GainTable(curve: self.curve, maxY: maxY)
+        self.scenes = curve.op == .auto ? scenes : nil
+        meter = self.scenes == nil ? nil : SceneMeter(format: sourceFormat, color: sourceColor, width: sw, height: sh)
         let linear = ColorDescription(primaries: .bt709, transfer: .linear, matrix: .rgb, range: .full)
         // HLG: zimg stops at R'G'B' (matrix, resize, chroma) and our tables do the transfer (`exactHLG` keeps
         // zimg's exact path, for the test that compares the two). The tables are BT.2020's (luminance weights
@@ -84,6 +91,13 @@ public final class ToneMapper: @unchecked Sendable {
     }
 
     public func process(_ frame: Frame, format: PlanarFormat) throws -> Frame {
+        if let scenes, let meter {
+            let next = scenes.next(meter.measure(frame))
+            if next.changed {
+                curve = ToneCurve(.auto, sourcePeak: curve.sourcePeak, scene: next.curve)
+                _ = tables[0].update(from: GainTable(curve: curve, maxY: maxY).gains)
+            }
+        }
         let src = frame.planes(format.planeCount).map { (UnsafeRawPointer($0.0), $0.1) }
         try toLinear.process(src: src, dst: rows.map { ($0, rowStride) },
                              afterRows: (sdrify_colour_rows, UnsafeMutableRawPointer(job), rowMask))

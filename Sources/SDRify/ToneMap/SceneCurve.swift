@@ -1,0 +1,139 @@
+import Foundation
+
+/// The scene-adaptive curve (`--tonemap auto`), worked out in stops relative to HDR reference white (log2 of
+/// L / 203 cd/m²) from three measures of a scene (SceneStatistics): its `white`, the level 20 % of its
+/// spread-weighted light exceeds; its `highlights`, the spread-weighted fraction above reference white; and its
+/// `peak`, the level 0.1 % of its samples exceed. Spread-weighted: flat areas of one level (graphics, uniform
+/// patches, clipped skies) count as little as one bin can, so they do not pass for a brightly lit scene.
+/// 1. Exposure: a scene whose white sits well above reference white (phones expose HLG so that diffuse white lies
+///    near 600 cd/m²) is lowered as a whole until its white is `whiteTarget` stops up. A uniform scale keeps every
+///    ratio between tones: greys stay apart and colours keep their saturation.
+/// 2. Shoulder: from `knee` on, y = knee + u / (1 + u/c) (u = x − knee) has slope 1 at the knee and brings the
+///    scene's peak to `top`, just under SDR white; above the peak it goes on rising to SDR white. Its slope at the
+///    peak is (V/U)², U and V being the input and output spans above the knee. Where much of the picture is
+///    highlight (a sky), the knee goes low enough to keep that slope ≥ `minPeakSlope`, so the brightest regions
+///    keep their texture; where highlights are few (speculars, lamps), the knee stays at `sparseKnee` and the
+///    picture's SDR-range majority keeps its levels.
+/// Light at SDR levels (graded HDR, SDR in HDR) gets neither: it comes back as it went in.
+public struct SceneCurve: Equatable, Sendable {
+    /// Stops above reference white where a lowered scene's white lands.
+    static let whiteTarget = 0.25
+    /// The most a scene is lowered, in stops.
+    static let maxLowering = 2.5
+    /// Local contrast kept at the scene's peak (slope in stops per stop) where highlights are many.
+    static let minPeakSlope = 0.3
+    /// The knee where highlights are few (stops; 120 cd/m²).
+    static let sparseKnee = -0.75
+    /// The lowest knee (stops; 36 cd/m²): below it tones are never compressed.
+    static let lowestKnee = -2.5
+    /// Highlight fractions between which the knee moves from `sparseKnee` to the texture-keeping one.
+    static let highlightRange = 0.05...0.25
+    /// Where a peak well above SDR white lands (stops; 0.84 of SDR white's luminance), so that bright regions,
+    /// whose strongest channel lies above their luminance when they are tinted, keep a margin below full code.
+    static let peakLanding = -0.25
+
+    public let exposure: Double  // stops added to every level (≤ 0)
+    public let knee: Double      // stops, after exposure
+    public let peak: Double      // the scene's peak, stops after exposure
+    public let top: Double       // where the peak lands (≤ 0)
+
+    /// A scene whose light stays at SDR levels: no exposure change, no shoulder.
+    public static let sdrRange = SceneCurve(white: 0, highlights: 0, peak: 0)
+
+    public init(white: Double, highlights: Double, peak measuredPeak: Double) {
+        exposure = min(max(SceneCurve.whiteTarget - white, -SceneCurve.maxLowering), 0)
+        let h = max(measuredPeak, white) + exposure
+        peak = h
+        // Many highlights: a peak clearly above SDR white lands on `peakLanding`, and the knee keeps texture.
+        // Few (speculars, lamps): the peak lands on SDR white, and the knee stays high. Peaks near SDR white land
+        // on it either way (SDR-range content is left as it is).
+        let r = SceneCurve.highlightRange
+        let t = min(max((highlights - r.lowerBound) / (r.upperBound - r.lowerBound), 0), 1)
+        top = SceneCurve.peakLanding * t * min(max(h / 0.5, 0), 1)
+        let q = SceneCurve.minPeakSlope.squareRoot()
+        let textureKnee = max((top - q * h) / (1 - q), SceneCurve.lowestKnee)
+        knee = min(min(textureKnee, SceneCurve.sparseKnee) * t + SceneCurve.sparseKnee * (1 - t), top - 0.001)
+    }
+
+    /// Maps relative luminance (1 = reference white) to relative SDR luminance (≤ 1).
+    public func map(_ relative: Double) -> Double {
+        guard relative > 0 else { return 0 }
+        let x = log2(relative) + exposure
+        var y = x
+        let U = peak - knee, V = top - knee
+        if x > knee, U > V + 1e-6, V > 0 {
+            let c = U * V / (U - V)
+            let u = x - knee
+            y = knee + u / (1 + u / c)
+        }
+        return min(exp2(y), 1)
+    }
+
+    /// The slope (stops out per stop in) at `x` stops of input: 1 below the knee, (V/U)² at the peak.
+    public func slope(atStops x: Double) -> Double {
+        let e = 1e-4
+        return (log2(map(exp2(x + e))) - log2(map(exp2(x - e)))) / (2 * e)
+    }
+}
+
+/// Follows the scenes of a clip and gives the `auto` curve for each picture. Per picture it measures the light
+/// (SceneMeter), compares it with the scene's: a picture whose light is spread differently enough
+/// (`cutDistance`) starts a new scene, which takes its own curve at once; within a scene the measured levels
+/// follow the pictures slowly (`adaptation` per picture), and the curve changes only when they move by more than
+/// `resolution`, so a static scene keeps one constant curve: no pumping, no flicker.
+public final class SceneTracker: @unchecked Sendable {
+    static let cutDistance = 0.3
+    static let adaptation = 0.08
+    static let resolution = 1.0 / 32
+
+    private var running: SceneStatistics? = nil
+    private var white = 0.0, peak = 0.0, highlights = 0.0
+    public private(set) var curve = SceneCurve.sdrRange
+    public private(set) var scenes = 0
+    public private(set) var source = "measured"
+    private var keys: ClosedRange<Double>? = nil
+    private var peaks: ClosedRange<Double>? = nil
+    private var exposures: ClosedRange<Double>? = nil
+
+    public init() {}
+
+    /// The curve for the next picture, and whether it differs from the last one's.
+    public func next(_ stats: SceneStatistics) -> (curve: SceneCurve, changed: Bool) {
+        let spread = stats.spreadWeighted
+        let measuredWhite = spread.percentile(0.80), measuredPeak = stats.percentile(0.999)
+        let measuredHighlights = spread.fraction(above: 0)
+        if let scene = running, stats.distance(to: scene) < SceneTracker.cutDistance {
+            running = scene.blended(toward: stats, weight: SceneTracker.adaptation)
+            white += (measuredWhite - white) * SceneTracker.adaptation
+            peak += (measuredPeak - peak) * SceneTracker.adaptation
+            highlights += (measuredHighlights - highlights) * SceneTracker.adaptation
+        } else {
+            running = stats
+            white = measuredWhite
+            peak = measuredPeak
+            highlights = measuredHighlights
+            scenes += 1
+        }
+        func snapped(_ v: Double, _ step: Double = SceneTracker.resolution) -> Double { (v / step).rounded() * step }
+        let candidate = SceneCurve(white: snapped(white), highlights: snapped(highlights, 1.0 / 64), peak: snapped(peak))
+        let changed = candidate != curve
+        curve = candidate
+        func widen(_ r: ClosedRange<Double>?, _ v: Double) -> ClosedRange<Double> { r.map { min($0.lowerBound, v)...max($0.upperBound, v) } ?? v...v }
+        keys = widen(keys, stats.key)
+        peaks = widen(peaks, measuredPeak)
+        exposures = widen(exposures, candidate.exposure)
+        return (candidate, changed)
+    }
+
+    /// What `convert --json` says of the adaptation: scenes found and the ranges of levels used (cd/m²) and of
+    /// exposure changes (stops).
+    public var report: JSONValue {
+        func nits(_ stops: Double) -> JSONValue { .double((ToneCurve.referenceWhite * exp2(stops)).rounded()) }
+        func range(_ r: ClosedRange<Double>?, _ f: (Double) -> JSONValue) -> JSONValue {
+            r.map { .array([f($0.lowerBound), f($0.upperBound)]) } ?? .null
+        }
+        return .object([("statistics", .string(source)), ("scenes", .int(Int64(scenes))),
+                        ("key_cd_m2", range(keys, nits)), ("peak_cd_m2", range(peaks, nits)),
+                        ("exposure_stops", range(exposures) { .double(($0 * 100).rounded() / 100) })])
+    }
+}
