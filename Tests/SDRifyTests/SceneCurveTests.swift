@@ -86,4 +86,33 @@ final class SceneCurveTests: XCTestCase {
         XCTAssertEqual(cut.curve, curve(dark), "the first picture after a cut gets the new scene's own curve")
         XCTAssertEqual(tracker.scenes, 2)
     }
+
+    func testDynamicMetadataMarksShotsWhenItAgreesWithThePictures() {
+        let bright = scene([(-3, 0.2), (-1.5, 0.2), (-0.3, 0.2), (1.0, 0.2), (1.8, 0.2)])
+        let peak = 203 * exp2(bright.percentile(0.999))
+        let shotA = DynamicHDRMetadata(source: .dolbyVision, peak: peak, average: 100)
+        let shotB = DynamicHDRMetadata(source: .dolbyVision, peak: peak * 1.1, average: 90)
+        // A flash within a shot (everything up by one to three stops): unchanged metadata holds the scene.
+        let flash = scene([(-1, 0.2), (0.5, 0.2), (1.7, 0.2), (2.5, 0.4)])
+        let tracker = SceneTracker()
+        _ = tracker.next(bright, metadata: shotA)
+        XCTAssertGreaterThan(flash.distance(to: bright), 0.3, "without metadata this would be a cut")
+        _ = tracker.next(flash, metadata: shotA)
+        XCTAssertEqual(tracker.scenes, 1)
+        // A new shot whose light is only a little different: the metadata's change makes it a cut.
+        let similar = scene([(-3, 0.05), (-1.5, 0.35), (-0.3, 0.2), (1.0, 0.2), (1.8, 0.2)])
+        XCTAssertLessThan(similar.distance(to: bright), 0.3)
+        XCTAssertGreaterThan(similar.distance(to: bright), 0.1)
+        _ = tracker.next(similar, metadata: shotB)
+        XCTAssertEqual(tracker.scenes, 2)
+        guard case .object(let report) = tracker.report else { return XCTFail("report is an object") }
+        XCTAssertEqual(report.first { $0.0 == "statistics" }?.1, .string("dovi"))
+
+        // Metadata whose peak is 4 stops off describes another picture: ignored, and said so.
+        let liar = SceneTracker()
+        _ = liar.next(bright, metadata: DynamicHDRMetadata(source: .hdr10Plus, peak: peak / 16, average: 5))
+        guard case .object(let said) = liar.report else { return XCTFail("report is an object") }
+        XCTAssertEqual(said.first { $0.0 == "statistics" }?.1, .string("measured"))
+        XCTAssertNotEqual(said.first { $0.0 == "metadata_ignored" }?.1, .null)
+    }
 }

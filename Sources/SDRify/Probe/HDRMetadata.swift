@@ -68,4 +68,8 @@ public struct DynamicHDRMetadata: Equatable, Sendable {
     public var source: Source
     public var peak: Double     // cd/m²: the shot's brightest (DV level 1 max; HDR10+ maxSCL)
     public var average: Double  // cd/m²: its average (DV level 1 avg; HDR10+ average maxRGB)
+
+    public init(source: Source, peak: Double, average: Double) {
+        self.source = source; self.peak = peak; self.average = average
+    }
 }

@@ -81,8 +81,15 @@ public struct SceneCurve: Equatable, Sendable {
 /// (`cutDistance`) starts a new scene, which takes its own curve at once; within a scene the measured levels
 /// follow the pictures slowly (`adaptation` per picture), and the curve changes only when they move by more than
 /// `resolution`, so a static scene keeps one constant curve: no pumping, no flicker.
+/// Dynamic metadata (Dolby Vision level 1, HDR10+) marks shots: where its peak agrees with the measured one
+/// (within `metadataTolerance`), a change of its values is a cut as soon as the picture changes at all
+/// (`cutDistance` / 3), and unchanged values hold the scene unless the picture changes completely
+/// (`metadataOverride`). Metadata that disagrees describes some other picture (real files carry such) and is
+/// ignored; the report says so.
 public final class SceneTracker: @unchecked Sendable {
     static let cutDistance = 0.3
+    static let metadataOverride = 0.6
+    static let metadataTolerance = 1.5  // stops; DV and HDR10+ peaks are of maxRGB, a little above luminance
     static let adaptation = 0.08
     static let resolution = 1.0 / 32
 
@@ -90,7 +97,9 @@ public final class SceneTracker: @unchecked Sendable {
     private var white = 0.0, peak = 0.0, highlights = 0.0
     public private(set) var curve = SceneCurve.sdrRange
     public private(set) var scenes = 0
-    public private(set) var source = "measured"
+    private var lastMetadata: DynamicHDRMetadata? = nil
+    private var usedMetadata: DynamicHDRMetadata.Source? = nil
+    private var ignoredMetadata: DynamicHDRMetadata.Source? = nil
     private var keys: ClosedRange<Double>? = nil
     private var peaks: ClosedRange<Double>? = nil
     private var exposures: ClosedRange<Double>? = nil
@@ -98,11 +107,30 @@ public final class SceneTracker: @unchecked Sendable {
     public init() {}
 
     /// The curve for the next picture, and whether it differs from the last one's.
-    public func next(_ stats: SceneStatistics) -> (curve: SceneCurve, changed: Bool) {
+    public func next(_ stats: SceneStatistics, metadata: DynamicHDRMetadata? = nil) -> (curve: SceneCurve, changed: Bool) {
         let spread = stats.spreadWeighted
         let measuredWhite = spread.percentile(0.80), measuredPeak = stats.percentile(0.999)
         let measuredHighlights = spread.fraction(above: 0)
-        if let scene = running, stats.distance(to: scene) < SceneTracker.cutDistance {
+        var trusted: DynamicHDRMetadata? = nil
+        if let m = metadata {
+            if m.peak > 0, abs(log2(m.peak / ToneCurve.referenceWhite) - measuredPeak) <= SceneTracker.metadataTolerance {
+                trusted = m
+                usedMetadata = m.source
+            } else {
+                ignoredMetadata = m.source
+            }
+        }
+        var sameScene = false
+        if let scene = running {
+            let distance = stats.distance(to: scene)
+            if let m = trusted, let last = lastMetadata {
+                sameScene = m == last ? distance < SceneTracker.metadataOverride : distance < SceneTracker.cutDistance / 3
+            } else {
+                sameScene = distance < SceneTracker.cutDistance
+            }
+        }
+        lastMetadata = trusted
+        if let scene = running, sameScene {
             running = scene.blended(toward: stats, weight: SceneTracker.adaptation)
             white += (measuredWhite - white) * SceneTracker.adaptation
             peak += (measuredPeak - peak) * SceneTracker.adaptation
@@ -132,7 +160,11 @@ public final class SceneTracker: @unchecked Sendable {
         func range(_ r: ClosedRange<Double>?, _ f: (Double) -> JSONValue) -> JSONValue {
             r.map { .array([f($0.lowerBound), f($0.upperBound)]) } ?? .null
         }
-        return .object([("statistics", .string(source)), ("scenes", .int(Int64(scenes))),
+        // "dovi"/"hdr10+": the file's dynamic metadata agreed with the pictures and marked the shots (the levels
+        // themselves are always measured); "measured": the pictures alone.
+        return .object([("statistics", .string(usedMetadata?.rawValue ?? "measured")),
+                        ("metadata_ignored", ignoredMetadata.map { .string("\($0.rawValue): its peak disagrees with the pictures") } ?? .null),
+                        ("scenes", .int(Int64(scenes))),
                         ("key_cd_m2", range(keys, nits)), ("peak_cd_m2", range(peaks, nits)),
                         ("exposure_stops", range(exposures) { .double(($0 * 100).rounded() / 100) })])
     }
