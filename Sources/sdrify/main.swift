@@ -173,6 +173,7 @@ struct Probe: ParsableCommand {
 
     func run() throws {
         let info = try Prober.probe(path: input)
+        for w in info.warnings { FileHandle.standardError.write(Data("sdrify: warning: \(input): \(w)\n".utf8)) }
         print(json ? info.json.serialized(pretty: true) : info.summary)
     }
 }

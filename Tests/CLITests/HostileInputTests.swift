@@ -148,10 +148,16 @@ final class HostileInputTests: CLITestCase {
             XCTAssertEqual(report?["exit_code"] as? Int, Int(code), "\(name): JSON report")
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "\(name): nothing left behind")
             // probe reads headers and the first picture: it refuses what those show, and describes (exit 0)
-            // files whose problem only conversion meets (damage mid-stream, a profile).
-            let probeCode: Int32 = ["corrupt_middle.mp4", "dv_profile5.mp4"].contains(name) ? 0 : code
-            let p = try Support.sdrify("probe", path(name))
+            // files whose problem only conversion meets (damage mid-stream, a profile, a codec not decodable here).
+            let probeCode: Int32 = ["corrupt_middle.mp4", "dv_profile5.mp4", "unknown_codec.mp4"].contains(name) ? 0 : code
+            let p = try Support.sdrify("probe", path(name), "--json")
             XCTAssertEqual(p.status, probeCode, "\(name): probe: \(p.stderr)")
+            if name == "unknown_codec.mp4" {
+                let video = (try JSONSerialization.jsonObject(with: p.stdoutData) as? [String: Any])?["video"] as? [String: Any]
+                XCTAssertEqual(video?["decodable"] as? Bool, false)
+                XCTAssertEqual(video?["codec"] as? String, "'zzzz'")
+                XCTAssertTrue(p.stderr.contains("no decoder here"), p.stderr)
+            }
             XCTAssertFalse(p.signalled)
         }
     }

@@ -26,6 +26,27 @@ final class ProbeModelTests: XCTestCase {
         XCTAssertEqual(HDRMetadata(masteringDisplay: md).sourcePeak(for: .hlg), 1000, "HLG uses its nominal peak")
     }
 
+    func testMalformedMasteringAndLightLevelsAreNamedAndIgnored() {
+        let good = MasteringDisplay(redX: 0.708, redY: 0.292, greenX: 0.170, greenY: 0.797, blueX: 0.131, blueY: 0.046,
+                                    whitePointX: 0.3127, whitePointY: 0.329, minLuminance: 0.005, maxLuminance: 4000)
+        XCTAssertNil(good.defect, "BT.2020 primaries (red on the spectral locus) are a real display")
+        var swapped = good; swapped.minLuminance = 4000; swapped.maxLuminance = 0.005
+        var disordered = good; (disordered.redX, disordered.greenX) = (good.greenX, good.redX)
+        var strayWhite = good; strayWhite.whitePointX = 0.05; strayWhite.whitePointY = 0.9
+        var absurd = good; absurd.maxLuminance = 1e7
+        for bad in [swapped, disordered, strayWhite, absurd] {
+            XCTAssertNotNil(bad.defect, "\(bad)")
+            let md = HDRMetadata(masteringDisplay: bad)
+            XCTAssertEqual(md.sourcePeak(for: .pq), 1000, "ignored: the default peak")
+            XCTAssertEqual(md.warnings.count, 1)
+            XCTAssertTrue(md.warnings[0].hasSuffix("ignored"), md.warnings[0])
+        }
+        let light = ContentLightLevel(maxCLL: 400, maxFALL: 900)
+        XCTAssertNotNil(light.defect)
+        XCTAssertEqual(HDRMetadata(masteringDisplay: good, contentLightLevel: light).sourcePeak(for: .pq), 4000)
+        XCTAssertNil(ContentLightLevel(maxCLL: 0, maxFALL: 0).defect, "0 is unknown, not malformed")
+    }
+
     func testUntaggedColourIsResolvedBySize() {
         let untagged = ColorDescription()
         XCTAssertEqual(untagged.resolved(width: 1920, height: 1080).matrix, .bt709)

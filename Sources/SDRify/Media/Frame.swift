@@ -92,6 +92,11 @@ public final class Frame: @unchecked Sendable {
     /// nil when the decoder produced a layout the stages cannot read directly (semi-planar, RGB, …).
     public var format: PlanarFormat? { PlanarFormat(AVPixelFormat(rawValue: av.pointee.format)) }
 
+    /// Significant bits per sample of the first component (0 when the format is unknown).
+    public var bitDepth: Int {
+        av_pix_fmt_desc_get(AVPixelFormat(rawValue: av.pointee.format)).map { Int($0.pointee.comp.0.depth) } ?? 0
+    }
+
     public var pixelFormatName: String {
         av_get_pix_fmt_name(AVPixelFormat(rawValue: av.pointee.format)).map { String(cString: $0) } ?? "none"
     }
@@ -106,6 +111,12 @@ public final class Frame: @unchecked Sendable {
         withUnsafeMutablePointer(to: &av.pointee.linesize) { tuple in
             tuple.withMemoryRebound(to: Int32.self, capacity: 8) { Int($0[plane]) }
         }
+    }
+
+    /// How long the picture shows, in the stream's time base (nil when the container does not say).
+    public var duration: Int64? {
+        get { av.pointee.pkt_duration > 0 ? av.pointee.pkt_duration : nil }
+        set { av.pointee.pkt_duration = newValue ?? 0 }
     }
 
     /// Presentation timestamp in the stream's time base (best effort for decoded frames).

@@ -18,16 +18,20 @@ enum MediaInspector {
             throw SDRifyError.unsupported("\(path): picture size \(w)x\(h) is beyond the \(Demuxer.maxDimension)x\(Demuxer.maxDimension), 2^28-pixel limit")
         }
         if let cut = truncation(demuxer), !allowTruncated { throw SDRifyError.invalidInput(cut) }
-        guard avcodec_find_decoder(par.codec_id) != nil else { throw Decoder.missing(par, label: "\(path): video") }
+        // probe describes a video this libavcodec cannot decode (AV1 Dolby Vision 'dav1', say); convert refuses it.
+        let decodable = avcodec_find_decoder(par.codec_id) != nil
+        guard decodable || firstPicture else { throw Decoder.missing(par, label: "\(path): video") }
         if isStillImage(demuxer) {
             throw SDRifyError.invalidInput("\(path): a still image (\(String(cString: avcodec_get_name(par.codec_id)))), not a video")
         }
 
         let pixFmt = AVPixelFormat(rawValue: par.format)
         let desc = av_pix_fmt_desc_get(pixFmt)
-        let sar = par.sample_aspect_ratio
+        // The container's sample aspect ratio ('pasp') wins over the bitstream's VUI, as in ffmpeg.
+        let containerSAR = st.pointee.sample_aspect_ratio
+        let sar = containerSAR.num > 0 && containerSAR.den > 0 ? containerSAR : par.sample_aspect_ratio
         var video = VideoInfo(
-            codec: String(cString: avcodec_get_name(par.codec_id)),
+            codec: Demuxer.codecName(st),
             profile: avcodec_profile_name(par.codec_id, par.profile).map { String(cString: $0) },
             width: w, height: h,
             sampleAspectRatio: sar.num > 0 && sar.den > 0 ? (Int(sar.num), Int(sar.den)) : (1, 1),
@@ -43,13 +47,25 @@ enum MediaInspector {
             dolbyVision: dolbyVision(st),
             containerMatrix: displayMatrix(st),
             frameMatrix: nil)
+        video.decodable = decodable
 
-        if firstPicture {
-            // The SEI probe reports is read from the first access unit without decoding it; only a stream with
-            // no colour tags at all (a raw bitstream, whose VUI only the decoder reads) needs a decoded picture.
-            if video.color.transfer == .unspecified, let first = try firstFrame(demuxer) {
+        if firstPicture && decodable {
+            // The SEI probe reports is read from the first access unit without decoding it. A stream with no
+            // colour tags at all (a raw bitstream, whose VUI only the decoder reads), or whose layout and profile
+            // the short stream analysis did not reach (H.264 without timing information in its SPS), has its
+            // first picture decoded.
+            if video.color.transfer == .unspecified || par.format < 0 || video.profile == nil,
+               let (first, profile) = try firstFrame(demuxer) {
                 merge(first.hdrMetadata, matrix: first.displayMatrix, into: &video)
-                video.color = first.color
+                let tagged = video.color.transfer
+                video.color = video.color.filled(from: first.color)
+                // As the decoder does: a preferred HDR transfer (SEI) overrides the VUI's.
+                if first.color.hdrKind != .sdr, tagged.rawValue != first.color.transfer.rawValue { video.color.transfer = first.color.transfer }
+                if par.format < 0 {
+                    video.pixelFormat = first.pixelFormatName
+                    video.bitDepth = first.bitDepth
+                }
+                video.profile = video.profile ?? profile
             } else if let sei = try firstAccessUnitSEI(demuxer) {
                 merge(HDRMetadata(masteringDisplay: sei.masteringDisplay, contentLightLevel: sei.contentLightLevel),
                       matrix: sei.displayMatrix, into: &video)
@@ -185,19 +201,24 @@ enum MediaInspector {
         return nil
     }
 
-    /// Decodes just the first picture (one thread per core; a bounded number of packets).
-    static func firstFrame(_ demuxer: Demuxer) throws -> Frame? {
+    /// Decodes just the first picture (one thread per core; a bounded number of packets), with the profile the
+    /// decoder read from the parameter sets.
+    static func firstFrame(_ demuxer: Demuxer) throws -> (Frame, profile: String?)? {
         let decoder = try Decoder(stream: demuxer.videoStream, threads: 0, label: "\(demuxer.path): video", sideDataOnly: true)
         let packet = try Packet()
         var packetsRead = 0
-        while packetsRead < 500, try demuxer.readPacket(into: packet) {
+        var frame: Frame? = nil
+        while frame == nil, packetsRead < 500, try demuxer.readPacket(into: packet) {
             guard packet.streamIndex == demuxer.videoStreamIndex else { continue }
             packetsRead += 1
             try decoder.send(packet)
-            if let f = try decoder.receive() { return f }
+            frame = try decoder.receive()
         }
-        try decoder.send(nil)
-        return try decoder.receive()
+        if frame == nil {
+            try decoder.send(nil)
+            frame = try decoder.receive()
+        }
+        return frame.map { ($0, avcodec_profile_name(decoder.ctx.pointee.codec_id, decoder.ctx.pointee.profile).map { String(cString: $0) }) }
     }
 }
 

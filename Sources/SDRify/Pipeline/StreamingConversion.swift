@@ -52,6 +52,8 @@ final class StreamingConversion: @unchecked Sendable {
     var errorsConcealed: Int { decodeErrors + droppedAudio }
     private(set) var firstPTS: Int64? = nil
     private(set) var lastPTS: Int64? = nil
+    /// The duration of the last picture selected (ticks).
+    private(set) var lastDuration: Int64 = 1
     // Stage 2 state: the colour the first picture was converted from (frame tags over stream tags).
     private(set) var sourceColor: ColorDescription? = nil
     // Stage 3 state.
@@ -188,7 +190,8 @@ final class StreamingConversion: @unchecked Sendable {
                 warn("the bitstream's display-orientation SEI (\(desc)) disagrees with the container (EXIF \(orientation.rawValue)); following the container")
             }
         }
-        let sourcePTS = frame.pts ?? ((lastPTS.map { $0 + cut.shiftTicks } ?? 0) + frameTicks)
+        // A raw bitstream has no timestamps: its pictures follow each other from 0 at the nominal rate.
+        let sourcePTS = frame.pts ?? (lastPTS.map { $0 + cut.shiftTicks + frameTicks } ?? 0)
         let time = Double(sourcePTS) * tb.seconds
         if cut.active, time < cut.start - halfFrame { return false }
         if let end = cut.end, time >= end - halfFrame { return true }
@@ -206,6 +209,10 @@ final class StreamingConversion: @unchecked Sendable {
         lastPTS = pts
         if firstPTS == nil { firstPTS = pts }
         frame.pts = pts
+        // Each picture keeps its own duration (the last one's ends the track); a missing or absurd one is the
+        // nominal frame interval.
+        if let d = frame.duration, Double(d) * tb.seconds <= 10 { lastDuration = d } else { lastDuration = frameTicks }
+        frame.duration = lastDuration
         try emit?(.video(frame))
         return false
     }
@@ -237,6 +244,7 @@ final class StreamingConversion: @unchecked Sendable {
         }
         if let orienter = orienter ?? nil { picture = try orienter.apply(picture) }
         picture.pts = frame.pts
+        picture.duration = frame.duration
         // Overlays go on the upright SDR picture, at its output time.
         overlays?.apply(to: picture, time: Double(frame.pts ?? 0) * tb.seconds)
         return .video(picture)
@@ -275,6 +283,7 @@ final class StreamingConversion: @unchecked Sendable {
             if hdr.masteringDisplay == nil { hdr.masteringDisplay = sei.masteringDisplay }
             if hdr.contentLightLevel == nil { hdr.contentLightLevel = sei.contentLightLevel }
             let color = Transcoder.mergedColor(frame.color, video.color)
+            if color.hdrKind != .sdr { hdr.warnings.forEach { warn("\(options.input): \($0)") } }
             sourceColor = color
             toneMapped = color.hdrKind != .sdr
             curve = ToneCurve(options.toneMap, sourcePeak: hdr.sourcePeak(for: color.hdrKind))
@@ -330,9 +339,18 @@ final class StreamingConversion: @unchecked Sendable {
     private let outPacket = try? Packet()
     private var firstOut: Int64? = nil
 
+    /// The duration of each picture in the encoder, by timestamp: x264 and x265 do not carry it to their packets,
+    /// and the muxer needs the last one's to end the track where the source's ends.
+    private var durations: [Int64: Int64] = [:]
+
     private func drainEncoder() throws {
         guard let outPacket else { throw SDRifyError.conversion("out of memory") }
-        while try encoder.receive(into: outPacket) { try muxer.write(outPacket, stream: outVideo, from: encoder.timeBase) }
+        while try encoder.receive(into: outPacket) {
+            if outPacket.av.pointee.pts != ffNoPTS, let d = durations.removeValue(forKey: outPacket.av.pointee.pts) {
+                outPacket.av.pointee.duration = d
+            }
+            try muxer.write(outPacket, stream: outVideo, from: encoder.timeBase)
+        }
     }
 
     /// Encodes a picture or muxes an audio packet.
@@ -346,6 +364,7 @@ final class StreamingConversion: @unchecked Sendable {
                 droppedAudio += 1
             }
         case .video(let picture):
+            if let pts = picture.pts { durations[pts] = picture.duration ?? frameTicks }
             try encoder.send(picture)
             frames += 1
             try drainEncoder()

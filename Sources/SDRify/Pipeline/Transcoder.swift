@@ -117,6 +117,7 @@ public enum Transcoder {
         var convertedFrom: ColorDescription? = nil
         var toneDetail: JSONValue? = nil
         var firstPTS: Int64? = nil, lastPTS: Int64? = nil
+        var lastDuration: Int64? = nil
         let frameRate = demuxer.videoFrameRate
         let frameTicks = frameRate.num > 0 ? max(1, Int64((1 / frameRate.seconds / tb.seconds).rounded())) : 1
         var lastReport = Date.distantPast  // the first frame reports at once, later ones every 0.25 s
@@ -173,6 +174,7 @@ public enum Transcoder {
             decodeErrors = conversion.errorsConcealed
             firstPTS = conversion.firstPTS
             lastPTS = conversion.lastPTS
+            lastDuration = conversion.lastDuration
             guard frames > 0 else {
                 throw SDRifyError.invalidInput(cutting ? "\(options.input): no video frames in the requested range"
                                                         : "\(options.input): no decodable video frames")
@@ -181,7 +183,7 @@ public enum Transcoder {
         try muxer.finish()
         try output.commit()
 
-        let duration = Double((lastPTS ?? 0) - (firstPTS ?? 0) + frameTicks) * tb.seconds
+        let duration = Double((lastPTS ?? 0) - (firstPTS ?? 0) + (lastDuration ?? frameTicks)) * tb.seconds
         let hdr = convertedFrom?.hdrKind ?? video.hdrKind  // what the pictures said, e.g. HLG by SEI
         progress(ConversionProgress(frames: frames, outTime: duration, totalTime: totalTime,
                                     elapsed: Date().timeIntervalSince(started), finished: true))

@@ -91,6 +91,17 @@ public struct ColorDescription: Equatable, Sendable {
         }
     }
 
+    /// This description with its unspecified fields taken from `other` (what a decoded picture says).
+    public func filled(from other: ColorDescription) -> ColorDescription {
+        var c = self
+        if c.primaries == .unspecified { c.primaries = other.primaries }
+        if c.transfer == .unspecified { c.transfer = other.transfer }
+        if c.matrix == .unspecified { c.matrix = other.matrix }
+        if c.range == .unspecified { c.range = other.range }
+        if c.chromaLocation == .unspecified { c.chromaLocation = other.chromaLocation }
+        return c
+    }
+
     /// Untagged fields filled the way players guess: BT.709 for HD, BT.601 (smpte170m) for SD sizes;
     /// BT.2020 for HDR transfers; limited range.
     public func resolved(width: Int, height: Int) -> ColorDescription {

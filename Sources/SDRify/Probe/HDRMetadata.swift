@@ -13,11 +13,44 @@ public struct MasteringDisplay: Equatable, Sendable {
     }
 }
 
+extension MasteringDisplay {
+    /// Why these values cannot describe a real mastering display (nil when they can): luminances swapped or
+    /// outside any display's, primaries out of their places (red must have the largest x, green the largest y,
+    /// blue the smallest y) or a white point outside their triangle. Real files carry such nonsense.
+    public var defect: String? {
+        let values = [redX, redY, greenX, greenY, blueX, blueY, whitePointX, whitePointY, minLuminance, maxLuminance]
+        guard values.allSatisfy(\.isFinite) else { return "values are not numbers" }
+        if minLuminance >= maxLuminance { return "min luminance \(minLuminance) ≥ max \(maxLuminance) cd/m² (swapped?)" }
+        if maxLuminance < 50 || maxLuminance > 10000 { return "max luminance \(maxLuminance) cd/m² is outside 50–10000" }
+        if minLuminance < 0 || minLuminance > 5 { return "min luminance \(minLuminance) cd/m² is outside 0–5" }
+        let points = [(redX, redY), (greenX, greenY), (blueX, blueY), (whitePointX, whitePointY)]
+        // x + y = 1 is the spectral locus's red end (BT.2020 red lies on it); beyond is no colour.
+        if points.contains(where: { $0.0 <= 0 || $0.1 <= 0 || $0.0 + $0.1 > 1.0001 }) { return "a chromaticity is not a colour (x, y ≤ 0 or x + y > 1)" }
+        guard redX > greenX, redX > blueX, greenY > redY, greenY > blueY, blueY < redY else {
+            return "primaries out of order (red, green, blue not where their names put them)"
+        }
+        func side(_ a: (Double, Double), _ b: (Double, Double), _ p: (Double, Double)) -> Double {
+            (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
+        }
+        let r = points[0], g = points[1], b = points[2], w = points[3]
+        let signs = [side(r, g, w), side(g, b, w), side(b, r, w)]
+        guard signs.allSatisfy({ $0 > 0 }) || signs.allSatisfy({ $0 < 0 }) else { return "white point outside the primaries' triangle" }
+        return nil
+    }
+}
+
 /// CTA-861.3 content light level.
 public struct ContentLightLevel: Equatable, Sendable {
     public var maxCLL: Int   // cd/m², brightest pixel of the programme
     public var maxFALL: Int  // cd/m², brightest frame average
     public init(maxCLL: Int, maxFALL: Int) { self.maxCLL = maxCLL; self.maxFALL = maxFALL }
+
+    /// Why these values cannot be a programme's (nil when they can). 0 means "unknown" and is no defect.
+    public var defect: String? {
+        if maxCLL > 10000 { return "MaxCLL \(maxCLL) cd/m² is beyond PQ's 10000" }
+        if maxCLL > 0 && maxFALL > maxCLL { return "MaxFALL \(maxFALL) is above MaxCLL \(maxCLL) cd/m²" }
+        return nil
+    }
 }
 
 /// Dolby Vision decoder configuration record (dvcC/dvvC).
@@ -46,7 +79,7 @@ public struct HDRMetadata: Equatable, Sendable {
     public func sourcePeak(for kind: HDRKind) -> Double {
         let defaultPeak = 1000.0
         if kind == .hlg { return defaultPeak }  // HLG is relative: its nominal peak is the display's 1000 cd/m²
-        if let cll = contentLightLevel, cll.maxCLL >= 100 {
+        if let cll = contentLightLevel, cll.maxCLL >= 100, cll.defect == nil {
             let masteringMax = masteringDisplay.flatMap { HDRMetadata.saneMax($0) } ?? 10000
             return min(Double(cll.maxCLL), masteringMax, 10000)
         }
@@ -55,9 +88,16 @@ public struct HDRMetadata: Equatable, Sendable {
     }
 
     static func saneMax(_ md: MasteringDisplay) -> Double? {
-        guard md.maxLuminance.isFinite, md.maxLuminance >= 100, md.minLuminance >= 0,
-              md.minLuminance < md.maxLuminance else { return nil }
+        guard md.defect == nil, md.maxLuminance >= 100 else { return nil }
         return md.maxLuminance
+    }
+
+    /// One warning per malformed item ("… : ignored"), for probe and convert.
+    public var warnings: [String] {
+        var w: [String] = []
+        if let d = masteringDisplay?.defect { w.append("malformed mastering-display metadata (\(d)): ignored") }
+        if let d = contentLightLevel?.defect { w.append("malformed content-light-level metadata (\(d)): ignored") }
+        return w
     }
 }
 

@@ -38,6 +38,8 @@ public struct VideoInfo: Sendable {
     public var dolbyVision: DolbyVisionConfig?
     public var containerMatrix: DisplayMatrix?   // tkhd × mvhd, as FFmpeg exposes it
     public var frameMatrix: DisplayMatrix?       // display-orientation SEI on the first picture
+    /// Whether this libavcodec has a decoder for the video (probe describes what it cannot decode; convert refuses it).
+    public var decodable = true
 
     public var hdrKind: HDRKind { color.hdrKind }
 

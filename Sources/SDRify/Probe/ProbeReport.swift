@@ -12,12 +12,20 @@ extension MediaInfo {
                 ("bit_rate", .integer(format.bitRate)),
             ])),
             ("video", video.json),
+            ("warnings", .array(warnings.map { .string($0) })),
             ("audio", .array(audio.map { a in
                 .object([("codec", .string(a.codec)), ("sample_rate", .int(Int64(a.sampleRate))),
                          ("channels", .int(Int64(a.channels))), ("bit_rate", .integer(a.bitRate)),
                          ("default", .bool(a.isDefault))])
             })),
         ])
+    }
+
+    /// What probe warns about: malformed HDR metadata (ignored), a video this libavcodec cannot decode.
+    public var warnings: [String] {
+        var w = video.hdrMetadata.warnings
+        if !video.decodable { w.append("no decoder here for the video (\(video.codec)): convert refuses it (exit 3)") }
+        return w
     }
 
     public var summary: String {
@@ -46,6 +54,7 @@ extension VideoInfo {
         let sar = sampleAspectRatio
         var f: [(String, JSONValue)] = []
         f.append(("codec", .string(codec)))
+        f.append(("decodable", .bool(decodable)))
         f.append(("profile", profile.map { .string($0) } ?? .null))
         f.append(("width", .int(Int64(width))))
         f.append(("height", .int(Int64(height))))
@@ -64,7 +73,8 @@ extension VideoInfo {
         f.append(("hdr", .string(hdrKind.rawValue)))
         f.append(("mastering_display", masteringJSON))
         f.append(("content_light_level", hdrMetadata.contentLightLevel.map { c in
-            .object([("max_cll", .int(Int64(c.maxCLL))), ("max_fall", .int(Int64(c.maxFALL)))])
+            .object([("max_cll", .int(Int64(c.maxCLL))), ("max_fall", .int(Int64(c.maxFALL)))]
+                    + (c.defect.map { [("ignored", .string($0))] } ?? []))
         } ?? .null))
         f.append(("dolby_vision", dolbyVisionJSON))
         f.append(("orientation", orientationJSON))
@@ -77,7 +87,8 @@ extension VideoInfo {
                                          ("blue_x", m.blueX), ("blue_y", m.blueY), ("white_point_x", m.whitePointX),
                                          ("white_point_y", m.whitePointY), ("min_luminance", m.minLuminance),
                                          ("max_luminance", m.maxLuminance)]
-        return .object(pairs.map { ($0.0, JSONValue.double($0.1)) })
+        // Malformed values are reported as read, with why they are ignored.
+        return .object(pairs.map { ($0.0, JSONValue.double($0.1)) } + (m.defect.map { [("ignored", .string($0))] } ?? []))
     }
 
     var dolbyVisionJSON: JSONValue {
