@@ -6,8 +6,9 @@ usage: realfootage_measures.py SOURCE OUTPUT.mp4 [FRAME]
 Both are decoded by the ffmpeg CLI (the source turned upright by its display matrix and scaled to the output's
 size as 10-bit Y'CbCr); the source's light is computed from its PQ or HLG signal (HLG through the BT.2100 OOTF at
 1000 cd/m²), the output's from BT.709 Y'CbCr and BT.1886 (gamma 2.4). Prints one line of measures:
-  texture    highlight texture kept: the mean 8×8-block standard deviation of luma in the source's brightest 5 %
-             (blocks three-quarters inside it), output over source, both as signal 0-1 (1.0 = all kept)
+  texture    highlight texture kept: the mean 8×8-block (4×4 where too few fit) standard deviation of luma in the
+             source's brightest 5 % (blocks three-quarters inside it), output over source, both as signal 0-1
+             (1.0 = all kept)
   at250      fraction of those brightest pixels whose largest R'G'B' output code (full range) is 250 or more
   clipped    fraction of those pixels already at the source's top signal (≥ 98 %), which no mapping can keep
   steps      grey separation: for the source's light deciles 50…90 %, how many stops apart neighbouring deciles
@@ -65,11 +66,16 @@ def hlg_display(rgb):
 M2020_TO_709 = np.array([[1.6605, -0.5876, -0.0728], [-0.1246, 1.1329, -0.0083], [-0.0182, -0.1006, 1.1187]])
 
 
-def block_std(a, mask, n=8):
+def block_std(a, mask, n):
     h, w = (a.shape[0] // n) * n, (a.shape[1] // n) * n
     blocks = a[:h, :w].reshape(h // n, n, w // n, n)
     inside = mask[:h, :w].reshape(h // n, n, w // n, n).mean(axis=(1, 3)) >= 0.75
     return blocks.std(axis=(1, 3))[inside]
+
+
+def block_size(mask):
+    """8×8 blocks, or 4×4 where the brightest region is too scattered for 20 blocks of 8×8."""
+    return 8 if block_std(np.zeros(mask.shape), mask, 8).size >= 20 else 4
 
 
 def saturation(rgb):
@@ -93,7 +99,9 @@ def main():
 
     bright = s_lum >= np.percentile(s_lum, 95)
     s_luma, o_luma = (sy - 64) / 876, (oy - 16) / 219
-    texture = block_std(o_luma, bright).mean() / max(block_std(s_luma, bright).mean(), 1e-9)
+    n = block_size(bright)
+    src_blocks = block_std(s_luma, bright, n)
+    texture = block_std(o_luma, bright, n).mean() / max(src_blocks.mean(), 1e-9) if src_blocks.size else float("nan")
     at250 = (np.round(o_sig.max(axis=0) * 255) >= 250)[bright].mean()
     clipped = (s_sig.max(axis=0) >= 0.98)[bright].mean()
 

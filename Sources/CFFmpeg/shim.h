@@ -3,6 +3,10 @@
 // FFmpeg headers for Swift, plus re-exports of what Swift cannot import (function-like macros,
 // compound literals). One shim each, prefixed cffmpeg_, with the reason.
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>
@@ -41,5 +45,86 @@ static inline enum AVPixelFormat cffmpeg_pix_fmt_p010(void) { return AV_PIX_FMT_
 // av_err2str is a macro around a compound-literal buffer; this fills a caller buffer instead.
 static inline void cffmpeg_strerror(int e, char *buf, size_t size) {
     if (av_strerror(e, buf, size) < 0) snprintf(buf, size, "error %d", e);
+}
+
+// Output written through a file descriptor sdrify already holds (an unnamed O_TMPFILE file, linked into place
+// only when complete): libavformat's I/O callbacks are C function pointers. pread/pwrite at each context's own
+// offset, so the read-back context movenc opens for fast start (through io_open, by the output's name) and the
+// writing one never disturb each other.
+typedef struct cffmpeg_fd_io { int fd; int64_t pos; } cffmpeg_fd_io;
+
+static inline int cffmpeg_fd_write(void *opaque, uint8_t *buf, int size) {
+    cffmpeg_fd_io *io = opaque;
+    int done = 0;
+    while (done < size) {
+        ssize_t n = pwrite(io->fd, buf + done, (size_t)(size - done), io->pos);
+        if (n < 0) { if (errno == EINTR) continue; return AVERROR(errno); }
+        done += (int)n; io->pos += n;
+    }
+    return size;
+}
+
+static inline int cffmpeg_fd_read(void *opaque, uint8_t *buf, int size) {
+    cffmpeg_fd_io *io = opaque;
+    ssize_t n;
+    do { n = pread(io->fd, buf, (size_t)size, io->pos); } while (n < 0 && errno == EINTR);
+    if (n < 0) return AVERROR(errno);
+    if (n == 0) return AVERROR_EOF;
+    io->pos += n;
+    return (int)n;
+}
+
+static inline int64_t cffmpeg_fd_seek(void *opaque, int64_t offset, int whence) {
+    cffmpeg_fd_io *io = opaque;
+    struct stat st;
+    if (whence == AVSEEK_SIZE) return fstat(io->fd, &st) == 0 ? (int64_t)st.st_size : AVERROR(errno);
+    whence &= ~AVSEEK_FORCE;
+    int64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? io->pos : -1;
+    if (whence == SEEK_END) { if (fstat(io->fd, &st) != 0) return AVERROR(errno); base = st.st_size; }
+    if (base < 0 || base + offset < 0) return AVERROR(EINVAL);
+    io->pos = base + offset;
+    return io->pos;
+}
+
+static inline AVIOContext *cffmpeg_fd_avio(int fd, int writable) {
+    cffmpeg_fd_io *io = malloc(sizeof *io);
+    unsigned char *buffer = av_malloc(1 << 16);
+    AVIOContext *pb = io && buffer ? avio_alloc_context(buffer, 1 << 16, writable, io, cffmpeg_fd_read,
+                                                        writable ? cffmpeg_fd_write : NULL, cffmpeg_fd_seek) : NULL;
+    if (!pb) { free(io); av_free(buffer); return NULL; }
+    io->fd = fd; io->pos = 0;
+    return pb;
+}
+
+static inline void cffmpeg_fd_avio_free(AVIOContext **pb) {
+    if (!*pb) return;
+    avio_flush(*pb);
+    free((*pb)->opaque);
+    av_freep(&(*pb)->buffer);
+    avio_context_free(pb);
+}
+
+// movenc's fast-start pass reopens its output by name; it gets the descriptor (in AVFormatContext.opaque).
+static inline int cffmpeg_fd_io_open(AVFormatContext *s, AVIOContext **pb, const char *url, int flags, AVDictionary **options) {
+    (void)url; (void)options;
+    *pb = cffmpeg_fd_avio((int)(intptr_t)s->opaque, (flags & AVIO_FLAG_WRITE) != 0);
+    return *pb ? 0 : AVERROR(ENOMEM);
+}
+
+static inline int cffmpeg_fd_io_close2(AVFormatContext *s, AVIOContext *pb) {
+    (void)s;
+    int err = pb ? pb->error : 0;
+    cffmpeg_fd_avio_free(&pb);
+    return err;
+}
+
+/// Makes `s` write to `fd` and reopen it through the descriptor; the caller frees s->pb with cffmpeg_fd_avio_free.
+static inline int cffmpeg_use_fd(AVFormatContext *s, int fd) {
+    s->opaque = (void *)(intptr_t)fd;
+    s->io_open = cffmpeg_fd_io_open;
+    s->io_close2 = cffmpeg_fd_io_close2;
+    s->flags |= AVFMT_FLAG_CUSTOM_IO;
+    s->pb = cffmpeg_fd_avio(fd, 1);
+    return s->pb ? 0 : AVERROR(ENOMEM);
 }
 #endif

@@ -57,8 +57,10 @@ func rotateBenchmark() throws {
 }
 
 /// The colour stage alone on one frame: `width`×`height` 10-bit 4:2:0 (raw yuv420p10le file) in BT.2020
-/// PQ or HLG → 8-bit 4:2:0 BT.709 SDR at the same size, one thread. Returns megapixels per second.
-func toneMapBenchmark(rawFrame path: String, width w: Int, height h: Int, kind: String) throws -> Double {
+/// PQ or HLG → 8-bit 4:2:0 BT.709 SDR at the same size, one thread. Returns megapixels per second of the
+/// default (`auto`: each picture measured and followed as a scene) and of a fixed curve (bt2390, no statistics),
+/// and the share of the default's time that the statistics alone take (measured on their own, same frame).
+func toneMapBenchmark(rawFrame path: String, width w: Int, height h: Int, kind: String) throws -> (auto: Double, fixed: Double, statistics: Double) {
     let data = try Data(contentsOf: URL(fileURLWithPath: path))
     let src = try Frame(width: w, height: h, format: .yuv420p10)
     var offset = 0
@@ -74,11 +76,22 @@ func toneMapBenchmark(rawFrame path: String, width w: Int, height h: Int, kind: 
     }
     src.color = ColorDescription(primaries: .bt2020, transfer: kind == "hlg" ? .aribStdB67 : .smpte2084,
                                  matrix: .bt2020nc, range: .limited, chromaLocation: .left)
-    let mapper = try ToneMapper(sourceFormat: .yuv420p10, sourceColor: src.color, width: w, height: h,
-                                outputWidth: w, outputHeight: h, curve: ToneCurve(.default, sourcePeak: 1000))
-    _ = try mapper.process(src, format: .yuv420p10)
-    let ms = try medianMilliseconds(runs: 21) { _ = try mapper.process(src, format: .yuv420p10) }
-    return Double(w * h) / 1e6 / (ms / 1000)
+    func run(_ op: ToneMapOperator) throws -> Double {
+        let mapper = try ToneMapper(sourceFormat: .yuv420p10, sourceColor: src.color, width: w, height: h,
+                                    outputWidth: w, outputHeight: h, curve: ToneCurve(op, sourcePeak: 1000),
+                                    scenes: SceneTracker())
+        _ = try mapper.process(src, format: .yuv420p10)
+        let ms = try medianMilliseconds(runs: 31) { _ = try mapper.process(src, format: .yuv420p10) }
+        return Double(w * h) / 1e6 / (ms / 1000)
+    }
+    // Alternated, so both see the same machine load.
+    var auto: [Double] = [], fixed: [Double] = []
+    for _ in 0..<3 { auto.append(try run(.auto)); fixed.append(try run(.bt2390)) }
+    let meter = SceneMeter(format: .yuv420p10, color: src.color, width: w, height: h)
+    let tracker = SceneTracker()
+    let statsMs = try medianMilliseconds(runs: 101) { _ = tracker.next(meter.measure(src)) }
+    let autoMpx = auto.sorted()[1]
+    return (autoMpx, fixed.sorted()[1], statsMs / (Double(w * h) / 1e6 / autoMpx * 1000))
 }
 
 /// Raw bytes of one decoded frame, through ffmpeg (no scaling, no colour conversion).
@@ -112,7 +125,8 @@ do {
     switch args.first ?? "rotate" {
     case "rotate": try rotateBenchmark()
     case "tonemap" where args.count == 5:
-        print(String(format: "%.1f", try toneMapBenchmark(rawFrame: args[1], width: Int(args[2])!, height: Int(args[3])!, kind: args[4])))
+        let r = try toneMapBenchmark(rawFrame: args[1], width: Int(args[2])!, height: Int(args[3])!, kind: args[4])
+        print(String(format: "%.1f %.1f %.1f", r.auto, r.fixed, r.statistics * 100))
     case "roundtrip" where args.count == 3 || args.count == 4:
         try roundTripScore(output: args[1], kind: args[2], vectors: args.count == 4 ? args[3] : "testvectors")
     default:

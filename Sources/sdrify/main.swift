@@ -5,9 +5,24 @@ import SDRify
 // The CLI is a thin client of the SDRify library (the dav1d model): it parses arguments, calls one library
 // entry point, and turns the outcome into output and an exit status. stdout carries data only.
 
-/// Writes one line to stderr.
+/// Writes all of `text` to a file descriptor; false if it could not (a closed pipe, a full device). POSIX
+/// write, because FileHandle traps on such errors.
+@discardableResult
+func writeAll(_ fd: Int32, _ text: String) -> Bool {
+    var bytes = Array(text.utf8)
+    var done = 0
+    while done < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return false }
+        done += n
+    }
+    return true
+}
+
+/// Writes one line to stderr (nothing more can be done if stderr itself is gone).
 func log(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    writeAll(2, line + "\n")
 }
 
 /// The single `sdrify:` line for a failure, then the exit status.
@@ -73,7 +88,6 @@ struct Convert: ParsableCommand {
     }
 
     func run() throws {
-        SignalCleanup.install()
         var options = ConvertOptions(input: input, output: output, preset: ExportPreset.named(preset)!)
         options.overwrite = overwrite
         options.crf = crf
@@ -91,27 +105,37 @@ struct Convert: ParsableCommand {
         options.toneMap = ToneMapOperator(rawValue: tonemap)!
         options.tolerateErrors = tolerateErrors
         let quiet = self.quiet
-        let reporter = ProgressReporter(target: progress, bar: !quiet && isatty(2) == 1)
         let warnings = WarningLog()
+        let reporter = ProgressReporter(target: progress, bar: !quiet && isatty(2) == 1)
+        let warn: Transcoder.Warning = { message in
+            warnings.add(message)  // for the JSON report, even with --quiet
+            guard !quiet else { return }
+            reporter.clearBar()
+            log("sdrify: warning: \(message)")
+        }
+        reporter.warn = warn
         do {
-            let result = try Transcoder.run(options, warn: { message in
-                warnings.add(message)  // for the JSON report, even with --quiet
-                guard !quiet else { return }
-                reporter.clearBar()
-                log("sdrify: warning: \(message)")
-            }, progress: reporter.report)
+            let result = try Transcoder.run(options, warn: warn, progress: reporter.report)
+            // The output is in place; until `conclude`, a signal is held and undoes it (one decision point).
+            SignalCleanup.checkpoint()
             if json, case .object(var fields) = result.json {
                 fields.append(("warnings", .array(warnings.all.map { .string($0) })))
-                print(JSONValue.object(fields).serialized(pretty: true))
+                // The report is part of the result: if it cannot be written, the conversion has failed (exit 4).
+                guard writeAll(1, JSONValue.object(fields).serialized(pretty: true) + "\n") else {
+                    SignalCleanup.revokeOutput()
+                    fail("stdout: cannot write the JSON report (\(String(cString: strerror(errno)))); the output was removed",
+                         ExitStatus.outputProblem.rawValue)
+                }
             }
+            SignalCleanup.conclude()
             if !quiet, result.decodeErrors > 0 { log("sdrify: warning: concealed \(result.decodeErrors) decode errors") }
             if !quiet, !json { log("sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames)") }
         } catch let e as SDRifyError {
             reporter.clearBar()
             if json {
-                print(JSONValue.object([("input", .string(input)), ("output", .string(output)),
-                                        ("error", .string(e.message)), ("exit_code", .int(Int64(e.status.rawValue)))])
-                    .serialized(pretty: true))
+                writeAll(1, JSONValue.object([("input", .string(input)), ("output", .string(output)),
+                                              ("error", .string(e.message)), ("exit_code", .int(Int64(e.status.rawValue)))])
+                    .serialized(pretty: true) + "\n")
             }
             throw e
         }
@@ -128,25 +152,30 @@ final class WarningLog: @unchecked Sendable {
 }
 
 final class ProgressReporter: @unchecked Sendable {
-    private let handle: FileHandle?
+    private var fd: Int32?
     private let bar: Bool
     private let lock = NSLock()
     private var barShown = false
+    /// Where a failed progress write is reported (once): progress is a side channel, the conversion goes on.
+    var warn: Transcoder.Warning = { _ in }
 
     init(target: String?, bar: Bool) {
-        if let target { handle = target == "-" ? FileHandle.standardOutput : FileHandle(fileDescriptor: Int32(target)!, closeOnDealloc: false) }
-        else { handle = nil }
+        fd = target.map { $0 == "-" ? 1 : Int32($0)! }
         self.bar = bar
     }
 
     func report(_ p: ConversionProgress) {
         lock.lock(); defer { lock.unlock() }
-        if let handle {
-            handle.write(Data(p.keyValueBlock.utf8))  // unbuffered: each block reaches the reader whole
+        if let target = fd, !writeAll(target, p.keyValueBlock) {  // one write per block: it reaches the reader whole
+            fd = nil
+            let reason = String(cString: strerror(errno))
+            lock.unlock()
+            warn("--progress: cannot write (\(reason)); progress reports stopped, the conversion goes on")
+            lock.lock()
         }
         guard bar else { return }
         if p.finished {
-            if barShown { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+            if barShown { writeAll(2, "\r\u{1B}[2K") }
             barShown = false
             return
         }
@@ -154,14 +183,14 @@ final class ProgressReporter: @unchecked Sendable {
         let filled = Int((p.fraction ?? 0) * 30)
         let eta = p.fraction.flatMap { f in f > 0.01 ? String(format: " ETA %.0f s", p.elapsed * (1 - f) / f) : nil } ?? ""
         let line = "\r\u{1B}[2Ksdrify: [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: 30 - filled))] \(percent) \(String(format: "%.0f", p.fps)) fps\(eta)"
-        FileHandle.standardError.write(Data(line.utf8))
+        writeAll(2, line)
         barShown = true
     }
 
     /// Removes the bar so a log line starts on a clean line.
     func clearBar() {
         lock.lock(); defer { lock.unlock() }
-        if barShown { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)); barShown = false }
+        if barShown { writeAll(2, "\r\u{1B}[2K"); barShown = false }
     }
 }
 
@@ -173,8 +202,10 @@ struct Probe: ParsableCommand {
 
     func run() throws {
         let info = try Prober.probe(path: input)
-        for w in info.warnings { FileHandle.standardError.write(Data("sdrify: warning: \(input): \(w)\n".utf8)) }
-        print(json ? info.json.serialized(pretty: true) : info.summary)
+        for w in info.warnings { log("sdrify: warning: \(input): \(w)") }
+        guard writeAll(1, (json ? info.json.serialized(pretty: true) : info.summary) + "\n") else {
+            throw SDRifyError(.outputProblem, "stdout: cannot write the report (\(String(cString: strerror(errno))))")
+        }
     }
 }
 
@@ -208,6 +239,7 @@ struct Presets: ParsableCommand {
     }
 }
 
+SignalCleanup.install()  // before anything else, so a signal at any moment ends the run cleanly
 silenceFFmpegLogging()
 do {
     var command = try SDRifyCommand.parseAsRoot()

@@ -11,27 +11,93 @@ final class ContractTests: CLITestCase {
         return path
     }()
 
+    /// Starts a 4K conversion into `outDir`, waits for its first progress block (under way; its output has no
+    /// name yet), sends `sig` 300 ms later and returns how it ended and its stderr.
+    func interrupt(with sig: Int32, outDir: URL) throws -> (reason: Process.TerminationReason, status: Int32, stderr: String) {
+        try FileManager.default.createDirectory(at: outDir, withIntermediateDirectories: true)
+        let p = Process()
+        p.executableURL = Support.binary
+        p.arguments = [Self.clip4K, outDir.appendingPathComponent("out.mp4").path, "--preset", "1920x1080", "--progress", "-"]
+        let progress = Pipe(), errors = Pipe()
+        p.standardOutput = progress
+        p.standardError = errors
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let first = progress.fileHandleForReading.availableData
+        XCTAssertTrue(String(decoding: first, as: UTF8.self).contains("progress="), "conversion started")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outDir.path), [], "nothing named while it runs")
+        usleep(300_000)
+        kill(p.processIdentifier, sig)
+        DispatchQueue.global().async { _ = progress.fileHandleForReading.readDataToEndOfFile() }
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return (p.terminationReason, p.terminationStatus, stderr)
+    }
+
+    /// Every catchable termination signal: one line, exit 128 + n, nothing left behind.
     func testSignalsStopTheConversionAndLeaveNothing() throws {
-        for (sig, code) in [(SIGTERM, Int32(143)), (SIGINT, Int32(130))] {
+        for sig in [SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM] {
             let outDir = dir.appendingPathComponent("sig\(sig)")
-            try FileManager.default.createDirectory(at: outDir, withIntermediateDirectories: true)
-            let p = Process()
-            p.executableURL = Support.binary
-            p.arguments = [Self.clip4K, outDir.appendingPathComponent("out.mp4").path, "--preset", "1920x1080"]
-            p.standardError = FileHandle.nullDevice
-            p.standardInput = FileHandle.nullDevice
-            try p.run()
-            // Wait until the temporary output exists: the conversion is under way.
-            let deadline = Date().addingTimeInterval(20)
-            while Date() < deadline, (try FileManager.default.contentsOfDirectory(atPath: outDir.path)).isEmpty { usleep(20_000) }
-            XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: outDir.path).isEmpty, "conversion started")
-            usleep(300_000)
-            kill(p.processIdentifier, sig)
-            p.waitUntilExit()
-            XCTAssertEqual(p.terminationReason, .exit, "exits by itself, not killed by the signal")
-            XCTAssertEqual(p.terminationStatus, code, "signal \(sig)")
-            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outDir.path), [], "empty output directory")
+            let r = try interrupt(with: sig, outDir: outDir)
+            XCTAssertEqual(r.reason, .exit, "signal \(sig): exits by itself, not killed by the signal")
+            XCTAssertEqual(r.status, 128 + sig, "signal \(sig)")
+            let lines = r.stderr.split(separator: "\n")
+            XCTAssertEqual(lines.count, 1, "signal \(sig): one line: \(r.stderr)")
+            XCTAssertTrue(lines.last?.hasPrefix("sdrify: ") == true, r.stderr)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outDir.path), [], "signal \(sig): empty output directory")
         }
+    }
+
+    /// SIGKILL (like a power cut or the OOM killer) cannot be handled: the output, unnamed until complete, is
+    /// simply gone with the process.
+    func testSIGKILLLeavesNothingBehind() throws {
+        let outDir = dir.appendingPathComponent("kill")
+        let r = try interrupt(with: SIGKILL, outDir: outDir)
+        XCTAssertEqual(r.reason, .uncaughtSignal)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outDir.path), [], "no temporary left")
+    }
+
+    /// Progress is a side channel: a reader that went away (SIGPIPE) or a full device is reported once and the
+    /// conversion goes on. The JSON report is part of the result: if it cannot be written, exit 4 and no output.
+    func testBrokenProgressAndReportStreams() throws {
+        let input = Support.vector("sdr_h264_aac.mp4")
+        // Progress into a pipe whose reader has gone.
+        let gone = Pipe()
+        try gone.fileHandleForReading.close()
+        let p = Process()
+        p.executableURL = Support.binary
+        p.arguments = [input, file("a.mp4"), "--progress", "-"]
+        p.standardOutput = gone
+        let errors = Pipe()
+        p.standardError = errors
+        try p.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationReason, .exit, stderr)
+        XCTAssertEqual(p.terminationStatus, 0, stderr)
+        XCTAssertEqual(stderr.components(separatedBy: "--progress: cannot write").count, 2, "reported once: \(stderr)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file("a.mp4")))
+        // Progress to a full device.
+        let full = try Support.run("/bin/sh", ["-c", "exec \"$0\" \"$@\" 3>/dev/full", Support.binary.path, input, file("b.mp4"), "--progress", "3"])
+        XCTAssertEqual(full.status, 0, full.stderr)
+        XCTAssertTrue(full.stderr.contains("--progress: cannot write"), full.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file("b.mp4")))
+        // The JSON report to a full device: an output problem, and the output does not stay.
+        let report = try Support.run("/bin/sh", ["-c", "exec \"$0\" \"$@\" >/dev/full", Support.binary.path, input, file("c.mp4"), "--json"])
+        XCTAssertEqual(report.status, 4, report.stderr)
+        XCTAssertEqual(report.stderr.split(separator: "\n").count, 1, report.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("c.mp4")))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["a.mp4", "b.mp4"])
+    }
+
+    /// The longest name the filesystem allows works: no temporary name is derived from it.
+    func testOutputNamesUpToTheFilesystemLimit() throws {
+        let name = String(repeating: "n", count: 251) + ".mp4"  // 255 bytes
+        let r = try Support.sdrify(Support.vector("sdr_h264_aac.mp4"), file(name))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let again = try Support.sdrify(Support.vector("sdr_h264_aac.mp4"), file(name), "--overwrite")
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [name])
     }
 
     func runConcurrently(_ count: Int, outputs: (Int) -> String, extra: [String] = []) -> [Support.Result] {

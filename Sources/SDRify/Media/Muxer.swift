@@ -5,11 +5,15 @@ import CFFmpeg
 final class Muxer {
     let ctx: UnsafeMutablePointer<AVFormatContext>
     private let path: String
+    private let fd: Int32
     private var headerWritten = false
     private var ioOpen = false
 
-    init(path: String, formatName: String) throws {
+    /// Writes through `fd` (opened for reading and writing: fast start reads the file back); `path` names the
+    /// output in messages.
+    init(fd: Int32, path: String, formatName: String) throws {
         self.path = path
+        self.fd = fd
         var c: UnsafeMutablePointer<AVFormatContext>? = nil
         try ffCheck(avformat_alloc_output_context2(&c, nil, formatName, path), "\(path): output format",
                     status: .outputProblem)
@@ -17,7 +21,7 @@ final class Muxer {
     }
 
     deinit {
-        if ioOpen { avio_closep(&ctx.pointee.pb) }
+        if ioOpen { cffmpeg_fd_avio_free(&ctx.pointee.pb) }
         avformat_free_context(ctx)
     }
 
@@ -81,7 +85,7 @@ final class Muxer {
     }
 
     func writeHeader() throws {
-        try ffCheck(avio_open(&ctx.pointee.pb, path, AVIO_FLAG_WRITE), "\(path): cannot write", status: .outputProblem)
+        try ffCheck(cffmpeg_use_fd(ctx, fd), "\(path): cannot write", status: .outputProblem)
         ioOpen = true
         var opts: OpaquePointer? = nil
         av_dict_set(&opts, "movflags", "+faststart", 0)
@@ -107,7 +111,7 @@ final class Muxer {
         avio_flush(ctx.pointee.pb)
         let err = ctx.pointee.pb.pointee.error
         try ffCheck(err, "\(path): writing", status: .outputProblem)
-        avio_closep(&ctx.pointee.pb)
+        cffmpeg_fd_avio_free(&ctx.pointee.pb)
         ioOpen = false
     }
 }

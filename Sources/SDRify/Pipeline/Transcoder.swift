@@ -99,7 +99,7 @@ public enum Transcoder {
             : try OverlayStage(spec: options.overlays, frameWidth: target.0, frameHeight: target.1)
         let output = try AtomicOutput(finalPath: options.output, inputPath: options.input, overwrite: options.overwrite)
         defer { output.discard() }
-        let muxer = try Muxer(path: output.tempPath, formatName: ext == "mov" ? "mov" : "mp4")
+        let muxer = try Muxer(fd: output.fd, path: options.output, formatName: ext == "mov" ? "mov" : "mp4")
         let tb = demuxer.videoTimeBase
         let videoStart = Double(demuxer.videoStartTicks) * tb.seconds
 

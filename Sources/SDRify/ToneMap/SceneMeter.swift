@@ -75,7 +75,7 @@ public struct SceneStatistics: Sendable {
 
 /// Measures SceneStatistics on decoded HDR pictures (sdrify_scene_histogram): about 65,000 samples a picture
 /// whatever its size, so the cost is a small constant next to the colour stage's.
-final class SceneMeter: @unchecked Sendable {
+public final class SceneMeter: @unchecked Sendable {
     static let samples = 65_536
     private static let eotfSize = 4096
     private static let minV: Float = 1.0 / 1_048_576  // 2⁻²⁰
@@ -86,7 +86,7 @@ final class SceneMeter: @unchecked Sendable {
     private let hlg: Bool
     private let base: UInt32
 
-    init(format: PlanarFormat, color: ColorDescription, width: Int, height: Int) {
+    public init(format: PlanarFormat, color: ColorDescription, width: Int, height: Int) {
         hlg = color.hdrKind == .hlg
         let (kr, kb) = color.matrix.lumaWeights ?? MatrixCoefficients.bt2020nc.lumaWeights!
         let weights = color.primaries.luminanceWeights ?? (kr, 1 - kr - kb, kb)
@@ -131,7 +131,7 @@ final class SceneMeter: @unchecked Sendable {
         histogram.deallocate()
     }
 
-    func measure(_ frame: Frame) -> SceneStatistics {
+    public func measure(_ frame: Frame) -> SceneStatistics {
         _ = histogram.initialize(repeating: 0)
         job.planes = (UnsafeRawPointer(frame.data(0)), hasChroma ? UnsafeRawPointer(frame.data(1)) : nil,
                       hasChroma ? UnsafeRawPointer(frame.data(2)) : nil)
