@@ -8,34 +8,37 @@ import Foundation
 /// 1. Exposure: a scene whose white sits well above reference white (phones expose HLG so that diffuse white lies
 ///    near 600 cd/m²) is lowered as a whole until its white is `whiteTarget` stops up. A uniform scale keeps every
 ///    ratio between tones: greys stay apart and colours keep their saturation.
-/// 2. Shoulder: from `knee` on, y = knee + u / (1 + u/c) (u = x − knee) has slope 1 at the knee and brings the
-///    scene's peak to `top`, just under SDR white; above the peak it goes on rising to SDR white. Its slope at the
-///    peak is (V/U)², U and V being the input and output spans above the knee. Where much of the picture is
-///    highlight (a sky), the knee goes low enough to keep that slope ≥ `minPeakSlope`, so the brightest regions
-///    keep their texture; where highlights are few (speculars, lamps), the knee stays at `sparseKnee` and the
-///    picture's SDR-range majority keeps its levels.
+/// 2. Shoulder: above `knee` every stop of light becomes `slope` stops (one contrast for the whole highlight
+///    range, so neighbouring tones stay apart as much in a bright sky as just above the knee), reached from slope
+///    1 through a soft bend `bend` stops wide on each side, and the scene's peak lands on `top`, just under SDR
+///    white; above the peak it goes on rising to SDR white. Where much of the picture is highlight (a sky), the
+///    knee goes to `lowestKnee`, spreading the compression over as many stops as it can, so the brightest
+///    regions keep their texture and their greys stay apart (slope about 0.5 on a phone's sky);
+///    where highlights are few (speculars, lamps), the knee stays at `sparseKnee` and the picture's SDR-range
+///    majority keeps its levels.
 /// Light at SDR levels (graded HDR, SDR in HDR) gets neither: it comes back as it went in.
 public struct SceneCurve: Equatable, Sendable {
     /// Stops above reference white where a lowered scene's white lands.
     static let whiteTarget = 0.25
     /// The most a scene is lowered, in stops.
     static let maxLowering = 2.5
-    /// Local contrast kept at the scene's peak (slope in stops per stop) where highlights are many.
-    static let minPeakSlope = 0.3
+    /// Half the width of the bend from slope 1 to the shoulder's slope (stops).
+    static let bend = 0.25
     /// The knee where highlights are few (stops; 120 cd/m²).
     static let sparseKnee = -0.75
     /// The lowest knee (stops; 36 cd/m²): below it tones are never compressed.
     static let lowestKnee = -2.5
     /// Highlight fractions between which the knee moves from `sparseKnee` to the texture-keeping one.
     static let highlightRange = 0.05...0.25
-    /// Where a peak well above SDR white lands (stops; 0.84 of SDR white's luminance), so that bright regions,
+    /// Where a peak well above SDR white lands (stops; 0.80 of SDR white's luminance), so that bright regions,
     /// whose strongest channel lies above their luminance when they are tinted, keep a margin below full code.
-    static let peakLanding = -0.25
+    static let peakLanding = -0.32
 
     public let exposure: Double  // stops added to every level (≤ 0)
     public let knee: Double      // stops, after exposure
     public let peak: Double      // the scene's peak, stops after exposure
     public let top: Double       // where the peak lands (≤ 0)
+    public let slope: Double     // stops out per stop in above the bend
 
     /// A scene whose light stays at SDR levels: no exposure change, no shoulder.
     public static let sdrRange = SceneCurve(white: 0, highlights: 0, peak: 0)
@@ -50,26 +53,29 @@ public struct SceneCurve: Equatable, Sendable {
         let r = SceneCurve.highlightRange
         let t = min(max((highlights - r.lowerBound) / (r.upperBound - r.lowerBound), 0), 1)
         top = SceneCurve.peakLanding * t * min(max(h / 0.5, 0), 1)
-        let q = SceneCurve.minPeakSlope.squareRoot()
-        let textureKnee = max((top - q * h) / (1 - q), SceneCurve.lowestKnee)
-        knee = min(min(textureKnee, SceneCurve.sparseKnee) * t + SceneCurve.sparseKnee * (1 - t), top - 0.001)
+        // The slope is (V − w)/(U − w) for spans U = peak − knee, V = top − knee and bend w: the lower the knee,
+        // the more stops share the compression and the higher the slope. Many highlights: the lowest knee.
+        let w = SceneCurve.bend
+        let k = min(SceneCurve.lowestKnee * t + SceneCurve.sparseKnee * (1 - t), top - 2 * w)
+        knee = k
+        let U = h - k, V = top - k
+        slope = U > V ? min(max((V - w) / (U - w), 0), 1) : 1
     }
 
     /// Maps relative luminance (1 = reference white) to relative SDR luminance (≤ 1).
     public func map(_ relative: Double) -> Double {
         guard relative > 0 else { return 0 }
         let x = log2(relative) + exposure
+        let u = x - knee, w = SceneCurve.bend
         var y = x
-        let U = peak - knee, V = top - knee
-        if x > knee, U > V + 1e-6, V > 0 {
-            let c = U * V / (U - V)
-            let u = x - knee
-            y = knee + u / (1 + u / c)
+        if u > 0, slope < 1 {
+            // Slope 1 → `slope` along the bend (a parabola), then straight.
+            y = u < 2 * w ? knee + u - (1 - slope) * u * u / (4 * w) : knee + w * (1 + slope) + slope * (u - 2 * w)
         }
         return min(exp2(y), 1)
     }
 
-    /// The slope (stops out per stop in) at `x` stops of input: 1 below the knee, (V/U)² at the peak.
+    /// The slope (stops out per stop in) at `x` stops of input: 1 below the knee, `slope` above the bend.
     public func slope(atStops x: Double) -> Double {
         let e = 1e-4
         return (log2(map(exp2(x + e))) - log2(map(exp2(x - e)))) / (2 * e)
