@@ -127,4 +127,18 @@ static inline int cffmpeg_use_fd(AVFormatContext *s, int fd) {
     s->pb = cffmpeg_fd_avio(fd, 1);
     return s->pb ? 0 : AVERROR(ENOMEM);
 }
+
+// Damage a decoder conceals and only logs ("CABAC_MAX_BIN", "cu_qp_delta … outside the valid range", "error
+// while decoding MB"), counted per decoder: a decoder context whose opaque points at an int counter gets every
+// error-level message it logs counted there (frame threads copy opaque into their contexts). Nothing is printed.
+static inline void cffmpeg_log_callback(void *avcl, int level, const char *fmt, va_list vl) {
+    (void)fmt; (void)vl;
+    if (level > AV_LOG_ERROR || !avcl) return;
+    if (*(const AVClass **)avcl != avcodec_get_class()) return;
+    AVCodecContext *c = avcl;
+    if (!c->opaque || !c->codec || !av_codec_is_decoder(c->codec)) return;
+    __atomic_fetch_add((int *)c->opaque, 1, __ATOMIC_RELAXED);
+}
+static inline void cffmpeg_count_decoder_errors(void) { av_log_set_callback(cffmpeg_log_callback); }
+static inline int cffmpeg_load_count(const int *counter) { return __atomic_load_n(counter, __ATOMIC_RELAXED); }
 #endif

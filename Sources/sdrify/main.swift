@@ -116,6 +116,7 @@ struct Convert: ParsableCommand {
         reporter.warn = warn
         do {
             let result = try Transcoder.run(options, warn: warn, progress: reporter.report)
+            if result.decodeErrors > 0 { warn("concealed \(result.decodeErrors) decode errors") }
             // The output is in place; until `conclude`, a signal is held and undoes it (one decision point).
             SignalCleanup.checkpoint()
             if json, case .object(var fields) = result.json {
@@ -128,7 +129,6 @@ struct Convert: ParsableCommand {
                 }
             }
             SignalCleanup.conclude()
-            if !quiet, result.decodeErrors > 0 { log("sdrify: warning: concealed \(result.decodeErrors) decode errors") }
             if !quiet, !json { log("sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames)") }
         } catch let e as SDRifyError {
             reporter.clearBar()

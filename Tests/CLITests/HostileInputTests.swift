@@ -179,6 +179,76 @@ final class HostileInputTests: CLITestCase {
         }
     }
 
+    /// (size, byte position) of each packet of the vector's `stream` ("v" or "a"), from ffprobe.
+    func packets(_ vector: String, _ stream: String) throws -> [(size: Int, pos: Int)] {
+        let r = try Support.run(Support.tool("ffprobe"), ["-v", "error", "-select_streams", stream, "-show_entries",
+                                                          "packet=size,pos", "-of", "csv=p=0", Support.vector(vector)])
+        return r.stdout.split(separator: "\n").compactMap { line in
+            let f = line.split(separator: ",").compactMap { Int($0) }
+            return f.count == 2 ? (f[0], f[1]) : nil
+        }
+    }
+
+    /// Overwrites `count` bytes at `at` with a fixed pattern.
+    func damage(_ d: inout Data, at: Int, count: Int) {
+        for j in 0..<count { d[at + j] = UInt8((j * 37 + 11) & 255) }
+    }
+
+    /// Damage HEVC conceals and only logs (here "cu_qp_delta … outside the valid range" in the first keyframe)
+    /// is damage: refused with any thread count (the decoder's own error count, not thread timing, decides),
+    /// counted under --tolerate-errors.
+    func testDamageTheDecoderOnlyLogsIsFoundWithAnyThreadCount() throws {
+        var d = try data("sample_hlg_portrait.mov")
+        let first = try XCTUnwrap(try packets("sample_hlg_portrait.mov", "v").first)
+        damage(&d, at: first.pos + first.size / 8, count: 64)
+        try d.write(to: URL(fileURLWithPath: path("logged.mov")))
+        for threads in ["1", "2", "0", "0", "0"] {
+            let r = try Support.sdrify(path("logged.mov"), dir.appendingPathComponent("x.mp4").path, "--threads", threads)
+            XCTAssertEqual(r.status, 2, "threads \(threads): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("damaged video"), r.stderr)
+        }
+        var counts = Set<Int>()
+        for threads in ["1", "2", "0"] {
+            let r = try Support.sdrify(path("logged.mov"), dir.appendingPathComponent("t\(threads).mp4").path,
+                                       "--threads", threads, "--tolerate-errors", "--json")
+            XCTAssertEqual(r.status, 0, r.stderr)
+            counts.insert((try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])?["decode_errors"] as? Int ?? 0)
+        }
+        XCTAssertEqual(counts.count, 1, "the same count whatever the threads: \(counts)")
+        XCTAssertGreaterThan(counts.first ?? 0, 0)
+    }
+
+    /// Copied AAC is decoded on the side: a damaged frame is refused, or dropped under --tolerate-errors so the
+    /// output's audio decodes cleanly.
+    func testDamagedCopiedAudioIsFound() throws {
+        var d = try data("sample_hlg_portrait.mov")
+        let audio = try packets("sample_hlg_portrait.mov", "a")
+        XCTAssertGreaterThan(audio.count, 40)
+        damage(&d, at: audio[40].pos + 4, count: 16)
+        let output = try refusedThenTolerated(d, named: "aac.mov", saying: "damaged audio")
+        let decode = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", output, "-map", "0:a", "-f", "null", "-"])
+        XCTAssertEqual(decode.stderr, "", "the kept audio decodes without errors")
+        XCTAssertEqual(Support.streams(try Support.ffprobe(output), "audio").count, 1)
+    }
+
+    /// Chunk offsets past the end of the file in the middle of the sample table: the demuxer skips those samples
+    /// without an error; the count the container promised finds them missing.
+    func testSamplesTheTablePromisesButCannotDeliverAreDamage() throws {
+        var d = try data("sample_hlg_portrait.mov")
+        let stco = try XCTUnwrap(offset(of: "stco", in: d))  // the video track's (the first track)
+        for k in 20..<26 {
+            let at = stco + 12 + 4 * k
+            let past = UInt32(d.count + 1_000_000)
+            d.replaceSubrange(at..<at + 4, with: [UInt8(past >> 24), UInt8(past >> 16 & 255), UInt8(past >> 8 & 255), UInt8(past & 255)])
+        }
+        let output = try refusedThenTolerated(d, named: "stco.mov", saying: "damaged sample table")
+        let frames = Int(Support.streams(try Support.ffprobe(output), "video").first?["nb_frames"] as? String ?? "") ?? 0
+        XCTAssertGreaterThan(frames, 0)
+        XCTAssertLessThan(frames, 60)
+        let r = try Support.sdrify(path("stco.mov"), dir.appendingPathComponent("w.mp4").path, "--tolerate-errors")
+        XCTAssertTrue(r.stderr.contains("video samples missing"), r.stderr)
+    }
+
     func testTolerateErrorsConcealsAndCounts() throws {
         var corrupt = try data("sdr_h264_aac.mp4")
         var s: UInt64 = 7

@@ -12,6 +12,8 @@ final class AudioOutput {
     private let endSeconds: Double?     // absolute input time where the cut ends
     let transcoded: Bool
     private var lastCopiedDTS: Int64? = nil  // output time base
+    /// Copied AAC is decoded on the side (cheap next to the video) so that its damage is found like the video's.
+    private let checker: Decoder?
 
     /// nil when the input has no audio. `shift`: absolute input time that becomes 0 (0 keeps timestamps).
     init?(demuxer: Demuxer, muxer: Muxer, shift: Double, end: Double?) throws {
@@ -24,10 +26,12 @@ final class AudioOutput {
         if stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_AAC {
             transcoder = nil
             outStream = try muxer.addCopiedStream(from: stream)
+            checker = try? Decoder(stream: stream, threads: 1, label: "audio")
         } else {
             let t = try AudioTranscoder(stream: stream, globalHeader: muxer.needsGlobalHeader, label: "\(demuxer.path): audio")
             transcoder = t
             outStream = try muxer.addStream(audio: t.encoder)
+            checker = nil
         }
         transcoded = transcoder != nil
     }
@@ -50,8 +54,25 @@ final class AudioOutput {
         if let transcoder {
             try transcoder.transcode(packet) { try write($0, muxer: muxer, tb: transcoder.encoder.pointee.time_base) }
         } else {
+            try check(packet)
             try write(packet, muxer: muxer, tb: inTimeBase)
         }
+    }
+
+    /// Decodes a copied packet and throws (invalid input) if the decoder fails on it, flags its samples or logs
+    /// an error about it: the packet is damaged, and the caller refuses the input or drops the packet.
+    private func check(_ packet: Packet) throws {
+        guard let checker else { return }
+        let before = checker.loggedErrors
+        let at = packet.pts.map { String(format: "%.3f s", Double($0) * inTimeBase.double) } ?? "an unknown time"
+        let damaged = SDRifyError.invalidInput("damaged audio at \(at)")
+        do {
+            try checker.send(packet)
+            while let frame = try checker.receive() { if frame.isCorrupt { throw damaged } }
+        } catch let e as SDRifyError where e.status == .invalidInput {
+            throw damaged
+        }
+        if checker.loggedErrors > before { throw damaged }
     }
 
     func finish(muxer: Muxer) throws {

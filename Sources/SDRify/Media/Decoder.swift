@@ -4,6 +4,7 @@ import CFFmpeg
 final class Decoder {
     let ctx: UnsafeMutablePointer<AVCodecContext>
     private let label: String
+    private let errorCount = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
 
     /// `sideDataOnly`: the caller wants the first picture's side data (SEI), not its pixels, so the decoder
     /// may skip loop filtering and use slice threads (frame threads would delay the first picture).
@@ -13,8 +14,12 @@ final class Decoder {
         guard let codec = avcodec_find_decoder(par.pointee.codec_id) else { throw Decoder.missing(par.pointee, label: label) }
         guard let c = avcodec_alloc_context3(codec) else { throw SDRifyError.conversion("out of memory") }
         ctx = c
+        errorCount.initialize(to: 0)
+        c.pointee.opaque = UnsafeMutableRawPointer(errorCount)  // where the log callback counts this decoder's errors
         try ffCheck(avcodec_parameters_to_context(c, par), "\(label): decoder parameters")
         c.pointee.pkt_timebase = stream.pointee.time_base
+        // Every check the decoders offer (checksums, bitstream conformance, buffer bounds) reports damage.
+        c.pointee.err_recognition = AV_EF_CRCCHECK | AV_EF_BITSTREAM | AV_EF_BUFFER | AV_EF_CAREFUL | AV_EF_COMPLIANT
         c.pointee.thread_count = Int32(threads)  // 0 = one per core
         c.pointee.thread_type = sideDataOnly ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE
         if sideDataOnly { c.pointee.skip_loop_filter = AVDISCARD_ALL }
@@ -38,7 +43,12 @@ final class Decoder {
     deinit {
         var p: UnsafeMutablePointer<AVCodecContext>? = ctx
         avcodec_free_context(&p)
+        errorCount.deallocate()
     }
+
+    /// Error-level messages this decoder has logged so far: damage it concealed without failing a call (counted
+    /// by the log callback that silenceFFmpegLogging installs, from every decoding thread).
+    var loggedErrors: Int { Int(cffmpeg_load_count(errorCount)) }
 
     /// Feeds one packet (nil drains). Corrupt data is invalid input.
     func send(_ packet: Packet?) throws {

@@ -90,6 +90,10 @@ final class Demuxer {
     }
 
     func stream(_ i: Int) -> UnsafeMutablePointer<AVStream> { ctx.pointee.streams[i]! }
+
+    /// How many video samples the container's index lists (MP4/MOV: every sample of the sample table, as far as
+    /// read; other formats may index keyframes only).
+    var videoIndexEntries: Int { Int(avformat_index_get_entries_count(videoStream)) }
     var videoStream: UnsafeMutablePointer<AVStream> { stream(videoStreamIndex) }
 
     /// The next packet of any stream, or nil at the end of the file. A read error other than EOF means the

@@ -25,7 +25,11 @@ let ffEOF = cffmpeg_error_eof()
 let ffNoPTS = cffmpeg_nopts_value()
 
 /// FFmpeg logs to stderr by default; the CLI contract allows only our own lines there.
-public func silenceFFmpegLogging() { av_log_set_level(AV_LOG_QUIET) }
+/// FFmpeg prints nothing; error-level messages from sdrify's decoders are counted instead (see Decoder.loggedErrors).
+public func silenceFFmpegLogging() {
+    av_log_set_level(AV_LOG_QUIET)
+    cffmpeg_count_decoder_errors()
+}
 
 /// The single boundary where FFmpeg's colour enums become ours (the mpv model).
 enum ColorMapping {

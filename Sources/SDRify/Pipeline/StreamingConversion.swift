@@ -116,8 +116,10 @@ final class StreamingConversion: @unchecked Sendable {
         defer { self.emit = nil }
         let packet = try Packet()
         var videoDone = false, audioDone = audio == nil
+        var videoPackets = 0
         while failure.error == nil, try read(into: packet) {
             if packet.streamIndex == demuxer.videoStreamIndex {
+                videoPackets += 1
                 if !videoDone { videoDone = try decode(packet) }
             } else if let audio, audio.owns(packet), !audioDone {
                 switch audio.position(of: packet) {
@@ -128,7 +130,16 @@ final class StreamingConversion: @unchecked Sendable {
             }
             if videoDone && audioDone { break }
         }
-        if !videoDone { _ = try decode(nil) }
+        if !videoDone {
+            _ = try decode(nil)
+            // Read to the end: every sample the container indexes must have arrived. A damaged sample table
+            // (chunk offsets past the end of the file) makes the demuxer skip samples without an error.
+            let promised = demuxer.videoIndexEntries
+            if failure.error == nil, videoPackets < promised {
+                if options.tolerateErrors { warn("\(options.input): \(promised - videoPackets) video samples missing (damaged sample table): converted without them") }
+                try tolerate("\(options.input): damaged sample table: only \(videoPackets) of the \(promised) video samples could be read")
+            }
+        }
     }
 
     private var emit: ((Item) throws -> Void)? = nil
@@ -170,10 +181,27 @@ final class StreamingConversion: @unchecked Sendable {
                 try tolerate(e.message)
                 break  // the decoder has said all it will about this packet
             }
-            guard let frame else { return false }
+            guard let frame else { try checkLoggedDamage(at: packet?.pts); return false }
+            try checkLoggedDamage(at: frame.pts)
             if try select(frame) { return true }
         }
         return false
+    }
+
+    private var loggedErrorsSeen = 0
+
+    /// Damage the decoder concealed and only logged (a flipped bit in a keyframe can leave every later picture
+    /// visibly wrong with no failing call): refused like any damage, or counted under --tolerate-errors. The
+    /// count is the decoder's own (every thread's messages), so the outcome does not depend on thread timing.
+    private func checkLoggedDamage(at pts: Int64?) throws {
+        let logged = decoder.loggedErrors
+        guard logged > loggedErrorsSeen else { return }
+        let new = logged - loggedErrorsSeen
+        loggedErrorsSeen = logged
+        guard options.tolerateErrors else {
+            throw SDRifyError.invalidInput("\(options.input): damaged video at \(seconds(pts)) (errors the decoder concealed)")
+        }
+        decodeErrors += new
     }
 
     private var sawFirstPicture = false
