@@ -249,6 +249,16 @@ final class HostileInputTests: CLITestCase {
         XCTAssertTrue(r.stderr.contains("video samples missing"), r.stderr)
     }
 
+    /// A sample count cut down (stsz says 3 of 30): the demuxer delivers 3 samples without an error; the track's
+    /// duration finds the rest missing.
+    func testPicturesThatDoNotFillTheTrackAreDamage() throws {
+        var d = try data("sdr_h264_aac.mp4")
+        let stsz = try XCTUnwrap(offset(of: "stsz", in: d))  // the video track's (the first track)
+        d.replaceSubrange(stsz + 12..<stsz + 16, with: [0, 0, 0, 3])
+        let output = try refusedThenTolerated(d, named: "stsz.mp4", saying: "the pictures cover")
+        XCTAssertEqual(Support.streams(try Support.ffprobe(output), "video").first?["nb_frames"] as? String, "3")
+    }
+
     func testTolerateErrorsConcealsAndCounts() throws {
         var corrupt = try data("sdr_h264_aac.mp4")
         var s: UInt64 = 7

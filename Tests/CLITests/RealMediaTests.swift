@@ -7,10 +7,16 @@ import XCTest
 final class RealMediaTests: CLITestCase {
     static let folder = Support.packageRoot.appendingPathComponent("../shared/realmedia").standardized
 
-    func realFiles() throws -> [String] {
-        guard FileManager.default.fileExists(atPath: RealMediaTests.folder.path) else {
-            throw XCTSkip("../shared/realmedia is absent")
+    /// The shared real media sits beside every clone (CI's too); its absence is a failure, not a reason to skip.
+    static func requireFolder() throws {
+        guard FileManager.default.fileExists(atPath: folder.path) else {
+            XCTFail("\(folder.path) is absent: the real-media tests need ../shared/realmedia beside the clone")
+            throw CocoaError(.fileNoSuchFile)
         }
+    }
+
+    func realFiles() throws -> [String] {
+        try RealMediaTests.requireFolder()
         let names = try FileManager.default.contentsOfDirectory(atPath: RealMediaTests.folder.path)
             .filter { ["mov", "mp4", "h265", "hevc"].contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
         XCTAssertGreaterThanOrEqual(names.count, 10, "the shared real media")
@@ -97,7 +103,7 @@ final class RealMediaTests: CLITestCase {
     /// AV1 Dolby Vision ('dav1') has no decoder in this libavcodec: probe describes it, convert refuses it.
     func testUndecodableDolbyVisionAV1IsDescribedAndRefused() throws {
         let av1 = RealMediaTests.folder.appendingPathComponent("androidx_hdr10-av1.mp4").path
-        guard FileManager.default.fileExists(atPath: av1) else { throw XCTSkip("../shared/realmedia is absent") }
+        try RealMediaTests.requireFolder()
         var data = try Data(contentsOf: URL(fileURLWithPath: av1))
         // The sample entry's 'av01' (the first occurrence is a compatible brand in 'ftyp').
         let entry = try XCTUnwrap(data.range(of: Data("av01".utf8), in: 64..<data.count))

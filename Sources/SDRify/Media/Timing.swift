@@ -25,6 +25,12 @@ extension Demuxer {
         return TimeBase(AVRational(num: 30, den: 1))
     }
 
+    /// How long the container says the video track lasts, in video ticks (nil when it does not say).
+    var videoDurationTicks: Int64? {
+        let d = videoStream.pointee.duration
+        return d == ffNoPTS || d <= 0 ? nil : d
+    }
+
     /// The first video timestamp, in video ticks (0 when the container does not say).
     var videoStartTicks: Int64 { videoStream.pointee.start_time == ffNoPTS ? 0 : videoStream.pointee.start_time }
 }

@@ -139,6 +139,16 @@ final class StreamingConversion: @unchecked Sendable {
                 if options.tolerateErrors { warn("\(options.input): \(promised - videoPackets) video samples missing (damaged sample table): converted without them") }
                 try tolerate("\(options.input): damaged sample table: only \(videoPackets) of the \(promised) video samples could be read")
             }
+            // And the pictures must fill the track: a sample table that lost its entries (a sample count cut
+            // down) gives fewer samples than the track's duration holds, without any read failing.
+            if failure.error == nil, !cut.active, let track = demuxer.videoDurationTicks, let first = firstPTS, let last = lastPTS {
+                let delivered = last + lastDuration - first
+                if Double(delivered) < Double(track) * 0.9 - Double(2 * frameTicks) {
+                    let shown = String(format: "%.3f", Double(delivered) * tb.seconds), whole = String(format: "%.3f", Double(track) * tb.seconds)
+                    if options.tolerateErrors { warn("\(options.input): the pictures cover \(shown) s of the video track's \(whole) s: converted as far as they go") }
+                    try tolerate("\(options.input): damaged sample table: the pictures cover \(shown) s of the video track's \(whole) s")
+                }
+            }
         }
     }
 

@@ -225,12 +225,6 @@ public enum Transcoder {
 
     /// Frame tags win where present; the stream's (container or VUI) fill the gaps.
     static func mergedColor(_ frame: ColorDescription, _ stream: ColorDescription) -> ColorDescription {
-        var c = frame
-        if c.primaries == .unspecified { c.primaries = stream.primaries }
-        if c.transfer == .unspecified { c.transfer = stream.transfer }
-        if c.matrix == .unspecified { c.matrix = stream.matrix }
-        if c.range == .unspecified { c.range = stream.range }
-        if c.chromaLocation == .unspecified { c.chromaLocation = stream.chromaLocation }
-        return c
+        frame.filled(from: stream)
     }
 }
