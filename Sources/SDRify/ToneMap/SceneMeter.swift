@@ -73,10 +73,10 @@ public struct SceneStatistics: Sendable {
     }
 }
 
-/// Measures SceneStatistics on decoded HDR pictures (sdrify_scene_histogram): about 65,000 samples a picture
+/// Measures SceneStatistics on decoded HDR pictures (sdrify_scene_histogram): about 33,000 samples a picture
 /// whatever its size, so the cost is a small constant next to the colour stage's.
 public final class SceneMeter: @unchecked Sendable {
-    static let samples = 65_536
+    static let samples = 32_768
     private static let eotfSize = 4096
     private static let minV: Float = 1.0 / 1_048_576  // 2⁻²⁰
     private static let maxV: Float = 64
