@@ -149,18 +149,19 @@ public final class SceneTracker: @unchecked Sendable {
             scenes += 1
         }
         func snapped(_ v: Double, _ step: Double = SceneTracker.resolution) -> Double { (v / step).rounded() * step }
-        let candidate = SceneCurve(white: snapped(white), highlights: snapped(highlights, 1.0 / 64), peak: snapped(peak))
+        let usedPeak = snapped(peak)
+        let candidate = SceneCurve(white: snapped(white), highlights: snapped(highlights, 1.0 / 64), peak: usedPeak)
         let changed = candidate != curve
         curve = candidate
         func widen(_ r: ClosedRange<Double>?, _ v: Double) -> ClosedRange<Double> { r.map { min($0.lowerBound, v)...max($0.upperBound, v) } ?? v...v }
         keys = widen(keys, stats.key)
-        peaks = widen(peaks, measuredPeak)
+        peaks = widen(peaks, usedPeak)
         exposures = widen(exposures, candidate.exposure)
         return (candidate, changed)
     }
 
-    /// What `convert --json` says of the adaptation: scenes found and the ranges of levels used (cd/m²) and of
-    /// exposure changes (stops).
+    /// What `convert --json` says of the adaptation: scenes found, the range of the pictures' keys (log-average
+    /// light) and of the scene peaks the curves were built from (cd/m²), and of the exposure changes (stops).
     public var report: JSONValue {
         func nits(_ stops: Double) -> JSONValue { .double((ToneCurve.referenceWhite * exp2(stops)).rounded()) }
         func range(_ r: ClosedRange<Double>?, _ f: (Double) -> JSONValue) -> JSONValue {
