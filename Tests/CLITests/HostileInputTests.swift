@@ -246,7 +246,7 @@ final class HostileInputTests: CLITestCase {
         XCTAssertGreaterThan(frames, 0)
         XCTAssertLessThan(frames, 60)
         let r = try Support.sdrify(path("stco.mov"), dir.appendingPathComponent("w.mp4").path, "--tolerate-errors")
-        XCTAssertTrue(r.stderr.contains("video samples missing"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("warning") && r.stderr.contains("video samples could be read"), r.stderr)
     }
 
     /// A sample count cut down (stsz says 3 of 30): the demuxer delivers 3 samples without an error; the track's

@@ -132,23 +132,26 @@ final class StreamingConversion: @unchecked Sendable {
         }
         if !videoDone {
             _ = try decode(nil)
-            // Read to the end: every sample the container indexes must have arrived. A damaged sample table
-            // (chunk offsets past the end of the file) makes the demuxer skip samples without an error.
-            let promised = demuxer.videoIndexEntries
-            if failure.error == nil, videoPackets < promised {
-                if options.tolerateErrors { warn("\(options.input): \(promised - videoPackets) video samples missing (damaged sample table): converted without them") }
-                try tolerate("\(options.input): damaged sample table: only \(videoPackets) of the \(promised) video samples could be read")
-            }
-            // And the pictures must fill the track: a sample table that lost its entries (a sample count cut
-            // down) gives fewer samples than the track's duration holds, without any read failing.
-            if failure.error == nil, !cut.active, let track = demuxer.videoDurationTicks, let first = firstPTS, let last = lastPTS {
-                let delivered = last + lastDuration - first
-                if Double(delivered) < Double(track) * 0.9 - Double(2 * frameTicks) {
-                    let shown = String(format: "%.3f", Double(delivered) * tb.seconds), whole = String(format: "%.3f", Double(track) * tb.seconds)
-                    if options.tolerateErrors { warn("\(options.input): the pictures cover \(shown) s of the video track's \(whole) s: converted as far as they go") }
-                    try tolerate("\(options.input): damaged sample table: the pictures cover \(shown) s of the video track's \(whole) s")
-                }
-            }
+            if failure.error == nil { try checkComplete(videoPackets: videoPackets) }
+        }
+    }
+
+    /// After reading to the end, what the container promised must have arrived: every sample its index lists (a
+    /// damaged sample table, chunk offsets past the end of the file, makes the demuxer skip samples without an
+    /// error), and pictures that fill the track's duration (a sample count cut down gives fewer samples, again
+    /// without any read failing). Refused as damage, or converted without the rest under --tolerate-errors.
+    private func checkComplete(videoPackets: Int) throws {
+        var missing: [String] = []
+        let promised = demuxer.videoIndexEntries
+        if videoPackets < promised { missing.append("only \(videoPackets) of the \(promised) video samples could be read") }
+        if !cut.active, let track = demuxer.videoDurationTicks, let first = firstPTS, let last = lastPTS,
+           Double(last + lastDuration - first) < Double(track) * 0.9 - Double(2 * frameTicks) {
+            let shown = Double(last + lastDuration - first) * tb.seconds, whole = Double(track) * tb.seconds
+            missing.append(String(format: "the pictures cover %.3f s of the video track's %.3f s", shown, whole))
+        }
+        for what in missing {
+            if options.tolerateErrors { warn("\(options.input): damaged sample table: \(what): converted without the rest") }
+            try tolerate("\(options.input): damaged sample table: \(what)")
         }
     }
 
