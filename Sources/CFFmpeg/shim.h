@@ -3,6 +3,7 @@
 // FFmpeg headers for Swift, plus re-exports of what Swift cannot import (function-like macros,
 // compound literals). One shim each, prefixed cffmpeg_, with the reason.
 #include <errno.h>
+#include <string.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -130,10 +131,12 @@ static inline int cffmpeg_use_fd(AVFormatContext *s, int fd) {
 
 // Damage a decoder conceals and only logs ("CABAC_MAX_BIN", "cu_qp_delta … outside the valid range", "error
 // while decoding MB"), counted per decoder: a decoder context whose opaque points at an int counter gets every
-// error-level message it logs counted there (frame threads copy opaque into their contexts). Nothing is printed.
+// error-level message it logs counted there (frame threads copy opaque into their contexts), and the error
+// concealment's own report ("concealing N DC, N AC, N MV errors"), which H.264/MPEG decoders log only at info
+// level. Nothing is printed.
 static inline void cffmpeg_log_callback(void *avcl, int level, const char *fmt, va_list vl) {
-    (void)fmt; (void)vl;
-    if (level > AV_LOG_ERROR || !avcl) return;
+    (void)vl;
+    if (!avcl || (level > AV_LOG_ERROR && !(fmt && strncmp(fmt, "concealing ", 11) == 0))) return;
     if (*(const AVClass **)avcl != avcodec_get_class()) return;
     AVCodecContext *c = avcl;
     if (!c->opaque || !c->codec || !av_codec_is_decoder(c->codec)) return;

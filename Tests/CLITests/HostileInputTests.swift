@@ -218,6 +218,24 @@ final class HostileInputTests: CLITestCase {
         XCTAssertGreaterThan(counts.first ?? 0, 0)
     }
 
+    /// H.264 conceals damage in a B frame and says so only at info level ("concealing … errors"): refused in
+    /// every run where the decoder runs on one thread. (With frame threads libavcodec does not always run its
+    /// error concealment on that frame, so it may not say anything: see the README.)
+    func testConcealedH264DamageIsFoundInEveryRun() throws {
+        var d = try data("sdr_h264_aac.mp4")
+        let video = try packets("sdr_h264_aac.mp4", "v")
+        XCTAssertGreaterThan(video.count, 3)
+        damage(&d, at: video[3].pos + video[3].size / 3, count: 24)
+        try d.write(to: URL(fileURLWithPath: path("concealed.mp4")))
+        for threads in ["1", "1", "1", "2", "2", "2"] {
+            let r = try Support.sdrify(path("concealed.mp4"), dir.appendingPathComponent("x\(threads).mp4").path, "--threads", threads, "--overwrite")
+            XCTAssertEqual(r.status, 2, "threads \(threads): \(r.stderr)")
+        }
+        let r = try Support.sdrify(path("concealed.mp4"), dir.appendingPathComponent("t.mp4").path, "--tolerate-errors", "--json", "--threads", "1")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertGreaterThan((try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])?["decode_errors"] as? Int ?? 0, 0)
+    }
+
     /// Copied AAC is decoded on the side: a damaged frame is refused, or dropped under --tolerate-errors so the
     /// output's audio decodes cleanly.
     func testDamagedCopiedAudioIsFound() throws {

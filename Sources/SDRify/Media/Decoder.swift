@@ -46,6 +46,10 @@ final class Decoder {
         errorCount.deallocate()
     }
 
+    /// Waits for the decoding threads to go idle once the decoder is drained (flushing its buffers), so that any
+    /// message they log about the last pictures has been counted.
+    func finish() { avcodec_flush_buffers(ctx) }
+
     /// Error-level messages this decoder has logged so far: damage it concealed without failing a call (counted
     /// by the log callback that silenceFFmpegLogging installs, from every decoding thread).
     var loggedErrors: Int { Int(cffmpeg_load_count(errorCount)) }

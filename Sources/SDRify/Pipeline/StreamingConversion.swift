@@ -132,6 +132,8 @@ final class StreamingConversion: @unchecked Sendable {
         }
         if !videoDone {
             _ = try decode(nil)
+            decoder.finish()  // every decoding thread idle: all it logged is counted
+            try checkLoggedDamage(at: nil)
             if failure.error == nil { try checkComplete(videoPackets: videoPackets) }
         }
     }
