@@ -47,12 +47,12 @@ public struct SceneCurve: Equatable, Sendable {
         exposure = min(max(SceneCurve.whiteTarget - white, -SceneCurve.maxLowering), 0)
         let h = max(measuredPeak, white) + exposure
         peak = h
-        // Many highlights: a peak clearly above SDR white lands on `peakLanding`, and the knee keeps texture.
-        // Few (speculars, lamps): the peak lands on SDR white, and the knee stays high. Peaks near SDR white land
-        // on it either way (SDR-range content is left as it is).
+        // Many highlights: a peak clearly above SDR white lands on `peakLanding`, and the knee goes low. Few
+        // (speculars, lamps): the peak lands half as far below SDR white (90 %), and the knee stays high. Peaks
+        // near SDR white land on it either way (SDR-range content is left as it is).
         let r = SceneCurve.highlightRange
         let t = min(max((highlights - r.lowerBound) / (r.upperBound - r.lowerBound), 0), 1)
-        top = SceneCurve.peakLanding * t * min(max(h / 0.5, 0), 1)
+        top = SceneCurve.peakLanding * max(t, 0.5) * min(max(h / 0.5, 0), 1)
         // The slope is (V − w)/(U − w) for spans U = peak − knee, V = top − knee and bend w: the lower the knee,
         // the more stops share the compression and the higher the slope. Many highlights: the lowest knee.
         let w = SceneCurve.bend
