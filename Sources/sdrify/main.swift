@@ -46,7 +46,7 @@ struct Convert: ParsableCommand {
     @Argument(help: "Input video file.") var input: String
     @Argument(help: "Output file (.mp4, .m4v or .mov).") var output: String
     @Option(help: "Export preset (see `sdrify presets`).") var preset: String = ExportPreset.defaultName
-    @Option(help: "Tone-mapping operator for HDR input: \(ToneMapOperator.allCases.map(\.rawValue).joined(separator: ", ")).")
+    @Option(help: "Tone-mapping operator for HDR input: auto follows each scene's light; fixed curves: \(ToneMapOperator.allCases.filter { $0 != .auto }.map(\.rawValue).joined(separator: ", ")).")
     var tonemap: String = ToneMapOperator.default.rawValue
     @Flag(help: "Replace an existing output file.") var overwrite = false
     @Flag(help: "Print a JSON report on stdout when done.") var json = false
