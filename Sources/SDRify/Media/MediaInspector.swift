@@ -57,10 +57,9 @@ enum MediaInspector {
             if video.color.transfer == .unspecified || par.format < 0 || video.profile == nil,
                let (first, profile) = try firstFrame(demuxer) {
                 merge(first.hdrMetadata, matrix: first.displayMatrix, into: &video)
-                let tagged = video.color.transfer
                 video.color = video.color.filled(from: first.color)
                 // As the decoder does: a preferred HDR transfer (SEI) overrides the VUI's.
-                if first.color.hdrKind != .sdr, tagged.rawValue != first.color.transfer.rawValue { video.color.transfer = first.color.transfer }
+                if first.color.hdrKind != .sdr { video.color.transfer = first.color.transfer }
                 if par.format < 0 {
                     video.pixelFormat = first.pixelFormatName
                     video.bitDepth = first.bitDepth

@@ -325,7 +325,7 @@ final class StreamingConversion: @unchecked Sendable {
             let sei = frame.hdrMetadata
             if hdr.masteringDisplay == nil { hdr.masteringDisplay = sei.masteringDisplay }
             if hdr.contentLightLevel == nil { hdr.contentLightLevel = sei.contentLightLevel }
-            let color = Transcoder.mergedColor(frame.color, video.color)
+            let color = frame.color.filled(from: video.color)  // frame tags win; the stream's fill the gaps
             if color.hdrKind != .sdr { hdr.warnings.forEach { warn("\(options.input): \($0)") } }
             sourceColor = color
             toneMapped = color.hdrKind != .sdr

@@ -222,9 +222,4 @@ public enum Transcoder {
             throw SDRifyError.unsupported("\(input): Passthrough only remuxes SDR, upright, 8-bit 4:2:0 H.264/HEVC, but \(reasons.joined(separator: " and ")); use another preset")
         }
     }
-
-    /// Frame tags win where present; the stream's (container or VUI) fill the gaps.
-    static func mergedColor(_ frame: ColorDescription, _ stream: ColorDescription) -> ColorDescription {
-        frame.filled(from: stream)
-    }
 }

@@ -84,6 +84,7 @@ public final class SceneMeter: @unchecked Sendable {
     private let histogram: UnsafeMutableBufferPointer<UInt32>
     private var job: sdrify_stats_job
     private let hlg: Bool
+    private let hasChroma: Bool
     private let base: UInt32
 
     public init(format: PlanarFormat, color: ColorDescription, width: Int, height: Int) {
@@ -124,7 +125,6 @@ public final class SceneMeter: @unchecked Sendable {
         job.base = base
         hasChroma = format.hasChroma
     }
-    private let hasChroma: Bool
 
     deinit {
         eotf.deallocate()

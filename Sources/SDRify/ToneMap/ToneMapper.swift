@@ -28,7 +28,11 @@ public final class ToneMapper: @unchecked Sendable {
                 outputWidth: Int, outputHeight: Int, curve: ToneCurve, ringSize: Int = 1,
                 exactHLG: Bool = false, outputSiting: ChromaLocation = .left, scenes: SceneTracker? = nil) throws {
         // A tone mapper made again mid-stream (the picture changed size) goes on with the scene's curve.
-        self.curve = curve.op == .auto && scenes != nil ? ToneCurve(.auto, sourcePeak: curve.sourcePeak, scene: scenes!.curve) : curve
+        if curve.op == .auto, let scenes {
+            self.curve = ToneCurve(.auto, sourcePeak: curve.sourcePeak, scene: scenes.curve)
+        } else {
+            self.curve = curve
+        }
         let kind = sourceColor.hdrKind
         maxY = (kind == .hlg ? 1000 : 10000) / ToneCurve.referenceWhite
         let table = GainTable(curve: self.curve, maxY: maxY)
