@@ -28,7 +28,8 @@ enum ImageDecoder {
     static let maxFrames = 1000
     static let maxPixels = 4096 * 4096
 
-    static func decode(path: String) throws -> [RGBAImage] {
+    /// `maxPixels`: stickers are small; a picture shown as a clip may be a 48-megapixel photo.
+    static func decode(path: String, maxPixels: Int = ImageDecoder.maxPixels, firstOnly: Bool = false) throws -> [RGBAImage] {
         var c: UnsafeMutablePointer<AVFormatContext>? = nil
         guard avformat_open_input(&c, path, nil, nil) >= 0, let ctx = c else {
             throw SDRifyError.usage("\(path): cannot read this image")
@@ -40,7 +41,7 @@ enum ImageDecoder {
         let stream = ctx.pointee.streams[Int(index)]!
         let par = stream.pointee.codecpar!
         guard par.pointee.width > 0, par.pointee.height > 0, Int(par.pointee.width) * Int(par.pointee.height) <= maxPixels else {
-            throw SDRifyError.usage("\(path): image size \(par.pointee.width)x\(par.pointee.height) is not usable for a sticker")
+            throw SDRifyError.usage("\(path): image size \(par.pointee.width)x\(par.pointee.height) is not usable here")
         }
         guard let codec = avcodec_find_decoder(par.pointee.codec_id), let d = avcodec_alloc_context3(codec) else {
             throw SDRifyError.usage("\(path): no decoder for this image")
@@ -73,10 +74,11 @@ enum ImageDecoder {
                 if let matrix = frame.displayMatrix, let o = Orientation(matrix: matrix), o != .up { image = image.upright(o) }
                 images.append(image)
                 av_frame_unref(frame.av)
+                if firstOnly { return }
                 guard images.count <= maxFrames else { throw SDRifyError.usage("\(path): more than \(maxFrames) frames") }
             }
         }
-        while av_read_frame(ctx, packet.av) >= 0 {
+        while (images.isEmpty || !firstOnly), av_read_frame(ctx, packet.av) >= 0 {
             if packet.streamIndex == Int(index) {
                 if avcodec_send_packet(d, packet.av) < 0 { throw SDRifyError.usage("\(path): damaged image") }
                 try receiveAll()

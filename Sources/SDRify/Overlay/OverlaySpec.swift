@@ -52,11 +52,16 @@ public struct OverlaySpec: Equatable, Sendable {
             throw SDRifyError.usage("\(path): malformed JSON")
         }
         var parser = Parser(file: path, base: URL(fileURLWithPath: path).deletingLastPathComponent())
-        let object = try parser.object(root, at: "$", allowed: ["stickers", "captions"])
+        return try parse(root, at: "$", parser: &parser)
+    }
+
+    /// An overlay description already read from JSON (also the `overlays` of a timeline file), at `at`.
+    static func parse(_ root: Any, at path: String, parser: inout Parser) throws -> OverlaySpec {
+        let object = try parser.object(root, at: path, allowed: ["stickers", "captions"])
         var spec = OverlaySpec()
         if let list = object["captions"] {
-            for (i, item) in try parser.array(list, at: "$.captions").enumerated() {
-                let at = "$.captions[\(i)]"
+            for (i, item) in try parser.array(list, at: "\(path).captions").enumerated() {
+                let at = "\(path).captions[\(i)]"
                 let o = try parser.object(item, at: at, allowed: ["file"])
                 guard var file = o["file"] as? String, !file.isEmpty else { throw parser.fail("\(at).file", "expected a caption file name") }
                 if let base = parser.base, !file.hasPrefix("/") { file = base.appendingPathComponent(file).path }
@@ -65,8 +70,8 @@ public struct OverlaySpec: Equatable, Sendable {
             }
         }
         if let list = object["stickers"] {
-            for (i, item) in try parser.array(list, at: "$.stickers").enumerated() {
-                spec.stickers.append(try parser.sticker(item, at: "$.stickers[\(i)]"))
+            for (i, item) in try parser.array(list, at: "\(path).stickers").enumerated() {
+                spec.stickers.append(try parser.sticker(item, at: "\(path).stickers[\(i)]"))
             }
         }
         return spec

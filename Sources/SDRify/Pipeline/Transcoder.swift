@@ -91,8 +91,6 @@ public enum Transcoder {
         let (dw, dh) = video.displaySize
         let target = options.preset.passthrough ? (video.width, video.height)
             : TargetSize.fit(width: dw, height: dh, into: options.preset.box)
-        // The colour stage works in coded orientation: its output is the target turned back.
-        let coded = orientation.swapsDimensions ? (target.1, target.0) : (target.0, target.1)
 
         // Overlay pictures are decoded now: a bad one fails before any output exists.
         let overlays = options.overlays.isEmpty ? nil
@@ -162,19 +160,24 @@ public enum Transcoder {
             let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: shift, end: cutEnd)
             muxer.copyMetadata(from: demuxer, keepLocation: options.keepLocation)
             try muxer.writeHeader()
+            let clip = ClipDecoder(label: options.input, tolerateErrors: options.tolerateErrors, video: video, demuxer: demuxer,
+                                   decoder: decoder, audio: audio, orientation: orientation,
+                                   range: .init(active: cutting, start: cutStart, end: cutEnd, shiftTicks: tb.ticks(shift)), warn: warn)
+            // Each picture may wait in `converted` and in the encoder while the next ones are made.
+            let chain = ClipChain(label: options.input, video: video, orientation: orientation, size: target, toneMap: options.toneMap,
+                                  ringSize: StreamingConversion.pictureRing, timeBase: tb, warn: warn)
             let conversion = StreamingConversion(
-                options: options, video: video, demuxer: demuxer, decoder: decoder, encoder: encoder, muxer: muxer,
-                outVideo: outVideo, audio: audio, orientation: orientation, coded: coded, overlays: overlays, warn: warn,
-                cut: .init(active: cutting, start: cutStart, end: cutEnd, shiftTicks: tb.ticks(shift)),
+                clip: clip, chain: chain, tolerateErrors: options.tolerateErrors, threads: options.threads,
+                encoder: encoder, muxer: muxer, outVideo: outVideo, overlays: overlays,
                 report: { n, pts, first in frames = n; firstPTS = first; report(pts, finished: false) })
             try conversion.run()
             frames = conversion.frames
-            convertedFrom = conversion.sourceColor
-            if conversion.toneMapped && options.toneMap == .auto { toneDetail = conversion.scenes.report }
+            convertedFrom = chain.sourceColor
+            if chain.toneMapped && options.toneMap == .auto { toneDetail = chain.scenes.report }
             decodeErrors = conversion.errorsConcealed
-            firstPTS = conversion.firstPTS
-            lastPTS = conversion.lastPTS
-            lastDuration = conversion.lastDuration
+            firstPTS = clip.firstPTS
+            lastPTS = clip.lastPTS
+            lastDuration = clip.lastDuration
             guard frames > 0 else {
                 throw SDRifyError.invalidInput(cutting ? "\(options.input): no video frames in the requested range"
                                                         : "\(options.input): no decodable video frames")

@@ -25,6 +25,13 @@ struct ZimgFormat {
         self.color = color
     }
 
+    /// Planar 8-bit R'G'B' (a picture decoded to RGB).
+    init(width: Int, height: Int, rgb8 color: ColorDescription) {
+        self.width = width; self.height = height
+        sample = .byte; depth = 8; family = .rgb
+        self.color = color
+    }
+
     /// Planar float (or half-float) R'G'B' or linear RGB.
     init(width: Int, height: Int, rgb color: ColorDescription, half: Bool = false) {
         self.width = width; self.height = height

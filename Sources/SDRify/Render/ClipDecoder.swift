@@ -1,0 +1,198 @@
+import Foundation
+
+/// What flows from a clip's demuxer to the stages after it: pictures, and (for convert's copy path) audio packets.
+enum MediaItem { case video(Frame), audio(Packet) }
+
+/// The first link of a clip's chain: demux and decode one input's video, select the pictures of a source range,
+/// give them timestamps from the range's start, and apply the damage policy (refuse, or count under
+/// tolerate-errors). Audio packets of `audio` within the range travel along (convert's copy path).
+final class ClipDecoder {
+    struct Range {
+        var active: Bool
+        var start: Double       // absolute input seconds that become 0
+        var end: Double?        // absolute input seconds
+        var shiftTicks: Int64   // video ticks subtracted from every timestamp
+    }
+
+    let label: String               // the input, in messages
+    let tolerateErrors: Bool
+    let video: VideoInfo
+    let demuxer: Demuxer
+    let decoder: Decoder
+    let audio: AudioOutput?
+    let orientation: Orientation
+    let range: Range
+    let warn: Transcoder.Warning
+    let tb: TimeBase
+    let frameTicks: Int64
+    private let halfFrame: Double
+    private let videoStart: Double
+
+    private(set) var decodeErrors = 0
+    private(set) var firstPTS: Int64? = nil
+    private(set) var lastPTS: Int64? = nil
+    /// The duration of the last picture selected (ticks).
+    private(set) var lastDuration: Int64 = 1
+
+    init(label: String, tolerateErrors: Bool, video: VideoInfo, demuxer: Demuxer, decoder: Decoder, audio: AudioOutput?,
+         orientation: Orientation, range: Range, warn: @escaping Transcoder.Warning) {
+        self.label = label; self.tolerateErrors = tolerateErrors; self.video = video; self.demuxer = demuxer
+        self.decoder = decoder; self.audio = audio; self.orientation = orientation; self.range = range; self.warn = warn
+        tb = demuxer.videoTimeBase
+        let rate = demuxer.videoFrameRate
+        frameTicks = rate.num > 0 ? max(1, Int64((1 / rate.seconds / tb.seconds).rounded())) : 1
+        halfFrame = 0.5 / max(rate.seconds, 1)
+        videoStart = Double(demuxer.videoStartTicks) * tb.seconds
+    }
+
+    /// Reads and decodes, handing every selected picture and audio packet to `emit`, in order, until the range
+    /// ends, the input ends, or `stopped` says another stage has failed.
+    func run(stopped: () -> Bool, emit: @escaping (MediaItem) throws -> Void) throws {
+        self.emit = emit
+        defer { self.emit = nil }
+        let packet = try Packet()
+        var videoDone = false, audioDone = audio == nil
+        var videoPackets = 0
+        while !stopped(), try read(into: packet) {
+            if packet.streamIndex == demuxer.videoStreamIndex {
+                videoPackets += 1
+                if !videoDone { videoDone = try decode(packet) }
+            } else if let audio, audio.owns(packet), !audioDone {
+                switch audio.position(of: packet) {
+                case .before: break
+                case .after: audioDone = true
+                case .within: try emit(.audio(try packet.moved()))
+                }
+            }
+            if videoDone && audioDone { break }
+        }
+        if !videoDone {
+            _ = try decode(nil)
+            decoder.finish()  // every decoding thread idle: all it logged is counted
+            try checkLoggedDamage(at: nil)
+            if !stopped() { try checkComplete(videoPackets: videoPackets) }
+        }
+    }
+
+    /// After reading to the end, what the container promised must have arrived: every sample its index lists (a
+    /// damaged sample table, chunk offsets past the end of the file, makes the demuxer skip samples without an
+    /// error), and pictures that fill the track's duration (a sample count cut down gives fewer samples, again
+    /// without any read failing). Refused as damage, or converted without the rest under --tolerate-errors.
+    private func checkComplete(videoPackets: Int) throws {
+        var missing: [String] = []
+        let promised = demuxer.videoIndexEntries
+        if videoPackets < promised { missing.append("only \(videoPackets) of the \(promised) video samples could be read") }
+        if !range.active, let track = demuxer.videoDurationTicks, let first = firstPTS, let last = lastPTS,
+           Double(last + lastDuration - first) < Double(track) * 0.9 - Double(2 * frameTicks) {
+            let shown = Double(last + lastDuration - first) * tb.seconds, whole = Double(track) * tb.seconds
+            missing.append(String(format: "the pictures cover %.3f s of the video track's %.3f s", shown, whole))
+        }
+        for what in missing {
+            if tolerateErrors { warn("\(label): damaged sample table: \(what): converted without the rest") }
+            try tolerate("\(label): damaged sample table: \(what)")
+        }
+    }
+
+    private var emit: ((MediaItem) throws -> Void)? = nil
+
+    /// The next packet; false at the end. With --tolerate-errors a read error (a file cut short) ends the input.
+    private func read(into packet: Packet) throws -> Bool {
+        do {
+            return try demuxer.readPacket(into: packet)
+        } catch let e as SDRifyError where e.status == .invalidInput {
+            try tolerate(e.message)
+            return false
+        }
+    }
+
+    /// The damage policy: without --tolerate-errors the input is refused with `message` (exit 2); with it the
+    /// damage is counted and the caller carries on.
+    private func tolerate(_ message: @autoclosure () -> String) throws {
+        guard tolerateErrors else { throw SDRifyError.invalidInput(message()) }
+        decodeErrors += 1
+    }
+
+    private func seconds(_ pts: Int64?) -> String {
+        guard let pts else { return "an unknown time" }
+        return String(format: "%.3f s", Double(pts) * tb.seconds - videoStart)
+    }
+
+    /// Feeds one packet (nil drains); returns true once the range's end is reached.
+    private func decode(_ packet: Packet?) throws -> Bool {
+        do {
+            try decoder.send(packet)
+        } catch let e as SDRifyError where e.status == .invalidInput {
+            try tolerate("\(e.message) at \(seconds(packet?.pts))")
+        }
+        while true {
+            let frame: Frame?
+            do {
+                frame = try decoder.receive()
+            } catch let e as SDRifyError where e.status == .invalidInput {
+                try tolerate(e.message)
+                break  // the decoder has said all it will about this packet
+            }
+            guard let frame else { try checkLoggedDamage(at: packet?.pts); return false }
+            try checkLoggedDamage(at: frame.pts)
+            if try select(frame) { return true }
+        }
+        return false
+    }
+
+    private var loggedErrorsSeen = 0
+
+    /// Damage the decoder concealed and only logged (a flipped bit in a keyframe can leave every later picture
+    /// visibly wrong with no failing call): refused like any damage, or counted under --tolerate-errors. The
+    /// count is the decoder's own (every thread's messages), so the outcome does not depend on thread timing.
+    private func checkLoggedDamage(at pts: Int64?) throws {
+        let logged = decoder.loggedErrors
+        guard logged > loggedErrorsSeen else { return }
+        let new = logged - loggedErrorsSeen
+        loggedErrorsSeen = logged
+        guard tolerateErrors else {
+            throw SDRifyError.invalidInput("\(label): damaged video at \(seconds(pts)) (errors the decoder concealed)")
+        }
+        decodeErrors += new
+    }
+
+    private var sawFirstPicture = false
+
+    /// Applies the range and the damage policy, gives the frame its output timestamp and emits it.
+    /// Returns true when the frame lies past the end of the range.
+    private func select(_ frame: Frame) throws -> Bool {
+        if !sawFirstPicture {  // what only the bitstream says: here rather than in a separate probe decode
+            sawFirstPicture = true
+            var withSEI = video
+            withSEI.frameMatrix = frame.displayMatrix
+            if let other = withSEI.conflictingFrameOrientation {
+                let desc: String = switch other { case .known(let o): "EXIF \(o.rawValue)"; case .unsupported: "an unsupported matrix" }
+                warn("\(label): the bitstream's display-orientation SEI (\(desc)) disagrees with the container (EXIF \(orientation.rawValue)); following the container")
+            }
+        }
+        // A raw bitstream has no timestamps: its pictures follow each other from 0 at the nominal rate.
+        let sourcePTS = frame.pts ?? (lastPTS.map { $0 + range.shiftTicks + frameTicks } ?? 0)
+        let time = Double(sourcePTS) * tb.seconds
+        if range.active, time < range.start - halfFrame { return false }
+        if let end = range.end, time >= end - halfFrame { return true }
+        if frame.isCorrupt { try tolerate("\(label): damaged video at \(seconds(frame.pts))") }
+        // Strictly increasing timestamps for the encoder (a variable frame rate is kept as it is).
+        var pts = max(0, sourcePTS - range.shiftTicks)
+        if let last = lastPTS, pts <= last { pts = last + 1 }
+        // Frames an hour apart are damaged timing (a corrupt sample table; screen recorders that send frames only
+        // on change leave gaps of minutes, not hours), which the muxer would refuse as the output's fault: the
+        // input's damage, or with --tolerate-errors the nominal frame interval instead.
+        if let last = lastPTS, Double(pts - last) * tb.seconds > 3600 {
+            try tolerate("\(label): damaged timestamps: frames \(Int(Double(pts - last) * tb.seconds)) s apart at \(seconds(frame.pts))")
+            pts = last + frameTicks
+        }
+        lastPTS = pts
+        if firstPTS == nil { firstPTS = pts }
+        frame.pts = pts
+        // Each picture keeps its own duration (the last one's ends the track); a missing or absurd one is the
+        // nominal frame interval.
+        if let d = frame.duration, Double(d) * tb.seconds <= 10 { lastDuration = d } else { lastDuration = frameTicks }
+        frame.duration = lastDuration
+        try emit?(.video(frame))
+        return false
+    }
+}

@@ -1,0 +1,75 @@
+/// A point or length on a clock as an exact fraction of a second: output frame n of a 30000/1001 rate lies at
+/// n·1001/30000 s exactly, so a long timeline does not drift the way summed floating-point frame lengths do.
+public struct MediaTime: Comparable, Hashable, Sendable, CustomStringConvertible {
+    public let value: Int64
+    public let timescale: Int64   // ticks per second, > 0
+
+    public init(value: Int64, timescale: Int64) {
+        precondition(timescale > 0, "a timescale is positive")
+        self.value = value; self.timescale = timescale
+    }
+
+    /// The nearest tick of `timescale` to `seconds` (microseconds by default).
+    public init(seconds: Double, timescale: Int64 = 1_000_000) {
+        self.init(value: Int64((seconds * Double(timescale)).rounded()), timescale: timescale)
+    }
+
+    public static let zero = MediaTime(value: 0, timescale: 1)
+
+    public var seconds: Double { Double(value) / Double(timescale) }
+    public var description: String { String(format: "%.3f s", seconds) }
+
+    public static func < (a: MediaTime, b: MediaTime) -> Bool {
+        Int128(a.value) * Int128(b.timescale) < Int128(b.value) * Int128(a.timescale)
+    }
+    public static func == (a: MediaTime, b: MediaTime) -> Bool {
+        Int128(a.value) * Int128(b.timescale) == Int128(b.value) * Int128(a.timescale)
+    }
+    public func hash(into h: inout Hasher) { h.combine(seconds) }
+}
+
+/// A frame rate as a fraction (30000/1001 for "29.97").
+public struct FrameRate: Equatable, Sendable, CustomStringConvertible {
+    public let num: Int64
+    public let den: Int64
+
+    public init(num: Int64, den: Int64) {
+        precondition(num > 0 && den > 0, "a frame rate is positive")
+        self.num = num; self.den = den
+    }
+
+    /// The range a timeline accepts.
+    public static let valid: ClosedRange<Double> = 1...240
+
+    /// The rate `fps` most likely stands for: the NTSC rates (23.976, 29.97, 59.94, 119.88) and whole rates
+    /// when within 0.1 % of one; otherwise the nearest 1/1000 frame per second.
+    public init(approximating fps: Double) {
+        for whole in [24.0, 30, 60, 120] where abs(fps - whole * 1000 / 1001) < whole * 0.00005 {
+            self.init(num: Int64(whole) * 1000, den: 1001); return
+        }
+        if abs(fps - fps.rounded()) < fps * 0.001, fps.rounded() >= 1 {
+            self.init(num: Int64(fps.rounded()), den: 1); return
+        }
+        self.init(num: Int64((fps * 1000).rounded()), den: 1000)
+    }
+
+    /// "30", "29.97", "30000/1001".
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count == 2, let n = Int64(parts[0]), let d = Int64(parts[1]), n > 0, d > 0,
+           FrameRate.valid.contains(Double(n) / Double(d)) {
+            self.init(num: n, den: d); return
+        }
+        guard parts.count == 1, let fps = Double(text), fps.isFinite, FrameRate.valid.contains(fps) else { return nil }
+        self.init(approximating: fps)
+    }
+
+    public var fps: Double { Double(num) / Double(den) }
+    public var description: String { den == 1 ? String(num) : "\(num)/\(den)" }
+
+    /// When output frame `n` starts.
+    public func time(ofFrame n: Int) -> MediaTime { MediaTime(value: Int64(n) * den, timescale: num) }
+
+    /// How many whole frames fit in `seconds`, to the nearest frame.
+    public func frames(in seconds: Double) -> Int { Int((seconds * fps).rounded()) }
+}

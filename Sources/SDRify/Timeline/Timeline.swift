@@ -1,0 +1,157 @@
+import Foundation
+
+/// An sRGB colour given as #RRGGBB.
+public struct RGBColor: Equatable, Sendable {
+    public var r: UInt8, g: UInt8, b: UInt8
+    public init(r: UInt8, g: UInt8, b: UInt8) { self.r = r; self.g = g; self.b = b }
+
+    public static let black = RGBColor(r: 0, g: 0, b: 0)
+
+    public init?(hex text: String) {
+        var t = Substring(text)
+        if t.hasPrefix("#") { t = t.dropFirst() }
+        guard t.count == 6, t.allSatisfy(\.isHexDigit), let v = UInt32(t, radix: 16) else { return nil }
+        self.init(r: UInt8(v >> 16), g: UInt8((v >> 8) & 0xFF), b: UInt8(v & 0xFF))
+    }
+
+    public var hex: String { String(format: "#%02X%02X%02X", r, g, b) }
+
+    /// The colour as 8-bit BT.709 limited-range Y'CbCr (the output's coding).
+    public var ycbcr709: (y: UInt8, cb: UInt8, cr: UInt8) {
+        let (R, G, B) = (Double(r) / 255, Double(g) / 255, Double(b) / 255)
+        let y = 0.2126 * R + 0.7152 * G + 0.0722 * B
+        func code(_ v: Double) -> UInt8 { UInt8(min(max(v.rounded(), 0), 255)) }
+        return (code(16 + 219 * y), code(128 + 224 * (B - y) / 1.8556), code(128 + 224 * (R - y) / 1.5748))
+    }
+}
+
+/// How a clip whose shape differs from the output's is fitted into it.
+public enum Fit: String, CaseIterable, Sendable {
+    case contain  // the whole picture, touching two edges, on the background
+    case cover    // fills the output, centre cropped
+}
+
+/// The transitions between two clips (ffmpeg xfade's names).
+public enum TransitionKind: String, CaseIterable, Sendable {
+    case none, fade, fadeblack, fadewhite, wipeleft, wiperight, wipeup, wipedown, slideleft, slideright, slideup, slidedown
+
+    public init?(name: String) {
+        let n = name.lowercased()
+        self.init(rawValue: n == "crossfade" ? "fade" : n)
+    }
+}
+
+public struct Transition: Equatable, Sendable {
+    public var kind: TransitionKind
+    public var duration: Double   // seconds of overlap; 0 with `none`
+    public init(kind: TransitionKind, duration: Double) { self.kind = kind; self.duration = kind == .none ? 0 : duration }
+    public static let cut = Transition(kind: .none, duration: 0)
+    public static let defaultDuration = 0.5
+
+    /// `TYPE[:SECONDS]`.
+    public init?(spec: String) {
+        let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count <= 2, let kind = TransitionKind(name: parts[0]) else { return nil }
+        var seconds = Transition.defaultDuration
+        if parts.count == 2 {
+            guard let s = Double(parts[1]), s.isFinite, s > 0 else { return nil }
+            seconds = s
+        }
+        self.init(kind: kind, duration: seconds)
+    }
+}
+
+/// What one clip shows.
+public enum ClipSource: Equatable, Sendable {
+    case video(String)       // a video file
+    case image(String)       // a still picture, held `duration` seconds
+    case color(RGBColor)     // a solid colour, held `duration` seconds
+
+    /// `color:#RRGGBB[:SECONDS]`, or a file (video or image: told apart when its headers are read).
+    public var name: String {
+        switch self {
+        case .video(let p), .image(let p): p
+        case .color(let c): "color:\(c.hex)"
+        }
+    }
+}
+
+public struct TimelineClip: Equatable, Sendable {
+    public var source: ClipSource
+    public var from: Double? = nil       // seconds of the clip's own clock (videos)
+    public var to: Double? = nil
+    public var duration: Double? = nil   // seconds shown (images and colours)
+    public var fit: Fit? = nil           // nil: the output's
+    public var volume: Double = 1        // linear gain of the clip's own audio
+    public var transition: Transition = .cut   // into the next clip
+    public init(source: ClipSource) { self.source = source }
+}
+
+public struct MusicTrack: Equatable, Sendable {
+    public var path: String
+    public var volume: Double = 0.3      // linear gain
+    public var fadeIn: Double = 0        // seconds
+    public var fadeOut: Double = 0
+    public init(path: String) { self.path = path }
+}
+
+/// The output: where, at what size and rate, and how it is encoded.
+public struct OutputSpec: Sendable {
+    public var path: String
+    public var preset: ExportPreset
+    public var fps: FrameRate? = nil            // nil: the first video clip's
+    public var background = RGBColor.black
+    public var fit = Fit.contain
+    public var imageDuration = 3.0              // seconds, for images given without one
+    public var overwrite = false
+    public var crf: Int? = nil
+    public var encoderPreset: String? = nil
+    public var threads = 0
+    public var toneMap = ToneMapOperator.default
+    public var tolerateErrors = false
+    public init(path: String, preset: ExportPreset) { self.path = path; self.preset = preset }
+}
+
+/// A composition as a value: clips in order with the transition into each next one, optional music, layers on
+/// the output's clock, and the output. `convert` is the one-clip case. `validate` is the one place its values
+/// are checked; its messages speak of the timeline, not of command-line flags.
+public struct Timeline: Sendable {
+    public var output: OutputSpec
+    public var clips: [TimelineClip]
+    public var music: MusicTrack? = nil
+    public var overlays = OverlaySpec()
+
+    public init(output: OutputSpec, clips: [TimelineClip]) { self.output = output; self.clips = clips }
+
+    /// Checks every value that does not need the media; `where` names each clip (a JSON path or "clip 3").
+    public func validate(where name: (Int) -> String = { "clip \($0 + 1)" }) throws {
+        let ext = URL(fileURLWithPath: output.path).pathExtension.lowercased()
+        guard ConvertOptions.outputExtensions.contains(ext) else {
+            throw SDRifyError.usage("\(output.path): unsupported output extension '.\(ext)' (use .mp4, .m4v or .mov)")
+        }
+        guard !clips.isEmpty else { throw SDRifyError.usage("a timeline needs at least one clip") }
+        guard output.preset.passthrough == false || clips.count == 1 else {
+            throw SDRifyError.usage("Passthrough copies one file; a composition needs a preset that re-encodes")
+        }
+        if !(output.imageDuration > 0 && output.imageDuration.isFinite) { throw SDRifyError.usage("the image duration must be more than 0 seconds") }
+        for (i, clip) in clips.enumerated() {
+            let at = name(i)
+            if let f = clip.from, !(f >= 0 && f.isFinite) { throw SDRifyError.usage("\(at): from must be 0 or more seconds") }
+            if let t = clip.to, !(t > 0 && t.isFinite) { throw SDRifyError.usage("\(at): to must be more than 0 seconds") }
+            if let f = clip.from, let t = clip.to, t <= f { throw SDRifyError.usage("\(at): to (\(t) s) must be after from (\(f) s)") }
+            if let d = clip.duration, !(d > 0 && d.isFinite) { throw SDRifyError.usage("\(at): duration must be more than 0 seconds") }
+            if case .video = clip.source, clip.duration != nil { throw SDRifyError.usage("\(at): a video clip takes from/to, not duration") }
+            if case .video = clip.source {} else if clip.from != nil || clip.to != nil {
+                throw SDRifyError.usage("\(at): from/to apply to video clips; an image or colour takes a duration")
+            }
+            if !(clip.volume >= 0 && clip.volume.isFinite) { throw SDRifyError.usage("\(at): volume must be 0 or more") }
+            let t = clip.transition
+            if t.kind != .none, !(t.duration > 0 && t.duration.isFinite) { throw SDRifyError.usage("\(at): the transition's duration must be more than 0 seconds") }
+        }
+        if let music {
+            if !(music.volume >= 0 && music.volume.isFinite) { throw SDRifyError.usage("music: volume must be 0 or more") }
+            if !(music.fadeIn >= 0 && music.fadeIn.isFinite) { throw SDRifyError.usage("music: fade_in must be 0 or more seconds") }
+            if !(music.fadeOut >= 0 && music.fadeOut.isFinite) { throw SDRifyError.usage("music: fade_out must be 0 or more seconds") }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// Reads an edit description (EDIT.json): `output`, `clips`, `music`, `overlays`. Every problem is a usage error
+/// naming the file and the JSON path; paths inside are relative to the file. Its output values win over `base`.
+extension Timeline {
+    public static func load(jsonFile path: String, base: OutputSpec) throws -> Timeline {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SDRifyError.usage("\(path): cannot read the timeline")
+        }
+        let root: Any
+        do { root = try JSONSerialization.jsonObject(with: data) } catch {
+            throw SDRifyError.usage("\(path): malformed JSON")
+        }
+        var parser = Parser(file: path, base: URL(fileURLWithPath: path).deletingLastPathComponent())
+        let top = try parser.object(root, at: "$", allowed: ["output", "clips", "music", "overlays"])
+        var output = base
+        if let o = top["output"] { try parser.output(o, into: &output) }
+        guard let list = top["clips"] else { throw parser.fail("$.clips", "missing") }
+        let items = try parser.array(list, at: "$.clips")
+        guard !items.isEmpty else { throw parser.fail("$.clips", "needs at least one clip") }
+        var timeline = Timeline(output: output, clips: try items.enumerated().map { try parser.clip($1, at: "$.clips[\($0)]") })
+        if let m = top["music"] { timeline.music = try parser.music(m, at: "$.music") }
+        if let o = top["overlays"] { timeline.overlays = try OverlaySpec.parse(o, at: "$.overlays", parser: &parser) }
+        try timeline.validate { "\(path): $.clips[\($0)]" }
+        return timeline
+    }
+}
+
+extension Parser {
+    func string(_ v: Any?, at path: String) throws -> String? {
+        guard let v else { return nil }
+        guard let s = v as? String, !s.isEmpty else { throw fail(path, "expected a non-empty string") }
+        return s
+    }
+
+    func file(_ v: Any?, at path: String) throws -> String? {
+        guard var f = try string(v, at: path) else { return nil }
+        if let base, !f.hasPrefix("/") { f = base.appendingPathComponent(f).path }
+        guard FileManager.default.isReadableFile(atPath: f) else { throw fail(path, "cannot read \(f)") }
+        return f
+    }
+
+    func color(_ v: Any?, at path: String) throws -> RGBColor? {
+        guard let s = try string(v, at: path) else { return nil }
+        guard let c = RGBColor(hex: s) else { throw fail(path, "expected a colour like \"#RRGGBB\"") }
+        return c
+    }
+
+    func positive(_ v: Any?, at path: String) throws -> Double? {
+        guard let n = try number(v, at: path) else { return nil }
+        guard n > 0 else { throw fail(path, "must be more than 0") }
+        return n
+    }
+
+    func nonNegative(_ v: Any?, at path: String) throws -> Double? {
+        guard let n = try number(v, at: path) else { return nil }
+        guard n >= 0 else { throw fail(path, "must be 0 or more") }
+        return n
+    }
+
+    func output(_ v: Any, into out: inout OutputSpec) throws {
+        let o = try object(v, at: "$.output", allowed: ["preset", "fps", "background", "fit", "image_duration"])
+        if let name = try string(o["preset"], at: "$.output.preset") {
+            guard let p = ExportPreset.named(name) else { throw fail("$.output.preset", "unknown preset '\(name)'") }
+            out.preset = p
+        }
+        if let f = o["fps"] {
+            let text = try (f as? String) ?? number(f, at: "$.output.fps").map { String($0) } ?? ""
+            guard let rate = FrameRate(parsing: text) else { throw fail("$.output.fps", "expected a rate from 1 to 240") }
+            out.fps = rate
+        }
+        if let c = try color(o["background"], at: "$.output.background") { out.background = c }
+        if let name = try string(o["fit"], at: "$.output.fit") {
+            guard let fit = Fit(rawValue: name) else { throw fail("$.output.fit", "expected contain or cover") }
+            out.fit = fit
+        }
+        if let d = try positive(o["image_duration"], at: "$.output.image_duration") { out.imageDuration = d }
+    }
+
+    func clip(_ v: Any, at path: String) throws -> TimelineClip {
+        let o = try object(v, at: path, allowed: ["file", "image", "color", "from", "to", "duration", "fit", "volume", "transition"])
+        let sources = ["file", "image", "color"].filter { o[$0] != nil }
+        guard sources.count == 1 else { throw fail(path, "needs exactly one of file, image or color") }
+        let source: ClipSource
+        if let f = try file(o["file"], at: "\(path).file") { source = .video(f) }
+        else if let f = try file(o["image"], at: "\(path).image") { source = .image(f) }
+        else { source = .color(try color(o["color"], at: "\(path).color")!) }
+        var clip = TimelineClip(source: source)
+        clip.from = try nonNegative(o["from"], at: "\(path).from")
+        clip.to = try positive(o["to"], at: "\(path).to")
+        clip.duration = try positive(o["duration"], at: "\(path).duration")
+        if let name = try string(o["fit"], at: "\(path).fit") {
+            guard let fit = Fit(rawValue: name) else { throw fail("\(path).fit", "expected contain or cover") }
+            clip.fit = fit
+        }
+        clip.volume = try nonNegative(o["volume"], at: "\(path).volume") ?? 1
+        if let t = o["transition"] {
+            let tp = "\(path).transition"
+            if let name = t as? String {
+                guard let tr = Transition(spec: name) else { throw fail(tp, "unknown transition '\(name)'") }
+                clip.transition = tr
+            } else {
+                let to = try object(t, at: tp, allowed: ["type", "duration"])
+                let name = try string(to["type"], at: "\(tp).type") ?? "fade"
+                guard let kind = TransitionKind(name: name) else {
+                    throw fail("\(tp).type", "unknown transition '\(name)' (one of \(TransitionKind.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                clip.transition = Transition(kind: kind, duration: try positive(to["duration"], at: "\(tp).duration") ?? Transition.defaultDuration)
+            }
+        }
+        return clip
+    }
+
+    func music(_ v: Any, at path: String) throws -> MusicTrack {
+        let o = try object(v, at: path, allowed: ["file", "volume", "fade_in", "fade_out"])
+        guard let f = try file(o["file"], at: "\(path).file") else { throw fail("\(path).file", "missing") }
+        var m = MusicTrack(path: f)
+        m.volume = try nonNegative(o["volume"], at: "\(path).volume") ?? m.volume
+        m.fadeIn = try nonNegative(o["fade_in"], at: "\(path).fade_in") ?? 0
+        m.fadeOut = try nonNegative(o["fade_out"], at: "\(path).fade_out") ?? 0
+        return m
+    }
+}
