@@ -36,7 +36,7 @@ struct SDRifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sdrify",
         abstract: "Turn phone HDR video into SDR H.264 MP4 that plays correctly everywhere.",
-        subcommands: [Convert.self, Probe.self, Presets.self],
+        subcommands: [Convert.self, Compose.self, Probe.self, Presets.self],
         defaultSubcommand: Convert.self)
 }
 
@@ -67,24 +67,8 @@ struct Convert: ParsableCommand {
     @Option(help: ArgumentHelp("Write ffmpeg-style key=value progress blocks to a file descriptor, or - for stdout.", valueName: "FD|-"))
     var progress: String?
 
-    static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
-
     func validate() throws {
-        guard ExportPreset.named(preset) != nil else {
-            throw ValidationError("unknown preset '\(preset)' (one of: \(ExportPreset.all.map(\.name).joined(separator: ", ")))")
-        }
-        guard ToneMapOperator(rawValue: tonemap) != nil else {
-            throw ValidationError("unknown --tonemap '\(tonemap)' (one of: \(ToneMapOperator.allCases.map(\.rawValue).joined(separator: ", ")))")
-        }
-        if let crf, !(0...51).contains(crf) { throw ValidationError("--crf must be between 0 and 51") }
-        if let x264Preset, !Convert.x264Presets.contains(x264Preset) {
-            throw ValidationError("--x264-preset must be one of \(Convert.x264Presets.joined(separator: ", "))")
-        }
-        guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
-        if let progress, progress != "-" {
-            guard let fd = Int32(progress), fd >= 0 else { throw ValidationError("--progress takes a file descriptor number or -") }
-            guard fcntl(fd, F_GETFD) != -1 else { throw ValidationError("--progress: file descriptor \(fd) is not open") }
-        }
+        try EncodeOptions.validate(preset: preset, tonemap: tonemap, crf: crf, x264Preset: x264Preset, threads: threads, progress: progress)
     }
 
     func run() throws {
@@ -104,6 +88,24 @@ struct Convert: ParsableCommand {
         options.threads = threads
         options.toneMap = ToneMapOperator(rawValue: tonemap)!
         options.tolerateErrors = tolerateErrors
+        try Job(json: json, quiet: quiet, progress: progress, identity: [("input", .string(input)), ("output", .string(output))]).run { warn, report in
+            let result = try Transcoder.run(options, warn: warn, progress: report)
+            return (result.json, result.decodeErrors, "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames)")
+        }
+    }
+}
+
+/// What every command that writes a video does around the library call: warnings to stderr (and into the JSON
+/// report), progress, the one decision point for signals once the output is in place, the JSON report (or the
+/// error as JSON), the summary line.
+struct Job {
+    let json: Bool
+    let quiet: Bool
+    let progress: String?
+    let identity: [(String, JSONValue)]   // what the failure report names
+
+    /// `body` returns the report, the damage concealed, and the line said when done.
+    func run(_ body: (@escaping Transcoder.Warning, @escaping Transcoder.ProgressHandler) throws -> (JSONValue, Int, String)) throws {
         let quiet = self.quiet
         let warnings = WarningLog()
         let reporter = ProgressReporter(target: progress, bar: !quiet && isatty(2) == 1)
@@ -115,11 +117,11 @@ struct Convert: ParsableCommand {
         }
         reporter.warn = warn
         do {
-            let result = try Transcoder.run(options, warn: warn, progress: reporter.report)
-            if result.decodeErrors > 0 { warn("concealed \(result.decodeErrors) decode errors") }
+            let (report, concealed, summary) = try body(warn, reporter.report)
+            if concealed > 0 { warn("concealed \(concealed) decode errors") }
             // The output is in place; until `conclude`, a signal is held and undoes it (one decision point).
             SignalCleanup.checkpoint()
-            if json, case .object(var fields) = result.json {
+            if json, case .object(var fields) = report {
                 fields.append(("warnings", .array(warnings.all.map { .string($0) })))
                 // The report is part of the result: if it cannot be written, the conversion has failed (exit 4).
                 guard writeAll(1, JSONValue.object(fields).serialized(pretty: true) + "\n") else {
@@ -129,15 +131,37 @@ struct Convert: ParsableCommand {
                 }
             }
             SignalCleanup.conclude()
-            if !quiet, !json { log("sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames)") }
+            if !quiet, !json { log(summary) }
         } catch let e as SDRifyError {
             reporter.clearBar()
             if json {
-                writeAll(1, JSONValue.object([("input", .string(input)), ("output", .string(output)),
-                                              ("error", .string(e.message)), ("exit_code", .int(Int64(e.status.rawValue)))])
+                writeAll(1, JSONValue.object(identity + [("error", .string(e.message)), ("exit_code", .int(Int64(e.status.rawValue)))])
                     .serialized(pretty: true) + "\n")
             }
             throw e
+        }
+    }
+}
+
+/// Checks shared by the commands that encode.
+enum EncodeOptions {
+    static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+
+    static func validate(preset: String, tonemap: String, crf: Int?, x264Preset: String?, threads: Int, progress: String?) throws {
+        guard ExportPreset.named(preset) != nil else {
+            throw ValidationError("unknown preset '\(preset)' (one of: \(ExportPreset.all.map(\.name).joined(separator: ", ")))")
+        }
+        guard ToneMapOperator(rawValue: tonemap) != nil else {
+            throw ValidationError("unknown --tonemap '\(tonemap)' (one of: \(ToneMapOperator.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        if let crf, !(0...51).contains(crf) { throw ValidationError("--crf must be between 0 and 51") }
+        if let x264Preset, !x264Presets.contains(x264Preset) {
+            throw ValidationError("--x264-preset must be one of \(x264Presets.joined(separator: ", "))")
+        }
+        guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
+        if let progress, progress != "-" {
+            guard let fd = Int32(progress), fd >= 0 else { throw ValidationError("--progress takes a file descriptor number or -") }
+            guard fcntl(fd, F_GETFD) != -1 else { throw ValidationError("--progress: file descriptor \(fd) is not open") }
         }
     }
 }

@@ -53,4 +53,10 @@ typedef struct sdrify_stats_job {
     unsigned *histogram; unsigned bins, base;
 } sdrify_stats_job;
 void sdrify_scene_histogram(const sdrify_stats_job *job);
+
+#include <stdint.h>
+/// out = a·(256 − weight)/256 + b·weight/256, rounded, over `height` rows of `width` 8-bit samples (a crossfade;
+/// `weight` 0–256).
+void sdrify_mix_rows(const uint8_t *a, long a_stride, const uint8_t *b, long b_stride, uint8_t *out, long out_stride,
+                     int width, int height, int weight);
 #endif

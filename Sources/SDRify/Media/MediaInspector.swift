@@ -236,4 +236,20 @@ public enum Prober {
         let info = try MediaInspector.inspect(demuxer, firstPicture: false, allowTruncated: allowTruncated)
         return (info, demuxer, MediaInspector.truncation(demuxer))
     }
+
+    /// What a composition's clip file is: a still picture (its coded size) or a video (headers, open input).
+    enum Clip {
+        case still(width: Int, height: Int)
+        case video(info: MediaInfo, demuxer: Demuxer, truncated: String?)
+    }
+
+    static func openClip(path: String, allowTruncated: Bool) throws -> Clip {
+        let demuxer = try Demuxer(path: path)
+        if MediaInspector.isStillImage(demuxer) {
+            let par = demuxer.videoStream.pointee.codecpar.pointee
+            return .still(width: Int(par.width), height: Int(par.height))
+        }
+        let info = try MediaInspector.inspect(demuxer, firstPicture: false, allowTruncated: allowTruncated)
+        return .video(info: info, demuxer: demuxer, truncated: MediaInspector.truncation(demuxer))
+    }
 }

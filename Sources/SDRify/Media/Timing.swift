@@ -7,6 +7,7 @@ public struct TimeBase: Sendable, Equatable {
     public var seconds: Double { den == 0 ? 0 : Double(num) / Double(den) }
     var av: AVRational { AVRational(num: num, den: den) }
     init(_ r: AVRational) { num = r.num; den = r.den }
+    init(num: Int32, den: Int32) { self.num = num; self.den = den }
 
     /// Whole ticks closest to `s` seconds.
     public func ticks(_ s: Double) -> Int64 { Int64((s / seconds).rounded()) }

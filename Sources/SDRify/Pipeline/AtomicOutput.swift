@@ -21,13 +21,22 @@ final class AtomicOutput {
     // O_TMPFILE is (__O_TMPFILE | O_DIRECTORY), a macro Swift does not import.
     private static let tmpfile: Int32 = 0o20000000 | O_DIRECTORY
 
-    init(finalPath: String, inputPath: String, overwrite: Bool) throws {
+    convenience init(finalPath: String, inputPath: String, overwrite: Bool) throws {
+        try self.init(finalPath: finalPath, inputPaths: [inputPath], overwrite: overwrite)
+    }
+
+    /// `inputPaths`: every file the output is made from; none may be the output itself.
+    init(finalPath: String, inputPaths: [String], overwrite: Bool) throws {
         self.finalPath = finalPath
         self.overwrite = overwrite
-        var inStat = stat(), outStat = stat()
-        if stat(inputPath, &inStat) == 0, stat(finalPath, &outStat) == 0,
-           inStat.st_dev == outStat.st_dev, inStat.st_ino == outStat.st_ino {
-            throw SDRifyError.output("\(finalPath): is the input file itself; choose another output path")
+        var outStat = stat()
+        if stat(finalPath, &outStat) == 0 {
+            for input in inputPaths {
+                var inStat = stat()
+                if stat(input, &inStat) == 0, inStat.st_dev == outStat.st_dev, inStat.st_ino == outStat.st_ino {
+                    throw SDRifyError.output("\(finalPath): is the input file \(input) itself; choose another output path")
+                }
+            }
         }
         var linkStat = stat()
         if lstat(finalPath, &linkStat) == 0 {

@@ -80,7 +80,7 @@ public enum Transcoder {
         let (info, demuxer, truncated) = try Prober.open(path: options.input, allowTruncated: options.tolerateErrors)
         if let truncated { warn("\(truncated): converting what it holds") }
         let video = info.video
-        let orientation = try checkSupported(video, options: options, warn: warn)
+        let orientation = try checkSupported(video, input: options.input)
         if let codec = demuxer.undecodableAudio {
             warn(demuxer.audioStreamIndex == nil ? "the audio (\(codec)) cannot be decoded here: the output has no audio"
                  : "the default audio track (\(codec)) cannot be decoded here: keeping the next audio track instead")
@@ -200,15 +200,15 @@ public enum Transcoder {
     }
 
     /// Refuses what sdrify does not handle, with the reason; returns the orientation to apply.
-    static func checkSupported(_ video: VideoInfo, options: ConvertOptions, warn: Warning) throws -> Orientation {
+    static func checkSupported(_ video: VideoInfo, input: String) throws -> Orientation {
         let orientation: Orientation
         switch video.orientation {
         case .known(let o): orientation = o
         case .unsupported(let m):
-            throw SDRifyError.unsupported("\(options.input): display matrix \(m.components) is not one of the eight orientations (rotation by a multiple of 90° with or without a mirror)")
+            throw SDRifyError.unsupported("\(input): display matrix \(m.components) is not one of the eight orientations (rotation by a multiple of 90° with or without a mirror)")
         }
         if let dv = video.dolbyVision, dv.profile == 5 || dv.blCompatibilityID == 0 {
-            throw SDRifyError.unsupported("\(options.input): Dolby Vision profile \(dv.profile) has no HDR10/HLG/SDR-compatible base layer; it needs Dolby reshaping, which sdrify does not do")
+            throw SDRifyError.unsupported("\(input): Dolby Vision profile \(dv.profile) has no HDR10/HLG/SDR-compatible base layer; it needs Dolby reshaping, which sdrify does not do")
         }
         return orientation
     }

@@ -62,7 +62,7 @@ public struct Transition: Equatable, Sendable {
 }
 
 /// What one clip shows.
-public enum ClipSource: Equatable, Sendable {
+public enum ClipMedia: Equatable, Sendable {
     case video(String)       // a video file
     case image(String)       // a still picture, held `duration` seconds
     case color(RGBColor)     // a solid colour, held `duration` seconds
@@ -77,19 +77,19 @@ public enum ClipSource: Equatable, Sendable {
 }
 
 public struct TimelineClip: Equatable, Sendable {
-    public var source: ClipSource
+    public var source: ClipMedia
     public var from: Double? = nil       // seconds of the clip's own clock (videos)
     public var to: Double? = nil
     public var duration: Double? = nil   // seconds shown (images and colours)
     public var fit: Fit? = nil           // nil: the output's
     public var volume: Double = 1        // linear gain of the clip's own audio
     public var transition: Transition = .cut   // into the next clip
-    public init(source: ClipSource) { self.source = source }
+    public init(source: ClipMedia) { self.source = source }
 }
 
 public struct MusicTrack: Equatable, Sendable {
     public var path: String
-    public var volume: Double = 0.3      // linear gain
+    public var volume: Double = 1        // linear gain: 1 as recorded
     public var fadeIn: Double = 0        // seconds
     public var fadeOut: Double = 0
     public init(path: String) { self.path = path }
@@ -140,7 +140,6 @@ public struct Timeline: Sendable {
             if let t = clip.to, !(t > 0 && t.isFinite) { throw SDRifyError.usage("\(at): to must be more than 0 seconds") }
             if let f = clip.from, let t = clip.to, t <= f { throw SDRifyError.usage("\(at): to (\(t) s) must be after from (\(f) s)") }
             if let d = clip.duration, !(d > 0 && d.isFinite) { throw SDRifyError.usage("\(at): duration must be more than 0 seconds") }
-            if case .video = clip.source, clip.duration != nil { throw SDRifyError.usage("\(at): a video clip takes from/to, not duration") }
             if case .video = clip.source {} else if clip.from != nil || clip.to != nil {
                 throw SDRifyError.usage("\(at): from/to apply to video clips; an image or colour takes a duration")
             }

@@ -3,7 +3,8 @@ import Foundation
 /// Reads an edit description (EDIT.json): `output`, `clips`, `music`, `overlays`. Every problem is a usage error
 /// naming the file and the JSON path; paths inside are relative to the file. Its output values win over `base`.
 extension Timeline {
-    public static func load(jsonFile path: String, base: OutputSpec) throws -> Timeline {
+    /// `transition`: for clips that give none (the last one's is never used).
+    public static func load(jsonFile path: String, base: OutputSpec, transition: Transition = .cut) throws -> Timeline {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SDRifyError.usage("\(path): cannot read the timeline")
         }
@@ -18,7 +19,7 @@ extension Timeline {
         guard let list = top["clips"] else { throw parser.fail("$.clips", "missing") }
         let items = try parser.array(list, at: "$.clips")
         guard !items.isEmpty else { throw parser.fail("$.clips", "needs at least one clip") }
-        var timeline = Timeline(output: output, clips: try items.enumerated().map { try parser.clip($1, at: "$.clips[\($0)]") })
+        var timeline = Timeline(output: output, clips: try items.enumerated().map { try parser.clip($1, at: "$.clips[\($0)]", transition: transition) })
         if let m = top["music"] { timeline.music = try parser.music(m, at: "$.music") }
         if let o = top["overlays"] { timeline.overlays = try OverlaySpec.parse(o, at: "$.overlays", parser: &parser) }
         try timeline.validate { "\(path): $.clips[\($0)]" }
@@ -77,15 +78,16 @@ extension Parser {
         if let d = try positive(o["image_duration"], at: "$.output.image_duration") { out.imageDuration = d }
     }
 
-    func clip(_ v: Any, at path: String) throws -> TimelineClip {
+    func clip(_ v: Any, at path: String, transition: Transition) throws -> TimelineClip {
         let o = try object(v, at: path, allowed: ["file", "image", "color", "from", "to", "duration", "fit", "volume", "transition"])
         let sources = ["file", "image", "color"].filter { o[$0] != nil }
         guard sources.count == 1 else { throw fail(path, "needs exactly one of file, image or color") }
-        let source: ClipSource
+        let source: ClipMedia
         if let f = try file(o["file"], at: "\(path).file") { source = .video(f) }
         else if let f = try file(o["image"], at: "\(path).image") { source = .image(f) }
         else { source = .color(try color(o["color"], at: "\(path).color")!) }
         var clip = TimelineClip(source: source)
+        clip.transition = transition
         clip.from = try nonNegative(o["from"], at: "\(path).from")
         clip.to = try positive(o["to"], at: "\(path).to")
         clip.duration = try positive(o["duration"], at: "\(path).duration")

@@ -1,0 +1,129 @@
+import Foundation
+
+/// A composition's sound, 48 kHz stereo: each clip's own audio at its volume, placed where the clip shows,
+/// crossfaded (equal power) over the transitions; music under it at its volume, looped or cut to the video's
+/// length, with fades. The mix is a plain sum of linear gains (not normalised), clipped only by the encoder's
+/// float range. Clips without audio, pictures and colours are silence. Readers open when their clip starts and
+/// close when it ends.
+final class AudioMixer {
+    struct Segment {
+        let clip: Int
+        let start: Int          // first output sample
+        let length: Int         // samples (overlaps included)
+        let fadeIn: Int         // samples of crossfade with the previous clip
+        let fadeOut: Int        // with the next
+        let volume: Float
+    }
+
+    static let rate = PCMReader.sampleRate
+    let totalSamples: Int
+    private let segments: [Segment]
+    private let music: MusicTrack?
+    private let openClip: (Int) throws -> PCMReader?
+    private var readers: [Int: PCMReader?] = [:]
+    private var musicReader: PCMReader? = nil
+    private var position = 0
+    private var scratchL = [Float](), scratchR = [Float]()
+    /// Damage concealed in the audio (tolerate-errors).
+    private(set) var errorsConcealed = 0
+
+    init(plan: CompositionPlan, tolerateErrors: Bool, openClip: @escaping (Int) throws -> PCMReader?) throws {
+        func sample(_ frame: Int) -> Int {
+            Int((Double(frame) * Double(plan.fps.den) * Double(AudioMixer.rate) / Double(plan.fps.num)).rounded())
+        }
+        totalSamples = sample(plan.totalFrames)
+        var previousOverlap = 0
+        segments = plan.clips.map { c in
+            let s = Segment(clip: c.index, start: sample(c.startFrame), length: sample(c.endFrame) - sample(c.startFrame),
+                            fadeIn: previousOverlap, fadeOut: sample(c.endFrame) - sample(c.endFrame - c.transitionFrames),
+                            volume: Float(c.spec.volume))
+            previousOverlap = s.fadeOut
+            return s
+        }.filter { seg in plan.clips[seg.clip].hasAudio && seg.volume > 0 }
+        music = plan.timeline.music
+        self.openClip = openClip
+        if let music, music.volume > 0 {
+            guard let reader = try PCMReader(path: music.path, start: 0, tolerateErrors: tolerateErrors) else {
+                throw SDRifyError.invalidInput("\(music.path): no audio this build can decode")
+            }
+            musicReader = reader
+        }
+    }
+
+    var hasSound: Bool { !segments.isEmpty || musicReader != nil }
+
+    /// Mixes up to output sample `end` (capped at the total), in blocks of `block` samples, handing each to `emit`.
+    func mix(upTo end: Int, block: Int, emit: (UnsafePointer<Float>, UnsafePointer<Float>, Int) throws -> Void) throws {
+        let end = min(end, totalSamples)
+        var left = [Float](repeating: 0, count: block), right = [Float](repeating: 0, count: block)
+        while end - position >= block || (end == totalSamples && position < end) {
+            let n = min(block, end - position)
+            for i in 0..<n { left[i] = 0; right[i] = 0 }
+            try left.withUnsafeMutableBufferPointer { l in try right.withUnsafeMutableBufferPointer { r in
+                try addClips(l.baseAddress!, r.baseAddress!, n)
+                try addMusic(l.baseAddress!, r.baseAddress!, n)
+                try emit(l.baseAddress!, r.baseAddress!, n)
+            } }
+            position += n
+        }
+    }
+
+    private func scratch(_ n: Int) {
+        if scratchL.count < n { scratchL = [Float](repeating: 0, count: n); scratchR = scratchL }
+    }
+
+    /// Adds every clip sounding in [position, position + n).
+    private func addClips(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) throws {
+        let blockEnd = position + n
+        for seg in segments where seg.start < blockEnd && seg.start + seg.length > position {
+            if readers[seg.clip] == nil { readers[seg.clip] = .some(try openClip(seg.clip)) }
+            guard let reader = readers[seg.clip] ?? nil else { continue }
+            let from = max(seg.start, position), to = min(seg.start + seg.length, blockEnd)
+            let count = to - from
+            scratch(count)
+            let got = try scratchL.withUnsafeMutableBufferPointer { sl in try scratchR.withUnsafeMutableBufferPointer { sr in
+                try reader.read(count, left: sl.baseAddress!, right: sr.baseAddress!)
+            } }
+            for i in 0..<got {
+                let k = from + i - seg.start   // sample within the segment
+                var g = seg.volume
+                if k < seg.fadeIn { g *= Float(sin(Double.pi / 2 * (Double(k) + 0.5) / Double(seg.fadeIn))) }
+                let tail = seg.length - k
+                if tail <= seg.fadeOut { g *= Float(cos(Double.pi / 2 * (1 - (Double(tail) - 0.5) / Double(seg.fadeOut)))) }
+                l[from - position + i] += scratchL[i] * g
+                r[from - position + i] += scratchR[i] * g
+            }
+        }
+        // Readers whose segment has ended are closed.
+        for (clip, _) in readers where !segments.contains(where: { $0.clip == clip && $0.start + $0.length > blockEnd }) {
+            if let reader = readers[clip] ?? nil { errorsConcealed += reader.errorsConcealed }
+            readers[clip] = nil
+        }
+    }
+
+    private func addMusic(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) throws {
+        guard let music, let reader = musicReader else { return }
+        scratch(n)
+        var filled = 0, restarts = 0
+        while filled < n {
+            let got = try scratchL.withUnsafeMutableBufferPointer { sl in try scratchR.withUnsafeMutableBufferPointer { sr in
+                try reader.read(n - filled, left: sl.baseAddress! + filled, right: sr.baseAddress! + filled)
+            } }
+            filled += got
+            if got == 0 {  // the song has ended: it starts again
+                restarts += 1
+                guard restarts < 2 else { throw SDRifyError.invalidInput("\(music.path): no audio samples") }
+                reader.restart(at: 0)
+            }
+        }
+        let fadeIn = Double(music.fadeIn) * Double(AudioMixer.rate), fadeOut = Double(music.fadeOut) * Double(AudioMixer.rate)
+        for i in 0..<n {
+            let t = Double(position + i) + 0.5, left = Double(totalSamples) - t
+            var g = music.volume
+            if t < fadeIn { g *= t / fadeIn }
+            if left < fadeOut { g *= max(left, 0) / fadeOut }
+            l[i] += scratchL[i] * Float(g)
+            r[i] += scratchR[i] * Float(g)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import CFFmpeg
+
+/// AAC-LC, 48 kHz stereo, 160 kb/s (FFmpeg's native encoder), fed planar float samples in whole 1024-sample
+/// frames; timestamps count samples from 0.
+final class AACEncoder {
+    let ctx: UnsafeMutablePointer<AVCodecContext>
+    private let frame: UnsafeMutablePointer<AVFrame>
+    private let packet: Packet
+    private var nextPTS: Int64 = 0
+    let frameSize: Int
+
+    init(globalHeader: Bool) throws {
+        guard let enc = avcodec_find_encoder(AV_CODEC_ID_AAC), let e = avcodec_alloc_context3(enc) else {
+            throw SDRifyError.conversion("no AAC encoder in this libavcodec")
+        }
+        ctx = e
+        av_channel_layout_default(&e.pointee.ch_layout, 2)
+        e.pointee.sample_rate = Int32(PCMReader.sampleRate)
+        e.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+        e.pointee.bit_rate = 160_000
+        e.pointee.time_base = AVRational(num: 1, den: Int32(PCMReader.sampleRate))
+        e.pointee.profile = FF_PROFILE_AAC_LOW
+        if globalHeader { e.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        try ffCheck(avcodec_open2(e, enc, nil), "opening the AAC encoder")
+        frameSize = e.pointee.frame_size > 0 ? Int(e.pointee.frame_size) : 1024
+        guard let f = av_frame_alloc() else { throw SDRifyError.conversion("out of memory") }
+        frame = f
+        f.pointee.nb_samples = Int32(frameSize)
+        f.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+        f.pointee.sample_rate = e.pointee.sample_rate
+        try ffCheck(av_channel_layout_copy(&f.pointee.ch_layout, &e.pointee.ch_layout), "audio layout")
+        try ffCheck(av_frame_get_buffer(f, 0), "audio buffer")
+        packet = try Packet()
+    }
+
+    deinit {
+        var e: UnsafeMutablePointer<AVCodecContext>? = ctx
+        avcodec_free_context(&e)
+        var f: UnsafeMutablePointer<AVFrame>? = frame
+        av_frame_free(&f)
+    }
+
+    var timeBase: TimeBase { TimeBase(ctx.pointee.time_base) }
+
+    /// Encodes `count` (≤ frameSize; less only for the last frame) samples; each packet goes to `write`.
+    func encode(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int, write: (Packet) throws -> Void) throws {
+        frame.pointee.nb_samples = Int32(frameSize)
+        try ffCheck(av_frame_make_writable(frame), "audio buffer")  // a new buffer only if the encoder kept the old one
+        frame.pointee.nb_samples = Int32(count)
+        frame.pointee.extended_data.withMemoryRebound(to: UnsafeMutablePointer<Float>?.self, capacity: 2) {
+            $0[0]!.update(from: left, count: count)
+            $0[1]!.update(from: right, count: count)
+        }
+        frame.pointee.pts = nextPTS
+        nextPTS += Int64(count)
+        try ffCheck(avcodec_send_frame(ctx, frame), "encoding audio")
+        try drain(write)
+    }
+
+    func finish(write: (Packet) throws -> Void) throws {
+        let r = avcodec_send_frame(ctx, nil)
+        if r != ffEOF { try ffCheck(r, "encoding audio") }
+        try drain(write)
+    }
+
+    private func drain(_ write: (Packet) throws -> Void) throws {
+        while true {
+            av_packet_unref(packet.av)
+            let r = avcodec_receive_packet(ctx, packet.av)
+            if r == ffEAGAIN || r == ffEOF { return }
+            try ffCheck(r, "encoding audio")
+            try write(packet)
+        }
+    }
+}
