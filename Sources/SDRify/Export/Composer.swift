@@ -54,6 +54,21 @@ public enum Composer {
     public static func run(_ timeline: Timeline, clipName: @escaping (Int) -> String = { "clip \($0 + 1)" },
                            warn: @escaping Transcoder.Warning = { _ in },
                            progress: @escaping Transcoder.ProgressHandler = { _ in }) throws -> CompositionResult {
+        try render(timeline, clipName: clipName, warn: warn, progress: progress) { plan, codecThreads in
+            let out = timeline.output
+            let inputs = plan.clips.compactMap(\.path) + (timeline.music.map { [$0.path] } ?? [])
+            return try EncodingSink(path: out.path, inputs: inputs, overwrite: out.overwrite,
+                                    settings: VideoEncoderSettings(codec: out.preset.codec, crf: out.crf ?? out.preset.crf,
+                                                                   preset: out.encoderPreset ?? out.preset.encoderPreset,
+                                                                   threads: codecThreads))
+        }
+    }
+
+    /// Renders into the sink `makeSink` gives once the plan is made (given the plan and the encoder's thread count).
+    static func render(_ timeline: Timeline, clipName: @escaping (Int) -> String = { "clip \($0 + 1)" },
+                              warn: @escaping Transcoder.Warning = { _ in },
+                              progress: @escaping Transcoder.ProgressHandler = { _ in },
+                              sink makeSink: (CompositionPlan, Int) throws -> MediaSink) throws -> CompositionResult {
         let started = Date()
         try timeline.validate(where: clipName)
         let out = timeline.output
@@ -64,36 +79,20 @@ public enum Composer {
         let canvas = plan.canvas
         let overlays = timeline.overlays.isEmpty ? nil
             : try OverlayStage(spec: timeline.overlays, frameWidth: canvas.width, frameHeight: canvas.height)
-        let inputs = plan.clips.compactMap(\.path) + (timeline.music.map { [$0.path] } ?? [])
-        let output = try AtomicOutput(finalPath: out.path, inputPaths: inputs, overwrite: out.overwrite)
-        defer { output.discard() }
-        let ext = URL(fileURLWithPath: out.path).pathExtension.lowercased()
-        let muxer = try Muxer(fd: output.fd, path: out.path, formatName: ext == "mov" ? "mov" : "mp4")
-
         let largestSource = plan.clips.map { c -> Int in
             if case .video(let info, _) = c.content { return info.video.width * info.video.height }
             return 0
         }.max() ?? 0
         let (decodeThreads, encodeThreads) = ThreadBudget.split(out.threads, sourcePixels: largestSource,
                                                                 outputPixels: canvas.width * canvas.height, encoder: out.preset.codec)
-        let settings = VideoEncoderSettings(codec: out.preset.codec, crf: out.crf ?? out.preset.crf,
-                                            preset: out.encoderPreset ?? out.preset.encoderPreset, threads: encodeThreads)
+        let sink = try makeSink(plan, encodeThreads)
         let fps = plan.fps
-        let encoder = try VideoEncoder(width: canvas.width, height: canvas.height,
-                                       timeBase: TimeBase(num: Int32(fps.den), den: Int32(fps.num)),
-                                       frameRate: TimeBase(num: Int32(fps.num), den: Int32(fps.den)),
-                                       settings: settings, globalHeader: muxer.needsGlobalHeader)
-        let outVideo = try muxer.addStream(from: encoder)
-
         let mixer = try AudioMixer(plan: plan, tolerateErrors: out.tolerateErrors) { index in
             let clip = plan.clips[index]
             guard case .video(let info, _) = clip.content else { return nil }
-            let start = clip.sourceStart + clip.from
-            return try PCMReader(path: info.path, start: start, tolerateErrors: out.tolerateErrors)
+            return try PCMReader(path: info.path, start: clip.sourceStart + clip.from, tolerateErrors: out.tolerateErrors)
         }
-        let aac = mixer.hasSound ? try AACEncoder(globalHeader: muxer.needsGlobalHeader) : nil
-        let outAudio = try aac.map { try muxer.addStream(audio: $0.ctx) }
-        try muxer.writeHeader()
+        try sink.begin(width: canvas.width, height: canvas.height, rate: fps, audio: mixer.hasSound)
 
         // Per clip, what it turned out to be once decoded.
         let reports = ClipReports()
@@ -126,18 +125,9 @@ public enum Composer {
         thread.stackSize = 4 << 20
         thread.start()
 
-        let packet = try Packet()
-        func drainVideo() throws {
-            while try encoder.receive(into: packet) {
-                packet.av.pointee.duration = 1
-                try muxer.write(packet, stream: outVideo, from: encoder.timeBase)
-            }
-        }
         func mixAudio(upTo sample: Int) throws {
-            guard let aac, let outAudio else { return }
-            try mixer.mix(upTo: sample, block: aac.frameSize) { l, r, n in
-                try aac.encode(left: l, right: r, count: n) { try muxer.write($0, stream: outAudio, from: aac.timeBase) }
-            }
+            guard mixer.hasSound else { return }
+            try mixer.mix(upTo: sample, block: sink.audioBlock) { l, r, n in try sink.write(left: l, right: r, count: n) }
         }
         func sample(ofFrame n: Int) -> Int { Int((fps.time(ofFrame: n).seconds * Double(AudioMixer.rate)).rounded()) }
 
@@ -146,9 +136,8 @@ public enum Composer {
         let total = plan.totalSeconds
         do {
             while let picture = pictures.pop() {
-                try encoder.send(picture)
+                try sink.write(picture: picture)
                 frames += 1
-                try drainVideo()
                 try mixAudio(upTo: sample(ofFrame: frames))
                 let now = Date()
                 if now.timeIntervalSince(lastReport) >= 0.25 {
@@ -163,12 +152,8 @@ public enum Composer {
         }
         done.wait()
         if let error = failure.error { throw error }
-        try encoder.send(nil)
-        try drainVideo()
         try mixAudio(upTo: mixer.totalSamples)
-        try aac?.finish { try muxer.write($0, stream: outAudio!, from: aac!.timeBase) }
-        try muxer.finish()
-        try output.commit()
+        try sink.finish()
 
         progress(ConversionProgress(frames: frames, outTime: total, totalTime: total, elapsed: Date().timeIntervalSince(started), finished: true))
         let clips = plan.clips.map { c -> CompositionResult.Clip in
@@ -187,7 +172,7 @@ public enum Composer {
         }
         let anyHDR = clips.contains { $0.hdr != .sdr }
         return CompositionResult(output: out.path, preset: out.preset.name, width: canvas.width, height: canvas.height, frameRate: fps,
-                                 duration: total, frames: frames, hasAudio: aac != nil, clips: clips,
+                                 duration: total, frames: frames, hasAudio: mixer.hasSound, clips: clips,
                                  toneMapping: anyHDR ? out.toneMap.rawValue : "none",
                                  decodeErrors: reports.errors + mixer.errorsConcealed, mostClipsOpen: compositor.mostOpen,
                                  elapsed: Date().timeIntervalSince(started))
