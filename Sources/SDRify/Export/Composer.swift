@@ -102,7 +102,7 @@ public enum Composer {
             case .image(let path): return StillClipSource(try StillPicture.image(path, fit: clip.fit, canvas: canvas))
             case .video(let info, let orientation):
                 return try VideoClipSource(path: info.path, info: info, orientation: orientation, from: clip.from,
-                                           seconds: clip.seconds, fit: clip.fit, canvas: canvas, outputRate: fps,
+                                           seconds: clip.seconds, fit: clip.fit, canvas: canvas,
                                            toneMap: out.toneMap, threads: decodeThreads, tolerateErrors: out.tolerateErrors, warn: warn)
             }
         }

@@ -17,15 +17,14 @@ final class StillClipSource: ClipSource {
 }
 
 /// A video clip: its own thread demuxes and decodes the source range (ClipDecoder) a couple of pictures ahead;
-/// the caller's thread takes the picture for each output time by timestamp (the latest one due by then, so a
-/// 60 fps clip drops every other picture into 30 fps and a 24 fps clip repeats some) and runs only the pictures
+/// the caller's thread takes the picture for each output time by timestamp (the one nearest to it, ties to the
+/// earlier, so a 60 fps clip drops every other picture into 30 fps and a 24 fps clip repeats some) and runs only the pictures
 /// it shows through colour, orientation and fitting (ClipChain, Canvas). Past the clip's last picture the last
 /// one holds.
 final class VideoClipSource: ClipSource, @unchecked Sendable {
     let decoder: ClipDecoder
     let chain: ClipChain
     private let canvas: Canvas
-    private let frameSlack: Double           // half an output frame: a picture is due when within it
     private let queue = BoundedQueue<Frame>(capacity: 2)
     private let failure = FirstError()
     private let finished = DispatchSemaphore(value: 0)
@@ -36,7 +35,7 @@ final class VideoClipSource: ClipSource, @unchecked Sendable {
     private var shownIsCurrent = false
 
     init(path: String, info: MediaInfo, orientation: Orientation, from: Double, seconds: Double, fit: Fit, canvas: Canvas,
-         outputRate: FrameRate, toneMap: ToneMapOperator, threads: Int, tolerateErrors: Bool, warn: @escaping Transcoder.Warning) throws {
+         toneMap: ToneMapOperator, threads: Int, tolerateErrors: Bool, warn: @escaping Transcoder.Warning) throws {
         let (_, demuxer, _) = try Prober.open(path: path, allowTruncated: tolerateErrors)
         let tb = demuxer.videoTimeBase
         let videoStart = Double(demuxer.videoStartTicks) * tb.seconds
@@ -50,7 +49,6 @@ final class VideoClipSource: ClipSource, @unchecked Sendable {
         chain = ClipChain(label: path, video: info.video, orientation: orientation, size: size, toneMap: toneMap,
                           ringSize: 1, timeBase: tb, warn: warn)
         self.canvas = canvas
-        frameSlack = 0.5 / outputRate.fps
         shown = try Frame(width: canvas.width, height: canvas.height, format: .yuv420p)
         shown.color = .sdrOutput
         let thread = Thread { [self] in
@@ -75,8 +73,8 @@ final class VideoClipSource: ClipSource, @unchecked Sendable {
                 pending = queue.pop()
                 if pending == nil { ended = true; break }
             }
-            let due = Double(pending!.pts ?? 0) * decoder.tb.seconds <= seconds + frameSlack
-            guard current == nil || due else { break }
+            // The next picture takes over once it is nearer to this time than the current one.
+            if let current, Double((current.pts ?? 0) + (pending!.pts ?? 0)) / 2 * decoder.tb.seconds >= seconds { break }
             current = pending
             pending = nil
             shownIsCurrent = false
