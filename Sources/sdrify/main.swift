@@ -264,6 +264,7 @@ struct Presets: ParsableCommand {
 }
 
 SignalCleanup.install()  // before anything else, so a signal at any moment ends the run cleanly
+MemoryPolicy.install()
 silenceFFmpegLogging()
 do {
     var command = try SDRifyCommand.parseAsRoot()

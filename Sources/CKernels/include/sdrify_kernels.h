@@ -59,4 +59,8 @@ void sdrify_scene_histogram(const sdrify_stats_job *job);
 /// `weight` 0–256).
 void sdrify_mix_rows(const uint8_t *a, long a_stride, const uint8_t *b, long b_stride, uint8_t *out, long out_stride,
                      int width, int height, int weight);
+
+/// Makes glibc serve every allocation of at least `bytes` with mmap and give it back when freed (a fixed threshold:
+/// glibc's own slides up after the first large free). Returns mallopt's result (1 on success).
+int sdrify_fixed_mmap_threshold(int bytes);
 #endif

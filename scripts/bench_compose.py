@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Composition benchmark (issue "compose"): sdrify compose against (a) converting each clip alone with the same
+preset (sum of wall times) and (b) an ffmpeg filtergraph doing the same job (per-input tone map + autorotate +
+scale/pad + fps, xfade and acrossfade chains), in one run, alternating; then peak RSS from 2 to 100 clips.
+All x264 veryfast crf 23. Prints Markdown rows.
+"""
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+SDRIFY, CACHE, RUNS = sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 3
+PRESET, W, H, FADE = "1280x720", 720, 1280, 0.5
+HABLE = "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
+
+
+def ensure(name, args):
+    path = os.path.join(CACHE, name)
+    if not os.path.exists(path):
+        print(f"bench: generating {path}", file=sys.stderr)
+        subprocess.run(["ffmpeg", "-v", "error", "-y"] + args + [path + ".tmp.mov"], check=True)
+        os.replace(path + ".tmp.mov", path)
+    return path
+
+
+def lift(trc):
+    return f"zscale=tin=bt709:pin=bt709:min=bt709:rin=limited:t={trc}:p=bt2020:m=bt2020nc:r=limited:npl=203,format=yuv420p10le"
+
+
+def phone_clips():
+    """Phone-like footage: 4K HLG portrait (what phones record) among 1080p clips."""
+    hlg4k = os.path.join(CACHE, "hlg_4k_portrait.mov")  # made by scripts/bench convert
+    if not os.path.exists(hlg4k):
+        return None
+    return [(hlg4k, "hlg", True), (os.path.join(CACHE, "compose_sdr_60.mp4"), "sdr", True), (hlg4k, "hlg", True),
+            (os.path.join(CACHE, "compose_sdr_24.mp4"), "sdr", True)]
+
+
+def clips():
+    grain = "noise=alls=12:allf=t"
+    hdr = ["-c:v", "libx265", "-preset", "ultrafast", "-crf", "16", "-x265-params", "log-level=error", "-tag:v", "hvc1",
+           "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020", "-colorspace", "bt2020nc"]
+    sdr = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-pix_fmt", "yuv420p"]
+    # (name, has HDR kind, has audio)
+    return [
+        (ensure("compose_hlg_portrait.mov", ["-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate=30,{grain}", "-f", "lavfi", "-i",
+                "sine=f=440:duration=3", "-t", "3", "-vf", lift("arib-std-b67")] + hdr +
+               ["-color_trc", "arib-std-b67", "-c:a", "aac", "-metadata:s:v", "rotate=90"]), "hlg", True),
+        (ensure("compose_sdr_60.mp4", ["-f", "lavfi", "-i", f"testsrc=size=1920x1080:rate=60,{grain}", "-f", "lavfi", "-i",
+                "sine=f=660:duration=3", "-t", "3"] + sdr + ["-c:a", "aac"]), "sdr", True),
+        (ensure("compose_pq.mp4", ["-f", "lavfi", "-i", f"mandelbrot=size=1920x1080:rate=30,{grain}", "-t", "3",
+                "-vf", lift("smpte2084")] + hdr + ["-color_trc", "smpte2084"]), "pq", False),
+        (ensure("compose_sdr_24.mp4", ["-f", "lavfi", "-i", f"smptehdbars=size=1280x720:rate=24,{grain}", "-f", "lavfi", "-i",
+                "sine=f=550:duration=3", "-t", "3"] + sdr + ["-c:a", "aac"]), "sdr", True),
+    ]
+
+
+def timed(cmd):
+    t = time.perf_counter()
+    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    if r.returncode != 0:
+        raise SystemExit(f"bench: failed: {' '.join(cmd)}\n{r.stderr[-2000:]}")
+    return wall, int(re.findall(r"^(\d+)$", r.stderr, re.M)[-1])
+
+
+def seconds(path):
+    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=duration", "-of", "csv=p=0",
+                          path], capture_output=True, text=True).stdout
+    return float(out.strip())
+
+
+def ffmpeg_graph(inputs, out):
+    """The same composition as one ffmpeg filtergraph: ffmpeg autorotates each input itself."""
+    args, parts = ["ffmpeg", "-v", "error", "-y"], []
+    for path, _, _ in inputs:
+        args += ["-i", path]
+    n = len(inputs)
+    for i, (_, kind, audio) in enumerate(inputs):
+        tone = f"{HABLE}," if kind != "sdr" else ""
+        parts.append(f"[{i}:v]{tone}scale={W}:{H}:force_original_aspect_ratio=decrease,pad={W}:{H}:(ow-iw)/2:(oh-ih)/2,"
+                     f"setsar=1,fps=30,format=yuv420p[v{i}]")
+        if audio:
+            parts.append(f"[{i}:a]aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo[a{i}]")
+        else:
+            parts.append(f"anullsrc=r=48000:cl=stereo,atrim=duration={seconds(inputs[i][0])}[a{i}]")
+    v, a, offset = "v0", "a0", 0.0
+    for i in range(1, n):
+        offset += seconds(inputs[i - 1][0]) - FADE
+        parts.append(f"[{v}][v{i}]xfade=transition=fade:duration={FADE}:offset={offset:.3f}[x{i}]")
+        parts.append(f"[{a}][a{i}]acrossfade=d={FADE}:c1=qsin:c2=qsin[y{i}]")
+        v, a = f"x{i}", f"y{i}"
+    return args + ["-filter_complex", ";".join(parts), "-map", f"[{v}]", "-map", f"[{a}]", "-c:v", "libx264", "-preset",
+                   "veryfast", "-crf", "23", "-c:a", "aac", out]
+
+
+def compare(label, inputs, tmp, out):
+    """compose against the single converts and the ffmpeg filtergraph, alternating, RUNS times."""
+    compose = [SDRIFY, "compose"] + [p for p, _, _ in inputs] + ["--output", out, "--preset", PRESET, "--fps", "30",
+                                                                 "--transition", f"fade:{FADE}", "--overwrite", "--quiet"]
+    singles = [[SDRIFY, p, os.path.join(tmp, f"one{i}.mp4"), "--preset", PRESET, "--overwrite", "--quiet"]
+               for i, (p, _, _) in enumerate(inputs)]
+    graph = ffmpeg_graph(inputs, os.path.join(tmp, "ffmpeg.mp4"))
+    t_compose, t_sum, t_graph = [], [], []
+    for _ in range(RUNS):
+        t_compose.append(timed(compose)[0])
+        t_sum.append(sum(timed(c)[0] for c in singles))
+        t_graph.append(timed(graph)[0])
+    c, s, g = (statistics.median(x) for x in (t_compose, t_sum, t_graph))
+    return (f"| compose {label} → {W}x{H} 30 fps, fade {FADE} s; wall s | {c:.2f} | sum of the converts {s:.2f}; "
+            f"ffmpeg filtergraph {g:.2f} | {c / s:.2f}× the converts (target ≤ 1.1); ffmpeg {g / c:.2f}× slower (target ≥ 2) |")
+
+
+def main():
+    inputs = clips()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.mp4")
+        sets = [("4 clips (1080p HLG portrait, 1080p60 SDR, 1080p PQ, 720p24 SDR; 3 s each)", inputs)]
+        phone = phone_clips()
+        if phone:
+            sets.append(("4 clips (4K HLG portrait 4 s, 1080p60 SDR 3 s, 4K HLG portrait 4 s, 720p24 SDR 3 s)", phone))
+        for label, chosen in sets:
+            rows.append(compare(label, chosen, tmp, out))
+
+        # Memory from 2 to 100 clips: short 1080p clips alternating SDR and HLG portrait.
+        short = [ensure("compose_short_sdr.mp4", ["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-f", "lavfi", "-i",
+                                                  "sine=duration=0.5", "-t", "0.5", "-c:v", "libx264", "-preset", "ultrafast",
+                                                  "-pix_fmt", "yuv420p", "-c:a", "aac"]),
+                 ensure("compose_short_hlg.mov", ["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-t", "0.5",
+                                                  "-vf", lift("arib-std-b67"), "-c:v", "libx265", "-preset", "ultrafast",
+                                                  "-x265-params", "log-level=error", "-tag:v", "hvc1", "-pix_fmt", "yuv420p10le",
+                                                  "-color_primaries", "bt2020", "-colorspace", "bt2020nc", "-color_trc",
+                                                  "arib-std-b67", "-metadata:s:v", "rotate=90"])]
+        rss = {}
+        for n in (2, 10, 100):
+            cmd = [SDRIFY, "compose"] + [short[i % 2] for i in range(n)] + ["--output", out, "--preset", PRESET,
+                                                                            "--transition", "fade:0.2", "--overwrite", "--quiet"]
+            rss[n] = statistics.median(timed(cmd)[1] for _ in range(max(1, RUNS)))
+        rows.append(f"| compose peak RSS, 2 → 10 → 100 clips (0.5 s 1080p SDR and 1080p HLG portrait alternating, fade 0.2 s), MiB "
+                    f"| {rss[2] / 1024:.0f} → {rss[10] / 1024:.0f} → {rss[100] / 1024:.0f} | | 100 vs 2: {rss[100] / rss[2]:.2f}× (target ≤ 1.2) |")
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
