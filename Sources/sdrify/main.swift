@@ -145,8 +145,6 @@ struct Job {
 
 /// Checks shared by the commands that encode.
 enum EncodeOptions {
-    static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
-
     static func validate(preset: String, tonemap: String, crf: Int?, x264Preset: String?, threads: Int, progress: String?) throws {
         guard ExportPreset.named(preset) != nil else {
             throw ValidationError("unknown preset '\(preset)' (one of: \(ExportPreset.all.map(\.name).joined(separator: ", ")))")
@@ -154,9 +152,12 @@ enum EncodeOptions {
         guard ToneMapOperator(rawValue: tonemap) != nil else {
             throw ValidationError("unknown --tonemap '\(tonemap)' (one of: \(ToneMapOperator.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
-        if let crf, !(0...51).contains(crf) { throw ValidationError("--crf must be between 0 and 51") }
-        if let x264Preset, !x264Presets.contains(x264Preset) {
-            throw ValidationError("--x264-preset must be one of \(x264Presets.joined(separator: ", "))")
+        let codec = ExportPreset.named(preset)!.codec.catalog
+        if let crf, !codec.crfRange.contains(crf) {
+            throw ValidationError("--crf must be between \(codec.crfRange.lowerBound) and \(codec.crfRange.upperBound)")
+        }
+        if let x264Preset, !codec.speedPresets.contains(x264Preset) {
+            throw ValidationError("--x264-preset must be one of \(codec.speedPresets.joined(separator: ", "))")
         }
         guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
         if let progress, progress != "-" {
@@ -245,8 +246,8 @@ struct Presets: ParsableCommand {
                          ("max_long_edge", p.box.map { .int(Int64($0.long)) } ?? .null),
                          ("max_short_edge", p.box.map { .int(Int64($0.short)) } ?? .null),
                          ("video_codec", .string(p.passthrough ? "copy" : p.codec.rawValue)),
-                         ("encoder", p.passthrough ? .null : .string(p.codec == .h264 ? "libx264" : "libx265")),
-                         ("profile", p.passthrough ? .null : .string(p.codec == .h264 ? "high" : "main")),
+                         ("encoder", p.passthrough ? .null : .string(p.codec.catalog.encoder)),
+                         ("profile", p.passthrough ? .null : .string(p.codec.catalog.profile)),
                          ("crf", p.passthrough ? .null : .int(Int64(p.crf))),
                          ("encoder_preset", p.passthrough ? .null : .string(p.encoderPreset)),
                          ("audio", .string("AAC-LC copied, or transcoded at 48 kHz, 160 kb/s stereo / 96 kb/s mono")),
@@ -256,7 +257,7 @@ struct Presets: ParsableCommand {
         } else {
             for p in ExportPreset.all {
                 let mark = p.name == ExportPreset.defaultName ? " (default)" : ""
-                let settings = p.passthrough ? "copy" : "crf \(p.crf), \(p.codec == .h264 ? "x264" : "x265") \(p.encoderPreset)"
+                let settings = p.passthrough ? "copy" : "crf \(p.crf), \(p.codec.catalog.shortName) \(p.encoderPreset)"
                 print("\(p.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(settings.padding(toLength: 22, withPad: " ", startingAt: 0)) \(p.summary)\(mark)")
             }
         }

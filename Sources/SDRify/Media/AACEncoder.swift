@@ -1,24 +1,25 @@
 import CFFmpeg
 
-/// AAC-LC, 48 kHz stereo, 160 kb/s (FFmpeg's native encoder), fed planar float samples in whole 1024-sample
-/// frames; timestamps count samples from 0.
+/// AAC-LC at 48 kHz (FFmpeg's native encoder), stereo at 160 kb/s or mono at 96 kb/s, fed planar float samples
+/// in whole 1024-sample frames (the last one shorter); timestamps count samples from `startPTS`.
 final class AACEncoder {
     let ctx: UnsafeMutablePointer<AVCodecContext>
     private let frame: UnsafeMutablePointer<AVFrame>
     private let packet: Packet
-    private var nextPTS: Int64 = 0
+    var nextPTS: Int64 = 0
     let frameSize: Int
+    static let sampleRate: Int32 = 48000
 
-    init(globalHeader: Bool) throws {
+    init(channels: Int32 = 2, globalHeader: Bool) throws {
         guard let enc = avcodec_find_encoder(AV_CODEC_ID_AAC), let e = avcodec_alloc_context3(enc) else {
             throw SDRifyError.conversion("no AAC encoder in this libavcodec")
         }
         ctx = e
-        av_channel_layout_default(&e.pointee.ch_layout, 2)
-        e.pointee.sample_rate = Int32(PCMReader.sampleRate)
+        av_channel_layout_default(&e.pointee.ch_layout, channels)
+        e.pointee.sample_rate = AACEncoder.sampleRate
         e.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
-        e.pointee.bit_rate = 160_000
-        e.pointee.time_base = AVRational(num: 1, den: Int32(PCMReader.sampleRate))
+        e.pointee.bit_rate = channels == 1 ? 96_000 : 160_000
+        e.pointee.time_base = AVRational(num: 1, den: AACEncoder.sampleRate)
         e.pointee.profile = FF_PROFILE_AAC_LOW
         if globalHeader { e.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         try ffCheck(avcodec_open2(e, enc, nil), "opening the AAC encoder")
@@ -42,19 +43,27 @@ final class AACEncoder {
 
     var timeBase: TimeBase { TimeBase(ctx.pointee.time_base) }
 
-    /// Encodes `count` (≤ frameSize; less only for the last frame) samples; each packet goes to `write`.
-    func encode(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int, write: (Packet) throws -> Void) throws {
+    /// Encodes `count` (≤ frameSize; less only for the last frame) samples that `fill` writes into the frame's
+    /// channel planes; each packet goes to `write`.
+    func encode(count: Int, fill: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Void, write: (Packet) throws -> Void) throws {
         frame.pointee.nb_samples = Int32(frameSize)
         try ffCheck(av_frame_make_writable(frame), "audio buffer")  // a new buffer only if the encoder kept the old one
         frame.pointee.nb_samples = Int32(count)
-        frame.pointee.extended_data.withMemoryRebound(to: UnsafeMutablePointer<Float>?.self, capacity: 2) {
-            $0[0]!.update(from: left, count: count)
-            $0[1]!.update(from: right, count: count)
-        }
+        fill(frame.pointee.extended_data)
         frame.pointee.pts = nextPTS
         nextPTS += Int64(count)
         try ffCheck(avcodec_send_frame(ctx, frame), "encoding audio")
         try drain(write)
+    }
+
+    /// Stereo from two planes.
+    func encode(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int, write: (Packet) throws -> Void) throws {
+        try encode(count: count, fill: { planes in
+            planes.withMemoryRebound(to: UnsafeMutablePointer<Float>?.self, capacity: 2) {
+                $0[0]!.update(from: left, count: count)
+                $0[1]!.update(from: right, count: count)
+            }
+        }, write: write)
     }
 
     func finish(write: (Packet) throws -> Void) throws {

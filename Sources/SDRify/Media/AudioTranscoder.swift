@@ -3,18 +3,17 @@ import CFFmpeg
 /// Any decodable audio → AAC-LC at 48 kHz (FFmpeg's native encoder): more than two channels are mixed down to
 /// stereo, mono stays mono. Timestamps follow the first decoded sample, so the A/V offset is kept.
 final class AudioTranscoder {
-    let encoder: UnsafeMutablePointer<AVCodecContext>
+    private let aac: AACEncoder
+    var encoder: UnsafeMutablePointer<AVCodecContext> { aac.ctx }
     private let decoder: UnsafeMutablePointer<AVCodecContext>
     private var resampler: OpaquePointer?
     private let fifo: OpaquePointer
     private let inTimeBase: AVRational
     private let label: String
-    private var nextPTS: Int64? = nil  // in 1/48000
+    private var startSet = false       // the first decoded sample's time given to the encoder
     private let frame: UnsafeMutablePointer<AVFrame>
     private let outFrame: UnsafeMutablePointer<AVFrame>
-    private let encoderFrame: UnsafeMutablePointer<AVFrame>   // reused for every AAC frame
-    private let packet: Packet                                 // reused for every encoded packet
-    static let sampleRate: Int32 = 48000
+    static let sampleRate = AACEncoder.sampleRate
 
     init(stream: UnsafeMutablePointer<AVStream>, globalHeader: Bool, label: String) throws {
         self.label = label
@@ -28,46 +27,23 @@ final class AudioTranscoder {
         d.pointee.pkt_timebase = stream.pointee.time_base
         try ffCheck(avcodec_open2(d, dec, nil), "\(label): opening the audio decoder", status: .invalidInput)
 
-        guard let enc = avcodec_find_encoder(AV_CODEC_ID_AAC), let e = avcodec_alloc_context3(enc) else {
-            throw SDRifyError.conversion("no AAC encoder in this libavcodec")
-        }
-        encoder = e
         let channels = min(Int32(max(par.pointee.ch_layout.nb_channels, 1)), 2)
-        av_channel_layout_default(&e.pointee.ch_layout, channels)
-        e.pointee.sample_rate = AudioTranscoder.sampleRate
-        e.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
-        e.pointee.bit_rate = channels == 1 ? 96_000 : 160_000
-        e.pointee.time_base = AVRational(num: 1, den: AudioTranscoder.sampleRate)
-        e.pointee.profile = FF_PROFILE_AAC_LOW
-        if globalHeader { e.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-        try ffCheck(avcodec_open2(e, enc, nil), "opening the AAC encoder")
+        aac = try AACEncoder(channels: channels, globalHeader: globalHeader)
         guard let f = av_audio_fifo_alloc(AV_SAMPLE_FMT_FLTP, channels, 4096), let fr = av_frame_alloc(), let of = av_frame_alloc() else {
             throw SDRifyError.conversion("out of memory")
         }
         fifo = f; frame = fr; outFrame = of
-        guard let ef = av_frame_alloc() else { throw SDRifyError.conversion("out of memory") }
-        encoderFrame = ef
-        packet = try Packet()
-        ef.pointee.nb_samples = e.pointee.frame_size > 0 ? e.pointee.frame_size : 1024
-        ef.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
-        ef.pointee.sample_rate = AudioTranscoder.sampleRate
-        try ffCheck(av_channel_layout_copy(&ef.pointee.ch_layout, &e.pointee.ch_layout), "audio layout")
-        try ffCheck(av_frame_get_buffer(ef, 0), "audio buffer")
     }
 
     deinit {
         var d: UnsafeMutablePointer<AVCodecContext>? = decoder
         avcodec_free_context(&d)
-        var e: UnsafeMutablePointer<AVCodecContext>? = encoder
-        avcodec_free_context(&e)
         swr_free(&resampler)
         av_audio_fifo_free(fifo)
         var f: UnsafeMutablePointer<AVFrame>? = frame
         av_frame_free(&f)
         var o: UnsafeMutablePointer<AVFrame>? = outFrame
         av_frame_free(&o)
-        var ef: UnsafeMutablePointer<AVFrame>? = encoderFrame
-        av_frame_free(&ef)
     }
 
     /// Decodes one packet (nil flushes everything) and hands each encoded AAC packet to `write`.
@@ -85,8 +61,7 @@ final class AudioTranscoder {
         if packet == nil {
             try resample(nil)
             try encodeFIFO(final: true, write: write)
-            try ffCheck(avcodec_send_frame(encoder, nil), "encoding audio")
-            try drain(write)
+            try aac.finish(write: write)
         }
     }
 
@@ -97,8 +72,9 @@ final class AudioTranscoder {
                                             &input.pointee.ch_layout, AVSampleFormat(rawValue: input.pointee.format),
                                             input.pointee.sample_rate, 0, nil), "\(label): audio resampler")
             try ffCheck(swr_init(resampler), "\(label): audio resampler")
-            if nextPTS == nil, input.pointee.pts != ffNoPTS {
-                nextPTS = av_rescale_q(input.pointee.pts, inTimeBase, encoder.pointee.time_base)
+            if !startSet, input.pointee.pts != ffNoPTS {
+                startSet = true
+                aac.nextPTS = av_rescale_q(input.pointee.pts, inTimeBase, encoder.pointee.time_base)
             }
         }
         let inSamples = input.map { Int32($0.pointee.nb_samples) } ?? 0
@@ -129,30 +105,12 @@ final class AudioTranscoder {
 
     /// Encodes whole 1024-sample frames from the FIFO (and the short remainder at the end).
     private func encodeFIFO(final: Bool, write: (Packet) throws -> Void) throws {
-        let size = encoder.pointee.frame_size > 0 ? encoder.pointee.frame_size : 1024
+        let size = aac.frameSize
         while av_audio_fifo_size(fifo) >= size || (final && av_audio_fifo_size(fifo) > 0) {
-            let n = min(size, av_audio_fifo_size(fifo))
-            let f = encoderFrame
-            f.pointee.nb_samples = size
-            try ffCheck(av_frame_make_writable(f), "audio buffer")  // new buffer only if the encoder kept the old one
-            f.pointee.nb_samples = n
-            _ = f.pointee.extended_data.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 8) {
-                av_audio_fifo_read(fifo, $0, n)
-            }
-            f.pointee.pts = nextPTS ?? 0
-            nextPTS = (nextPTS ?? 0) + Int64(n)
-            try ffCheck(avcodec_send_frame(encoder, f), "encoding audio")
-            try drain(write)
-        }
-    }
-
-    private func drain(_ write: (Packet) throws -> Void) throws {
-        while true {
-            av_packet_unref(packet.av)
-            let r = avcodec_receive_packet(encoder, packet.av)
-            if r == ffEAGAIN || r == ffEOF { return }
-            try ffCheck(r, "encoding audio")
-            try write(packet)
+            let n = min(Int32(size), av_audio_fifo_size(fifo))
+            try aac.encode(count: Int(n), fill: { planes in
+                _ = planes.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 8) { av_audio_fifo_read(fifo, $0, n) }
+            }, write: write)
         }
     }
 }

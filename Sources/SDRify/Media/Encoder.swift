@@ -21,8 +21,9 @@ final class VideoEncoder {
          globalHeader: Bool) throws {
         let (timeBase, frameRate) = (timeBase.av, frameRate.av)
         self.codec = settings.codec
-        guard let codec = avcodec_find_encoder_by_name(settings.codec.encoderName) else {
-            throw SDRifyError.conversion("\(settings.codec.encoderName) is not available in this libavcodec")
+        let entry = settings.codec.catalog
+        guard let codec = avcodec_find_encoder_by_name(entry.encoder) else {
+            throw SDRifyError.conversion("\(entry.encoder) is not available in this libavcodec")
         }
         guard let c = avcodec_alloc_context3(codec) else { throw SDRifyError.conversion("out of memory") }
         ctx = c
@@ -40,20 +41,14 @@ final class VideoEncoder {
         var opts: OpaquePointer? = nil
         av_dict_set(&opts, "preset", settings.preset, 0)
         av_dict_set(&opts, "crf", String(settings.crf), 0)
-        switch settings.codec {
-        case .h264 where settings.crf == 0:  // lossless, which x264 allows only in High 4:4:4 Predictive
-            c.pointee.profile = FF_PROFILE_H264_HIGH_444_PREDICTIVE
-            av_dict_set(&opts, "profile", "high444", 0)
-        case .h264:
-            c.pointee.profile = FF_PROFILE_H264_HIGH
-            av_dict_set(&opts, "profile", "high", 0)
-        case .hevc:
-            av_dict_set(&opts, "profile", "main", 0)
-            av_dict_set(&opts, "x265-params", "log-level=error", 0)
-        }
+        let profile = settings.crf == 0 ? entry.losslessProfile ?? (entry.profile, entry.profileID ?? FF_PROFILE_UNKNOWN)
+                                         : (entry.profile, entry.profileID ?? FF_PROFILE_UNKNOWN)
+        if profile.1 != FF_PROFILE_UNKNOWN { c.pointee.profile = profile.1 }
+        av_dict_set(&opts, "profile", profile.0, 0)
+        for (key, value) in entry.options { av_dict_set(&opts, key, value, 0) }
         defer { av_dict_free(&opts) }
         try ffCheck(avcodec_open2(c, codec, &opts),
-                    "opening \(settings.codec.encoderName) (preset \(settings.preset), crf \(settings.crf))")
+                    "opening \(entry.encoder) (preset \(settings.preset), crf \(settings.crf))")
     }
 
     deinit {

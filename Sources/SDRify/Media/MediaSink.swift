@@ -27,8 +27,7 @@ final class EncodingSink: MediaSink {
     /// Creates the output file now (so an output problem shows before any work); `inputs` may not be it.
     init(path: String, inputs: [String], overwrite: Bool, settings: VideoEncoderSettings) throws {
         output = try AtomicOutput(finalPath: path, inputPaths: inputs, overwrite: overwrite)
-        let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
-        muxer = try Muxer(fd: output.fd, path: path, formatName: ext == "mov" ? "mov" : "mp4")
+        muxer = try Muxer(fd: output.fd, path: path, formatName: try CodecCatalog.muxer(forOutput: path))
         self.settings = settings
         packet = try Packet()
     }

@@ -30,14 +30,11 @@ final class Muxer {
     func addStream(from encoder: VideoEncoder) throws -> Int {
         guard let st = avformat_new_stream(ctx, nil) else { throw SDRifyError.conversion("out of memory") }
         try ffCheck(avcodec_parameters_from_context(st.pointee.codecpar, encoder.ctx), "video stream parameters")
-        if encoder.codec == .hevc { st.pointee.codecpar.pointee.codec_tag = Muxer.hvc1 }
+        if let tag = encoder.codec.catalog.codecTag { st.pointee.codecpar.pointee.codec_tag = tag }
         st.pointee.time_base = encoder.ctx.pointee.time_base
         st.pointee.avg_frame_rate = encoder.ctx.pointee.framerate
         return Int(st.pointee.index)
     }
-
-    /// 'hvc1': parameter sets in the sample entry, the tag Apple players require for HEVC.
-    static let hvc1: UInt32 = 0x3163_7668
 
     /// An audio stream fed by the AAC encoder.
     func addStream(audio encoder: UnsafeMutablePointer<AVCodecContext>) throws -> Int {
@@ -53,7 +50,7 @@ final class Muxer {
         let input = demuxer.videoStream
         guard let st = avformat_new_stream(ctx, nil) else { throw SDRifyError.conversion("out of memory") }
         try ffCheck(avcodec_parameters_copy(st.pointee.codecpar, input.pointee.codecpar), "video stream parameters")
-        st.pointee.codecpar.pointee.codec_tag = input.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_HEVC ? Muxer.hvc1 : 0
+        st.pointee.codecpar.pointee.codec_tag = CodecCatalog.codecTag(copying: input.pointee.codecpar.pointee.codec_id)
         st.pointee.time_base = input.pointee.time_base
         st.pointee.avg_frame_rate = input.pointee.avg_frame_rate
         return Int(st.pointee.index)

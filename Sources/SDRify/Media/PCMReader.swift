@@ -4,7 +4,7 @@ import CFFmpeg
 /// audio and its music. Opens its own input (audio stream only; other streams are discarded unread), so a clip's
 /// sound does not depend on how far its pictures have been read.
 final class PCMReader {
-    static let sampleRate = 48000
+    static let sampleRate = Int(AACEncoder.sampleRate)
     let path: String
     private let ctx: UnsafeMutablePointer<AVFormatContext>
     private let stream: Int32

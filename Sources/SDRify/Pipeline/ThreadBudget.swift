@@ -10,7 +10,7 @@ enum ThreadBudget {
         guard total > 0 else { return (0, 0) }
         guard total > 1 else { return (1, 1) }
         let decodeWork = 4.4 * Double(sourcePixels)
-        let encodeWork = (encoder == .hevc ? 42.0 : 14.0) * Double(outputPixels)
+        let encodeWork = encoder.catalog.nsPerOutputPixel * Double(outputPixels)
         let share = decodeWork / max(decodeWork + encodeWork, 1)
         let decode = min(max(Int((Double(total) * share).rounded()), 1), total - 1)
         return (decode, total - decode)

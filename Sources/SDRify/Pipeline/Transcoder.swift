@@ -21,7 +21,6 @@ public struct ConvertOptions: Sendable {
         self.input = input; self.output = output; self.preset = preset
     }
 
-    public static let outputExtensions = ["mp4", "m4v", "mov"]
 }
 
 /// What a finished conversion reports (`convert --json`).
@@ -61,10 +60,7 @@ public enum Transcoder {
     public static func run(_ options: ConvertOptions, warn: @escaping Warning = { _ in },
                            progress: @escaping ProgressHandler = { _ in }) throws -> ConversionResult {
         let started = Date()
-        let ext = URL(fileURLWithPath: options.output).pathExtension.lowercased()
-        guard ConvertOptions.outputExtensions.contains(ext) else {
-            throw SDRifyError.usage("\(options.output): unsupported output extension '.\(ext)' (use .mp4, .m4v or .mov)")
-        }
+        let muxerName = try CodecCatalog.muxer(forOutput: options.output)
         if let s = options.start, !(s >= 0 && s.isFinite) { throw SDRifyError.usage("--start must be 0 or more seconds") }
         if let d = options.duration, !(d > 0 && d.isFinite) { throw SDRifyError.usage("--duration must be more than 0 seconds") }
         if options.preset.passthrough, !options.overlays.isEmpty {
@@ -97,7 +93,7 @@ public enum Transcoder {
             : try OverlayStage(spec: options.overlays, frameWidth: target.0, frameHeight: target.1)
         let output = try AtomicOutput(finalPath: options.output, inputPath: options.input, overwrite: options.overwrite)
         defer { output.discard() }
-        let muxer = try Muxer(fd: output.fd, path: options.output, formatName: ext == "mov" ? "mov" : "mp4")
+        let muxer = try Muxer(fd: output.fd, path: options.output, formatName: muxerName)
         let tb = demuxer.videoTimeBase
         let videoStart = Double(demuxer.videoStartTicks) * tb.seconds
 

@@ -1,7 +1,7 @@
 /// The video codec a preset writes.
 public enum VideoCodec: String, Sendable {
     case h264, hevc
-    var encoderName: String { self == .h264 ? "libx264" : "libx265" }
+    public var catalog: CodecEntry { CodecCatalog.entry(self) }
 }
 
 /// Output presets, named as AVAssetExportSession's. A size preset is a bounding box on the upright picture.

@@ -125,10 +125,7 @@ public struct Timeline: Sendable {
 
     /// Checks every value that does not need the media; `where` names each clip (a JSON path or "clip 3").
     public func validate(where name: (Int) -> String = { "clip \($0 + 1)" }) throws {
-        let ext = URL(fileURLWithPath: output.path).pathExtension.lowercased()
-        guard ConvertOptions.outputExtensions.contains(ext) else {
-            throw SDRifyError.usage("\(output.path): unsupported output extension '.\(ext)' (use .mp4, .m4v or .mov)")
-        }
+        _ = try CodecCatalog.muxer(forOutput: output.path)
         guard !clips.isEmpty else { throw SDRifyError.usage("a timeline needs at least one clip") }
         guard output.preset.passthrough == false || clips.count == 1 else {
             throw SDRifyError.usage("Passthrough copies one file; a composition needs a preset that re-encodes")
