@@ -69,6 +69,8 @@ struct Convert: ParsableCommand {
 
     func validate() throws {
         try EncodeOptions.validate(preset: preset, tonemap: tonemap, crf: crf, x264Preset: x264Preset, threads: threads, progress: progress)
+        if let start, !(start >= 0 && start.isFinite) { throw ValidationError("--start must be 0 or more seconds") }
+        if let duration, !(duration > 0 && duration.isFinite) { throw ValidationError("--duration must be more than 0 seconds") }
     }
 
     func run() throws {

@@ -179,6 +179,8 @@ final class ComposeTests: CLITestCase {
         XCTAssertEqual(report["frames"] as? Int, 25 + 25 + 25 + 10 - 5)
         let clips = report["clips"] as? [[String: Any]] ?? []
         XCTAssertEqual(clips.first?["from"] as? Double, 0.5); XCTAssertEqual(clips.first?["to"] as? Double, 1.5)
+        XCTAssertEqual(clips.first?["file"] as? String, a)
+        XCTAssertEqual(clips[3]["kind"] as? String, "color"); XCTAssertTrue(clips[3]["file"] is NSNull)
         XCTAssertEqual(clips[1]["start"] as? Double ?? 0, 0.8, accuracy: 1e-6)
         // contain: the portrait clip on the blue background; cover: it fills the picture.
         let contained = try Support.rawFrame(out, index: 35, pixelFormat: "rgb24", filter: "crop=8:8:4:ih/2")
@@ -246,5 +248,46 @@ final class ComposeTests: CLITestCase {
         let d = try durations(out)
         XCTAssertEqual(d.video, Double(50 * 9 + 50 * 10 - 99 * 3) / 30, accuracy: 0.001)
         XCTAssertEqual(d.audio ?? 0, d.video, accuracy: 1024 / 48000.0, "A/V in sync after 100 clips")
+    }
+
+    func testOverlaysFollowTheOutputClockAndProgressCoversTheWhole() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=0x00FF00:s=40x40", "-frames:v", "1", file("green.png")])
+        try #"{"stickers": [{"image": "green.png", "x": 0, "y": 0, "start": 1.2, "end": 1.6}]}"#
+            .write(toFile: file("overlays.json"), atomically: true, encoding: .utf8)
+        let out = file("out.mp4")
+        let r = try Support.sdrify("compose", "color:#000000:1", "color:#000000:1", "--output", out, "--overlays", file("overlays.json"),
+                                   "--fps", "25", "--preset", "640x480", "--progress", "-")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasSuffix("progress=end\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("total_us=2000000"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("out_time_us=2000000\n"), r.stdout)
+        // The sticker shows from 1.2 s to 1.6 s of the output, over the second clip (which starts at 1 s).
+        for (n, shown) in [(28, false), (32, true), (38, true), (42, false)] {
+            let px = try Support.rawFrame(out, index: n, pixelFormat: "rgb24", filter: "crop=8:8:16:16")
+            XCTAssertEqual(px[1] > 200, shown, "frame \(n): \(px[0...2])")
+        }
+    }
+
+    func testASignalStopsACompositionAndLeavesNothing() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-t", "3", "-c:v", "libx264", "-preset", "ultrafast", file("big.mp4")])
+        let outDir = dir.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: outDir, withIntermediateDirectories: true)
+        let p = Process()
+        p.executableURL = Support.binary
+        p.arguments = ["compose", file("big.mp4"), file("big.mp4"), file("big.mp4"), "--transition", "fade",
+                       "--output", outDir.appendingPathComponent("out.mp4").path, "--progress", "-"]
+        let progress = Pipe(), errors = Pipe()
+        p.standardOutput = progress; p.standardError = errors; p.standardInput = FileHandle.nullDevice
+        try p.run()
+        XCTAssertTrue(String(decoding: progress.fileHandleForReading.availableData, as: UTF8.self).contains("progress="))
+        usleep(300_000)
+        kill(p.processIdentifier, SIGTERM)
+        DispatchQueue.global().async { _ = progress.fileHandleForReading.readDataToEndOfFile() }
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationReason, .exit)
+        XCTAssertEqual(p.terminationStatus, 128 + SIGTERM)
+        XCTAssertEqual(stderr.split(separator: "\n").count, 1, stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outDir.path), [])
     }
 }

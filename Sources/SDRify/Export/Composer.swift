@@ -3,7 +3,7 @@ import Foundation
 /// What a finished composition reports (`compose --json`).
 public struct CompositionResult: Sendable {
     public struct Clip: Sendable {
-        public var source: String          // file, or color:#RRGGBB
+        public var source: String          // the file, or color:#RRGGBB
         public var kind: String            // video, image, color
         public var hdr: HDRKind
         public var orientationExif: Int
@@ -31,7 +31,7 @@ public struct CompositionResult: Sendable {
 
     public var json: JSONValue {
         let clipRows: [JSONValue] = clips.map { c in
-            .object([("source", .string(c.source)), ("kind", .string(c.kind)), ("hdr", .string(c.hdr.rawValue)),
+            .object([("file", c.kind == "color" ? .null : .string(c.source)), ("source", .string(c.source)), ("kind", .string(c.kind)), ("hdr", .string(c.hdr.rawValue)),
                      ("orientation", .object([("exif", .int(Int64(c.orientationExif)))])),
                      ("from", c.from.map { .double($0) } ?? .null), ("to", c.to.map { .double($0) } ?? .null),
                      ("start", .double(c.start)), ("duration", .double(c.duration)),

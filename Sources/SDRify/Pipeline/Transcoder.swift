@@ -21,6 +21,20 @@ public struct ConvertOptions: Sendable {
         self.input = input; self.output = output; self.preset = preset
     }
 
+    /// A conversion is the one-clip timeline: its values are checked where a composition's are. (It runs on its
+    /// own fast path: source timestamps kept, AAC copied.)
+    public var timeline: Timeline {
+        var out = OutputSpec(path: output, preset: preset)
+        out.overwrite = overwrite; out.crf = crf; out.encoderPreset = encoderPreset; out.threads = threads
+        out.toneMap = toneMap; out.tolerateErrors = tolerateErrors
+        var clip = TimelineClip(source: .video(input))
+        clip.from = start
+        clip.duration = duration
+        var t = Timeline(output: out, clips: [clip])
+        t.overlays = overlays
+        return t
+    }
+
 }
 
 /// What a finished conversion reports (`convert --json`).
@@ -60,14 +74,13 @@ public enum Transcoder {
     public static func run(_ options: ConvertOptions, warn: @escaping Warning = { _ in },
                            progress: @escaping ProgressHandler = { _ in }) throws -> ConversionResult {
         let started = Date()
+        try options.timeline.validate { _ in options.input }
         let muxerName = try CodecCatalog.muxer(forOutput: options.output)
-        if let s = options.start, !(s >= 0 && s.isFinite) { throw SDRifyError.usage("--start must be 0 or more seconds") }
-        if let d = options.duration, !(d > 0 && d.isFinite) { throw SDRifyError.usage("--duration must be more than 0 seconds") }
         if options.preset.passthrough, !options.overlays.isEmpty {
             throw SDRifyError.usage("Passthrough copies the video; overlays need a preset that re-encodes")
         }
         if options.preset.passthrough, options.start != nil || options.duration != nil {
-            throw SDRifyError.usage("Passthrough copies whole files; --start/--duration need a preset that re-encodes")
+            throw SDRifyError.usage("Passthrough copies whole files; a start or duration needs a preset that re-encodes")
         }
 
         // Read the headers first: they validate the input and give orientation, colour and size. The same open

@@ -133,10 +133,10 @@ public struct Timeline: Sendable {
         if !(output.imageDuration > 0 && output.imageDuration.isFinite) { throw SDRifyError.usage("the image duration must be more than 0 seconds") }
         for (i, clip) in clips.enumerated() {
             let at = name(i)
-            if let f = clip.from, !(f >= 0 && f.isFinite) { throw SDRifyError.usage("\(at): from must be 0 or more seconds") }
+            if let f = clip.from, !(f >= 0 && f.isFinite) { throw SDRifyError.usage("\(at): the start must be 0 or more seconds") }
             if let t = clip.to, !(t > 0 && t.isFinite) { throw SDRifyError.usage("\(at): to must be more than 0 seconds") }
             if let f = clip.from, let t = clip.to, t <= f { throw SDRifyError.usage("\(at): to (\(t) s) must be after from (\(f) s)") }
-            if let d = clip.duration, !(d > 0 && d.isFinite) { throw SDRifyError.usage("\(at): duration must be more than 0 seconds") }
+            if let d = clip.duration, !(d > 0 && d.isFinite) { throw SDRifyError.usage("\(at): the duration must be more than 0 seconds") }
             if case .video = clip.source {} else if clip.from != nil || clip.to != nil {
                 throw SDRifyError.usage("\(at): from/to apply to video clips; an image or colour takes a duration")
             }
