@@ -120,4 +120,38 @@ final class RealMediaTests: CLITestCase {
         XCTAssertEqual(c.status, 3, c.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("out.mp4")))
     }
+
+    /// Every real file in one composition (cuts: some last a few frames): it is made at the first clip's upright
+    /// shape, each clip shows for its own length, each is read as its HDR kind, and sound and pictures end together.
+    func testAllRealFilesComposeIntoOneVideo() throws {
+        let files = try realFiles()
+        let out = file("all.mp4")
+        let r = try Support.sdrify(["compose"] + files + ["--output", out, "--preset", "1280x720", "--json"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
+        let clips = report["clips"] as? [[String: Any]] ?? []
+        XCTAssertEqual(clips.count, files.count)
+        let first = try Support.sdrify(files[0], file("first.mp4"), "--preset", "1280x720", "--json")
+        let firstReport = try JSONSerialization.jsonObject(with: first.stdoutData) as? [String: Any] ?? [:]
+        // The first clip's shape, as large as the box and the largest clip allow.
+        let (w, h) = (Double(report["width"] as? Int ?? 0), Double(report["height"] as? Int ?? 0))
+        let (fw, fh) = (Double(firstReport["width"] as? Int ?? 1), Double(firstReport["height"] as? Int ?? 1))
+        XCTAssertEqual(w / h, fw / fh, accuracy: 0.01, "the first clip's shape")
+        XCTAssertTrue(max(w, h) == 1280 || min(w, h) == 720, "touches the box: \(w)x\(h)")
+        for (path, clip) in zip(files, clips) {
+            let probe = try Support.sdrify("probe", path, "--json")
+            let video = (try JSONSerialization.jsonObject(with: probe.stdoutData) as? [String: Any])?["video"] as? [String: Any]
+            XCTAssertEqual(clip["hdr"] as? String, video?["hdr"] as? String, path)
+        }
+        var end = 0.0
+        for clip in clips {
+            XCTAssertEqual(clip["start"] as? Double ?? -1, end, accuracy: 1e-4, "clips follow each other")
+            end += clip["duration"] as? Double ?? 0
+        }
+        let probe = try Support.ffprobe(out)
+        let v = Double(Support.streams(probe, "video").first?["duration"] as? String ?? "") ?? 0
+        let a = Double(Support.streams(probe, "audio").first?["duration"] as? String ?? "") ?? 0
+        XCTAssertEqual(v, end, accuracy: 0.001)
+        XCTAssertEqual(a, v, accuracy: 1024 / 48000.0)
+    }
 }

@@ -83,7 +83,7 @@ final class CompositionTests: XCTestCase {
         let t = Timeline(output: output(), clips: [colour("#000000", 1, Transition(kind: .fade, duration: 0.6)), colour("#FFFFFF", 2)])
         XCTAssertThrowsError(try render(t)) { e in
             XCTAssertEqual((e as? SDRifyError)?.status, .usage)
-            XCTAssertTrue("\(e)".contains("longer than half of clip 1"), "\(e)")
+            XCTAssertTrue("\(e)".contains("longer than half of this clip which shows 1.000 s"), "\(e)")
         }
     }
 

@@ -71,8 +71,11 @@ struct CompositionPlan {
                     if case .image = spec.source { throw SDRifyError.usage("\(label): is a video, not a still picture") }
                     let orientation = try Transcoder.checkSupported(info.video, input: path)
                     let tb = demuxer.videoTimeBase
-                    let length = demuxer.videoDurationTicks.map { Double($0) * tb.seconds } ?? info.format.duration
-                    guard let length, length > 0 else { throw SDRifyError.invalidInput("\(path): the video's duration is unknown") }
+                    var length = demuxer.videoDurationTicks.map { Double($0) * tb.seconds } ?? info.format.duration
+                    if length == nil {  // a raw bitstream: its pictures at the nominal rate
+                        length = Double(try demuxer.countVideoPackets()) / demuxer.videoFrameRate.seconds  // (a rate: frames per second)
+                    }
+                    guard let length, length > 0 else { throw SDRifyError.invalidInput("\(path): no video frames") }
                     let from = spec.from ?? 0
                     guard from < length else {
                         throw SDRifyError.usage(String(format: "\(label): from (%.3f s) is past the end of the video (%.3f s)", from, length))
@@ -99,7 +102,8 @@ struct CompositionPlan {
             let t = clips[i].spec.transition
             if t.kind != .none {
                 for n in [i, i + 1] where t.duration > clips[n].seconds / 2 + 1e-9 {
-                    throw SDRifyError.usage(String(format: "\(clips[i].name): its %.3g s transition is longer than half of \(clips[n].name) (%.3f s)",
+                    let which = n == i ? "this clip" : "the next one, \(clips[n].name),"
+                    throw SDRifyError.usage(String(format: "\(clips[i].name): its %.3g s transition is longer than half of \(which) which shows %.3f s",
                                                    t.duration, clips[n].seconds))
                 }
                 clips[i].transitionFrames = min(fps.frames(in: t.duration), clips[i].frames / 2, clips[i + 1].frames / 2)

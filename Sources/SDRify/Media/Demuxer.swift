@@ -109,6 +109,15 @@ final class Demuxer {
         return true
     }
 
+    /// How many video packets the rest of the file holds, read without decoding (a raw bitstream says nothing of
+    /// its length in any header). Leaves the input at its end.
+    func countVideoPackets() throws -> Int {
+        let packet = try Packet()
+        var count = 0
+        while try readPacket(into: packet) { if packet.streamIndex == videoStreamIndex { count += 1 } }
+        return count
+    }
+
     /// Seeks to the keyframe at or before `seconds` (for --start).
     func seek(toSeconds seconds: Double) throws {
         let ts = Int64(seconds * Double(AV_TIME_BASE))
