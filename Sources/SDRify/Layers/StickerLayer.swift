@@ -176,31 +176,27 @@ final class StickerLayer: @unchecked Sendable {
     }
 }
 
-/// The overlay stage: stickers, then captions, composited into the upright 8-bit BT.709 4:2:0 output frame
+/// The layer stack: stickers, then captions, composited into the upright 8-bit BT.709 4:2:0 output frame
 /// (after tone mapping, so their colours are never tone mapped).
 public final class OverlayStage: @unchecked Sendable {
-    private let layers: [StickerLayer]
-    private let captions: [CaptionLayer]
+    private let layers: [VideoLayer]
 
     /// Decodes every picture and reads every caption file now, so a bad file fails before any output exists.
     public init(spec: OverlaySpec, frameWidth: Int, frameHeight: Int) throws {
-        captions = try spec.captions.map { try CaptionLayer(path: $0, frameWidth: frameWidth, frameHeight: frameHeight) }
-        layers = try spec.stickers.enumerated().map { i, s in
+        let stickers: [VideoLayer] = try spec.stickers.enumerated().map { i, s in
             let pictures: [RGBAImage]
             do { pictures = try StickerImages.load(s.image) } catch let e as SDRifyError {
                 throw SDRifyError.usage("\(e.message) (sticker \(i + 1))")
             }
             return StickerLayer(spec: s, pictures: pictures, frameWidth: frameWidth, frameHeight: frameHeight)
         }
+        let captions: [VideoLayer] = try spec.captions.map { try CaptionLayer(path: $0, frameWidth: frameWidth, frameHeight: frameHeight) }
+        layers = stickers + captions
     }
 
     public func apply(to frame: Frame, time: Double) {
         for layer in layers {
-            guard let state = layer.state(at: time) else { continue }
-            OverlayStage.blend(layer.tile(for: state), into: frame)
-        }
-        for caption in captions {
-            if let tile = caption.tile(at: time) { OverlayStage.blend(tile, into: frame) }
+            if let tile = layer.tile(at: time) { OverlayStage.blend(tile, into: frame) }
         }
     }
 
