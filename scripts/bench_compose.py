@@ -12,22 +12,19 @@ import sys
 import tempfile
 import time
 
+from bench_common import ensure, lift, timed
+
 SDRIFY, CACHE, RUNS = sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 3
 PRESET, W, H, FADE = "1280x720", 720, 1280, 0.5
 HABLE = "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
 
 
-def ensure(name, args):
-    path = os.path.join(CACHE, name)
-    if not os.path.exists(path):
-        print(f"bench: generating {path}", file=sys.stderr)
-        subprocess.run(["ffmpeg", "-v", "error", "-y"] + args + [path + ".tmp.mov"], check=True)
-        os.replace(path + ".tmp.mov", path)
-    return path
 
 
-def lift(trc):
-    return f"zscale=tin=bt709:pin=bt709:min=bt709:rin=limited:t={trc}:p=bt2020:m=bt2020nc:r=limited:npl=203,format=yuv420p10le"
+
+
+def cached(name, args):
+    return ensure(os.path.join(CACHE, name), args)
 
 
 def phone_clips():
@@ -46,25 +43,18 @@ def clips():
     sdr = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-pix_fmt", "yuv420p"]
     # (name, has HDR kind, has audio)
     return [
-        (ensure("compose_hlg_portrait.mov", ["-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate=30,{grain}", "-f", "lavfi", "-i",
+        (cached("compose_hlg_portrait.mov", ["-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate=30,{grain}", "-f", "lavfi", "-i",
                 "sine=f=440:duration=3", "-t", "3", "-vf", lift("arib-std-b67")] + hdr +
                ["-color_trc", "arib-std-b67", "-c:a", "aac", "-metadata:s:v", "rotate=90"]), "hlg", True),
-        (ensure("compose_sdr_60.mp4", ["-f", "lavfi", "-i", f"testsrc=size=1920x1080:rate=60,{grain}", "-f", "lavfi", "-i",
+        (cached("compose_sdr_60.mp4", ["-f", "lavfi", "-i", f"testsrc=size=1920x1080:rate=60,{grain}", "-f", "lavfi", "-i",
                 "sine=f=660:duration=3", "-t", "3"] + sdr + ["-c:a", "aac"]), "sdr", True),
-        (ensure("compose_pq.mp4", ["-f", "lavfi", "-i", f"mandelbrot=size=1920x1080:rate=30,{grain}", "-t", "3",
+        (cached("compose_pq.mp4", ["-f", "lavfi", "-i", f"mandelbrot=size=1920x1080:rate=30,{grain}", "-t", "3",
                 "-vf", lift("smpte2084")] + hdr + ["-color_trc", "smpte2084"]), "pq", False),
-        (ensure("compose_sdr_24.mp4", ["-f", "lavfi", "-i", f"smptehdbars=size=1280x720:rate=24,{grain}", "-f", "lavfi", "-i",
+        (cached("compose_sdr_24.mp4", ["-f", "lavfi", "-i", f"smptehdbars=size=1280x720:rate=24,{grain}", "-f", "lavfi", "-i",
                 "sine=f=550:duration=3", "-t", "3"] + sdr + ["-c:a", "aac"]), "sdr", True),
     ]
 
 
-def timed(cmd):
-    t = time.perf_counter()
-    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - t
-    if r.returncode != 0:
-        raise SystemExit(f"bench: failed: {' '.join(cmd)}\n{r.stderr[-2000:]}")
-    return wall, int(re.findall(r"^(\d+)$", r.stderr, re.M)[-1])
 
 
 def seconds(path):
@@ -127,10 +117,10 @@ def main():
             rows.append(compare(label, chosen, tmp, out))
 
         # Memory from 2 to 100 clips: short 1080p clips alternating SDR and HLG portrait.
-        short = [ensure("compose_short_sdr.mp4", ["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-f", "lavfi", "-i",
+        short = [cached("compose_short_sdr.mp4", ["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-f", "lavfi", "-i",
                                                   "sine=duration=0.5", "-t", "0.5", "-c:v", "libx264", "-preset", "ultrafast",
                                                   "-pix_fmt", "yuv420p", "-c:a", "aac"]),
-                 ensure("compose_short_hlg.mov", ["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-t", "0.5",
+                 cached("compose_short_hlg.mov", ["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-t", "0.5",
                                                   "-vf", lift("arib-std-b67"), "-c:v", "libx265", "-preset", "ultrafast",
                                                   "-x265-params", "log-level=error", "-tag:v", "hvc1", "-pix_fmt", "yuv420p10le",
                                                   "-color_primaries", "bt2020", "-colorspace", "bt2020nc", "-color_trc",

@@ -13,21 +13,15 @@ import sys
 import tempfile
 import time
 
+from bench_common import ensure, lift, timed
+
 SDRIFY, CACHE, RUNS = sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 3
 X264 = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"]
 CHAIN = "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
 
 
-def ensure(path, args):
-    if not os.path.exists(path):
-        print(f"bench: generating {path}", file=sys.stderr)
-        subprocess.run(["ffmpeg", "-v", "error", "-y"] + args + [path + ".tmp.mov"], check=True)
-        os.replace(path + ".tmp.mov", path)
-    return path
 
 
-def lift(trc):
-    return f"zscale=tin=bt709:pin=bt709:min=bt709:rin=limited:t={trc}:p=bt2020:m=bt2020nc:r=limited:npl=203,format=yuv420p10le"
 
 
 def inputs():
@@ -62,14 +56,6 @@ def picture_floor(src, picture, out):
             "-map", "1:v", "-map", "0:a?"] + X264 + [out]
 
 
-def timed(cmd):
-    """Wall time and peak RSS (KiB) of one run."""
-    t = time.perf_counter()
-    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - t
-    if r.returncode != 0:
-        raise SystemExit(f"bench: failed: {' '.join(cmd)}\n{r.stderr[-2000:]}")
-    return wall, int(re.findall(r"^(\d+)$", r.stderr, re.M)[-1])
 
 
 def frames(path):

@@ -13,7 +13,6 @@ struct Compose: ParsableCommand {
     @Argument(help: ArgumentHelp("Clips in order.", valueName: "CLIP")) var clips: [String] = []
     @Option(help: ArgumentHelp("An edit description (JSON) instead of CLIP arguments.", valueName: "EDIT.json")) var timeline: String?
     @Option(help: "Output file (.mp4, .m4v or .mov).") var output: String
-    @Option(help: "Export preset: a bounding box for the first clip's upright shape (see `sdrify presets`).") var preset: String = ExportPreset.defaultName
     @Option(help: "Output frame rate (30, 29.97, 30000/1001); default: the first video clip's.") var fps: String?
     @Option(help: ArgumentHelp("Between every two clips: \(TransitionKind.allCases.map(\.rawValue).joined(separator: ", ")) (crossfade = fade); SECONDS default 0.5.",
                                valueName: "TYPE[:SECONDS]")) var transition: String = "none"
@@ -22,21 +21,10 @@ struct Compose: ParsableCommand {
     @Option(name: .customLong("image-duration"), help: "Seconds each image is shown.") var imageDuration: Double = 3
     @Option(help: "Music mixed under the clips' own sound, looped or cut to the video.") var music: String?
     @Option(name: .customLong("music-volume"), help: "Linear gain of the music (1 = as recorded).") var musicVolume: Double = 1
-    @Option(help: "Tone-mapping operator for HDR clips (auto follows each scene's light).") var tonemap: String = ToneMapOperator.default.rawValue
-    @Flag(help: "Replace an existing output file.") var overwrite = false
-    @Flag(help: "Print a JSON report on stdout when done.") var json = false
-    @Option(help: "x264 constant rate factor (0–51); default from the preset.") var crf: Int?
-    @Option(name: .customLong("x264-preset"), help: "x264/x265 speed preset; default from the preset.") var x264Preset: String?
     @Option(help: ArgumentHelp("Stickers and captions (JSON) on the output's clock.", valueName: "FILE.json")) var overlays: String?
-    @Option(help: "Thread budget shared by decoders and encoder (0 = automatic).") var threads: Int = 0
-    @Flag(help: "Print nothing but the error line.") var quiet = false
-    @Flag(name: .customLong("tolerate-errors"), help: "Conceal decode errors and continue (they are counted) instead of failing.")
-    var tolerateErrors = false
-    @Option(help: ArgumentHelp("Write ffmpeg-style key=value progress blocks to a file descriptor, or - for stdout.", valueName: "FD|-"))
-    var progress: String?
+    @OptionGroup var encoding: EncodingFlags
 
     func validate() throws {
-        try EncodeOptions.validate(preset: preset, tonemap: tonemap, crf: crf, x264Preset: x264Preset, threads: threads, progress: progress)
         if timeline != nil && !clips.isEmpty { throw ValidationError("give CLIP arguments or --timeline, not both") }
         if timeline == nil && clips.isEmpty { throw ValidationError("no clips: give CLIP arguments or --timeline EDIT.json") }
         if let fps, FrameRate(parsing: fps) == nil { throw ValidationError("--fps must be a rate from 1 to 240 (30, 29.97 or 30000/1001)") }
@@ -64,17 +52,17 @@ struct Compose: ParsableCommand {
     }
 
     func run() throws {
-        var spec = OutputSpec(path: output, preset: ExportPreset.named(preset)!)
+        var spec = OutputSpec(path: output, preset: encoding.exportPreset)
         spec.fps = fps.flatMap { FrameRate(parsing: $0) }
         spec.background = RGBColor(hex: background)!
         spec.fit = Fit(rawValue: fit)!
         spec.imageDuration = imageDuration
-        spec.overwrite = overwrite
-        spec.crf = crf
-        spec.encoderPreset = x264Preset
-        spec.threads = threads
-        spec.toneMap = ToneMapOperator(rawValue: tonemap)!
-        spec.tolerateErrors = tolerateErrors
+        spec.overwrite = encoding.overwrite
+        spec.crf = encoding.crf
+        spec.encoderPreset = encoding.x264Preset
+        spec.threads = encoding.threads
+        spec.toneMap = encoding.toneMap
+        spec.tolerateErrors = encoding.tolerateErrors
         let between = Transition(spec: transition)!
         var edit: Timeline
         var name: (Int) -> String = { "clip \($0 + 1)" }
@@ -93,7 +81,7 @@ struct Compose: ParsableCommand {
         }
         if let overlays, edit.overlays.isEmpty { edit.overlays = try OverlaySpec.load(jsonFile: overlays) }
         let described = edit
-        try Job(json: json, quiet: quiet, progress: progress, identity: [("output", .string(output))]).run { warn, report in
+        try Job(encoding, identity: [("output", .string(output))]).run { warn, report in
             let result = try Composer.run(described, clipName: name, warn: warn, progress: report)
             return (result.json, result.decodeErrors,
                     "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames, \(result.clips.count) clips)")

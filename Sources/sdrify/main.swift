@@ -45,14 +45,7 @@ struct Convert: ParsableCommand {
 
     @Argument(help: "Input video file.") var input: String
     @Argument(help: "Output file (.mp4, .m4v or .mov).") var output: String
-    @Option(help: "Export preset (see `sdrify presets`).") var preset: String = ExportPreset.defaultName
-    @Option(help: "Tone-mapping operator for HDR input: auto follows each scene's light; fixed curves: \(ToneMapOperator.allCases.filter { $0 != .auto }.map(\.rawValue).joined(separator: ", ")).")
-    var tonemap: String = ToneMapOperator.default.rawValue
-    @Flag(help: "Replace an existing output file.") var overwrite = false
-    @Flag(help: "Print a JSON report on stdout when done.") var json = false
-    @Option(help: "x264 constant rate factor (0–51); default from the preset.") var crf: Int?
-    @Option(name: .customLong("x264-preset"), help: "x264/x265 speed preset (ultrafast … veryslow); default from the preset.")
-    var x264Preset: String?
+    @OptionGroup var encoding: EncodingFlags
     @Option(help: "Start the output this many seconds into the input (frame-accurate).") var start: Double?
     @Option(help: "Make the output this many seconds long.") var duration: Double?
     @Flag(name: .customLong("keep-location"), help: "Keep GPS location metadata (dropped by default).") var keepLocation = false
@@ -60,24 +53,17 @@ struct Convert: ParsableCommand {
     @Option(help: ArgumentHelp("A sticker: FILE@X,Y[,WxH][,START-END]; X, Y, W, H in pixels or percent.", valueName: "SPEC"))
     var sticker: [String] = []
     @Option(help: ArgumentHelp("Burn in captions or lyrics from an SRT, WebVTT or ASS file.", valueName: "FILE")) var captions: String?
-    @Option(help: "Thread budget shared by decoder and encoder, for running several at once (1: one thread in all; 0 = automatic).") var threads: Int = 0
-    @Flag(help: "Print nothing but the error line.") var quiet = false
-    @Flag(name: .customLong("tolerate-errors"), help: "Conceal decode errors and continue (they are counted) instead of failing.")
-    var tolerateErrors = false
-    @Option(help: ArgumentHelp("Write ffmpeg-style key=value progress blocks to a file descriptor, or - for stdout.", valueName: "FD|-"))
-    var progress: String?
 
     func validate() throws {
-        try EncodeOptions.validate(preset: preset, tonemap: tonemap, crf: crf, x264Preset: x264Preset, threads: threads, progress: progress)
         if let start, !(start >= 0 && start.isFinite) { throw ValidationError("--start must be 0 or more seconds") }
         if let duration, !(duration > 0 && duration.isFinite) { throw ValidationError("--duration must be more than 0 seconds") }
     }
 
     func run() throws {
-        var options = ConvertOptions(input: input, output: output, preset: ExportPreset.named(preset)!)
-        options.overwrite = overwrite
-        options.crf = crf
-        options.encoderPreset = x264Preset
+        var options = ConvertOptions(input: input, output: output, preset: encoding.exportPreset)
+        options.overwrite = encoding.overwrite
+        options.crf = encoding.crf
+        options.encoderPreset = encoding.x264Preset
         options.start = start
         options.duration = duration
         options.keepLocation = keepLocation
@@ -87,10 +73,10 @@ struct Convert: ParsableCommand {
             guard FileManager.default.isReadableFile(atPath: captions) else { throw SDRifyError(.usage, "\(captions): cannot read the captions") }
             options.overlays.captions.append(captions)
         }
-        options.threads = threads
-        options.toneMap = ToneMapOperator(rawValue: tonemap)!
-        options.tolerateErrors = tolerateErrors
-        try Job(json: json, quiet: quiet, progress: progress, identity: [("input", .string(input)), ("output", .string(output))]).run { warn, report in
+        options.threads = encoding.threads
+        options.toneMap = encoding.toneMap
+        options.tolerateErrors = encoding.tolerateErrors
+        try Job(encoding, identity: [("input", .string(input)), ("output", .string(output))]).run { warn, report in
             let result = try Transcoder.run(options, warn: warn, progress: report)
             return (result.json, result.decodeErrors, "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames)")
         }
@@ -105,6 +91,10 @@ struct Job {
     let quiet: Bool
     let progress: String?
     let identity: [(String, JSONValue)]   // what the failure report names
+
+    init(_ flags: EncodingFlags, identity: [(String, JSONValue)]) {
+        json = flags.json; quiet = flags.quiet; progress = flags.progress; self.identity = identity
+    }
 
     /// `body` returns the report, the damage concealed, and the line said when done.
     func run(_ body: (@escaping Transcoder.Warning, @escaping Transcoder.ProgressHandler) throws -> (JSONValue, Int, String)) throws {
@@ -145,16 +135,34 @@ struct Job {
     }
 }
 
-/// Checks shared by the commands that encode.
-enum EncodeOptions {
-    static func validate(preset: String, tonemap: String, crf: Int?, x264Preset: String?, threads: Int, progress: String?) throws {
-        guard ExportPreset.named(preset) != nil else {
+/// The options every command that encodes takes, checked in one place.
+struct EncodingFlags: ParsableArguments {
+    @Option(help: "Export preset (see `sdrify presets`).") var preset: String = ExportPreset.defaultName
+    @Option(help: "Tone-mapping operator for HDR input: auto follows each scene's light; fixed curves: \(ToneMapOperator.allCases.filter { $0 != .auto }.map(\.rawValue).joined(separator: ", ")).")
+    var tonemap: String = ToneMapOperator.default.rawValue
+    @Flag(help: "Replace an existing output file.") var overwrite = false
+    @Flag(help: "Print a JSON report on stdout when done.") var json = false
+    @Option(help: "x264 constant rate factor (0–51); default from the preset.") var crf: Int?
+    @Option(name: .customLong("x264-preset"), help: "x264/x265 speed preset (ultrafast … veryslow); default from the preset.")
+    var x264Preset: String?
+    @Option(help: "Thread budget shared by decoders and encoder, for running several at once (1: one thread in all; 0 = automatic).") var threads: Int = 0
+    @Flag(help: "Print nothing but the error line.") var quiet = false
+    @Flag(name: .customLong("tolerate-errors"), help: "Conceal decode errors and continue (they are counted) instead of failing.")
+    var tolerateErrors = false
+    @Option(help: ArgumentHelp("Write ffmpeg-style key=value progress blocks to a file descriptor, or - for stdout.", valueName: "FD|-"))
+    var progress: String?
+
+    var exportPreset: ExportPreset { ExportPreset.named(preset)! }
+    var toneMap: ToneMapOperator { ToneMapOperator(rawValue: tonemap)! }
+
+    func validate() throws {
+        guard let exportPreset = ExportPreset.named(preset) else {
             throw ValidationError("unknown preset '\(preset)' (one of: \(ExportPreset.all.map(\.name).joined(separator: ", ")))")
         }
         guard ToneMapOperator(rawValue: tonemap) != nil else {
             throw ValidationError("unknown --tonemap '\(tonemap)' (one of: \(ToneMapOperator.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
-        let codec = ExportPreset.named(preset)!.codec.catalog
+        let codec = exportPreset.codec.catalog
         if let crf, !codec.crfRange.contains(crf) {
             throw ValidationError("--crf must be between \(codec.crfRange.lowerBound) and \(codec.crfRange.upperBound)")
         }

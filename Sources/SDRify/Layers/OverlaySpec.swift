@@ -44,14 +44,7 @@ public struct OverlaySpec: Equatable, Sendable {
     /// Reads and validates an overlay description; every problem is a usage error naming the file and the
     /// JSON path. Image paths are relative to the JSON file.
     public static func load(jsonFile path: String) throws -> OverlaySpec {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw SDRifyError.usage("\(path): cannot read the overlay description")
-        }
-        let root: Any
-        do { root = try JSONSerialization.jsonObject(with: data) } catch {
-            throw SDRifyError.usage("\(path): malformed JSON")
-        }
-        var parser = Parser(file: path, base: URL(fileURLWithPath: path).deletingLastPathComponent())
+        var (parser, root) = try Parser.open(path, what: "the overlay description")
         return try parse(root, at: "$", parser: &parser)
     }
 
@@ -107,6 +100,16 @@ public struct OverlaySpec: Equatable, Sendable {
 struct Parser {
     let file: String
     var base: URL? = nil   // relative image paths are resolved against the JSON file's folder
+
+    /// Reads and parses a JSON file: the parser for it (paths relative to its folder) and its root value.
+    static func open(_ path: String, what: String) throws -> (Parser, Any) {
+        guard let data = FileManager.default.contents(atPath: path) else { throw SDRifyError.usage("\(path): cannot read \(what)") }
+        do {
+            return (Parser(file: path, base: URL(fileURLWithPath: path).deletingLastPathComponent()), try JSONSerialization.jsonObject(with: data))
+        } catch {
+            throw SDRifyError.usage("\(path): malformed JSON")
+        }
+    }
 
     func fail(_ path: String, _ what: String) -> SDRifyError {
         SDRifyError.usage(path.isEmpty ? "\(file): \(what)" : "\(file): \(path): \(what)")

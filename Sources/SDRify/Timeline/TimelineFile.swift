@@ -5,14 +5,7 @@ import Foundation
 extension Timeline {
     /// `transition`: for clips that give none (the last one's is never used).
     public static func load(jsonFile path: String, base: OutputSpec, transition: Transition = .cut) throws -> Timeline {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw SDRifyError.usage("\(path): cannot read the timeline")
-        }
-        let root: Any
-        do { root = try JSONSerialization.jsonObject(with: data) } catch {
-            throw SDRifyError.usage("\(path): malformed JSON")
-        }
-        var parser = Parser(file: path, base: URL(fileURLWithPath: path).deletingLastPathComponent())
+        var (parser, root) = try Parser.open(path, what: "the timeline")
         let top = try parser.object(root, at: "$", allowed: ["output", "clips", "music", "overlays"])
         var output = base
         if let o = top["output"] { try parser.output(o, into: &output) }
