@@ -85,13 +85,13 @@ public enum Composer {
         }.max() ?? 0
         let (decodeThreads, encodeThreads) = ThreadBudget.split(out.threads, sourcePixels: largestSource,
                                                                 outputPixels: canvas.width * canvas.height, encoder: out.preset.codec)
-        let sink = try makeSink(plan, encodeThreads)
         let fps = plan.fps
         let mixer = try AudioMixer(plan: plan, tolerateErrors: out.tolerateErrors) { index in
             let clip = plan.clips[index]
             guard case .video(let info, _) = clip.content else { return nil }
             return try PCMReader(path: info.path, start: clip.sourceStart + clip.from, tolerateErrors: out.tolerateErrors)
         }
+        let sink = try makeSink(plan, encodeThreads)  // the output exists from here on: everything read is checked
         try sink.begin(width: canvas.width, height: canvas.height, rate: fps, audio: mixer.hasSound)
 
         // Per clip, what it turned out to be once decoded.
