@@ -68,6 +68,9 @@ struct CompositionPlan {
                                       seconds: spec.duration ?? out.imageDuration))
                 case .video(let info, let demuxer, let truncated):
                     if let truncated { warn("\(truncated): composing what it holds") }
+                    if let codec = demuxer.undecodableAudio {
+                        warn("\(path): the audio (\(codec)) cannot be decoded here: \(demuxer.audioStreamIndex == nil ? "silence instead" : "the next audio track instead")")
+                    }
                     if case .image = spec.source { throw SDRifyError.usage("\(label): is a video, not a still picture") }
                     let orientation = try Transcoder.checkSupported(info.video, input: path)
                     let tb = demuxer.videoTimeBase
