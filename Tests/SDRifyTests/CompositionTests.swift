@@ -128,3 +128,22 @@ final class CompositionTests: XCTestCase {
         XCTAssertNil(Transition(spec: "fade:-1"))
     }
 }
+
+final class EffectMathTests: XCTestCase {
+    func testEasingsRunFromZeroToOne() {
+        for e in Easing.allCases {
+            XCTAssertEqual(e.apply(0), 0, accuracy: 1e-12); XCTAssertEqual(e.apply(1), 1, accuracy: 1e-12)
+            XCTAssertEqual(e.apply(0.5), e == .linear || e == .easeInOut ? 0.5 : (e == .easeIn ? 0.125 : 0.875), accuracy: 1e-12)
+        }
+    }
+
+    /// Three boxes whose variances add up to the Gaussian's (each box of width w has variance (w² − 1)/12).
+    func testBoxWidthsMatchTheGaussiansVariance() {
+        for sigma in [1.0, 3.0, 7.5, 40] {
+            let widths = EffectKernels.boxes(sigma: sigma)
+            let variance = widths.reduce(0.0) { $0 + (Double($1 * $1) - 1) / 12 }
+            XCTAssertEqual(variance.squareRoot(), sigma, accuracy: sigma * 0.15 + 0.3, "sigma \(sigma): \(widths)")
+            XCTAssertTrue(widths.allSatisfy { $0 % 2 == 1 })
+        }
+    }
+}

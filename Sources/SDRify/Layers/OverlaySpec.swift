@@ -35,11 +35,12 @@ public struct StickerSpec: Equatable, Sendable {
 
 /// What `--overlays FILE.json` and `--sticker` describe, checked completely before any output is written.
 public struct OverlaySpec: Equatable, Sendable {
+    public var effects: [EffectSpec] = []  // applied first, in list order
     public var stickers: [StickerSpec] = []
-    public var captions: [String] = []   // SRT, WebVTT or ASS files
+    public var captions: [String] = []   // SRT, WebVTT or ASS files; drawn last
     public init(stickers: [StickerSpec] = [], captions: [String] = []) { self.stickers = stickers; self.captions = captions }
 
-    public var isEmpty: Bool { stickers.isEmpty && captions.isEmpty }
+    public var isEmpty: Bool { effects.isEmpty && stickers.isEmpty && captions.isEmpty }
 
     /// Reads and validates an overlay description; every problem is a usage error naming the file and the
     /// JSON path. Image paths are relative to the JSON file.
@@ -50,8 +51,13 @@ public struct OverlaySpec: Equatable, Sendable {
 
     /// An overlay description already read from JSON (also the `overlays` of a timeline file), at `at`.
     static func parse(_ root: Any, at path: String, parser: inout Parser) throws -> OverlaySpec {
-        let object = try parser.object(root, at: path, allowed: ["stickers", "captions"])
+        let object = try parser.object(root, at: path, allowed: ["effects", "stickers", "captions"])
         var spec = OverlaySpec()
+        if let list = object["effects"] {
+            for (i, item) in try parser.array(list, at: "\(path).effects").enumerated() {
+                spec.effects.append(try parser.effect(item, at: "\(path).effects[\(i)]"))
+            }
+        }
         if let list = object["captions"] {
             for (i, item) in try parser.array(list, at: "\(path).captions").enumerated() {
                 let at = "\(path).captions[\(i)]"

@@ -176,7 +176,7 @@ final class StickerLayer: @unchecked Sendable {
     }
 }
 
-/// The layer stack: stickers, then captions, composited into the upright 8-bit BT.709 4:2:0 output frame
+/// The layer stack: effects, stickers, then captions, composited into the upright 8-bit BT.709 4:2:0 output frame
 /// (after tone mapping, so their colours are never tone mapped).
 public final class OverlayStage: @unchecked Sendable {
     private let layers: [VideoLayer]
@@ -191,13 +191,12 @@ public final class OverlayStage: @unchecked Sendable {
             return StickerLayer(spec: s, pictures: pictures, frameWidth: frameWidth, frameHeight: frameHeight)
         }
         let captions: [VideoLayer] = try spec.captions.map { try CaptionLayer(path: $0, frameWidth: frameWidth, frameHeight: frameHeight) }
-        layers = stickers + captions
+        let effects: [VideoLayer] = try spec.effects.map { try EffectLayer(spec: $0, frameWidth: frameWidth, frameHeight: frameHeight) }
+        layers = effects + stickers + captions
     }
 
     public func apply(to frame: Frame, time: Double) {
-        for layer in layers {
-            if let tile = layer.tile(at: time) { OverlayStage.blend(tile, into: frame) }
-        }
+        for layer in layers { layer.apply(to: frame, at: time) }
     }
 
     /// out = premultiplied source + destination × (1 − alpha), only over the tile's box inside the frame.

@@ -1,0 +1,103 @@
+import Foundation
+import XCTest
+
+/// Effects as layers (issue 15, first part): where and when each acts, and the errors of their description.
+final class EffectTests: CLITestCase {
+    /// A detailed 320x240 clip (2 s at 10 fps) and its lossless conversion without effects, as the reference.
+    func source() throws -> (clip: String, plain: String) {
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=10", "-t", "2", "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", file("src.mp4")])
+        let r = try Support.sdrify(file("src.mp4"), file("plain.mp4"), "--crf", "0", "--preset", "640x480")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return (file("src.mp4"), file("plain.mp4"))
+    }
+
+    func withEffects(_ json: String, _ clip: String) throws -> String {
+        try json.write(toFile: file("fx.json"), atomically: true, encoding: .utf8)
+        let out = file("fx.mp4")
+        let r = try Support.sdrify(clip, out, "--crf", "0", "--preset", "640x480", "--overlays", file("fx.json"), "--overwrite")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return out
+    }
+
+    /// Luma of frame `n` as rows.
+    func luma(_ path: String, _ n: Int) throws -> [[UInt8]] {
+        let bytes = try Support.rawFrame(path, index: n, pixelFormat: "gray")
+        return (0..<240).map { Array(bytes[$0 * 320..<($0 + 1) * 320]) }
+    }
+
+    /// Mean absolute second difference along rows over a rectangle: high-frequency energy (a gradient has none).
+    func detail(_ rows: [[UInt8]], x: Range<Int>, y: Range<Int>) -> Double {
+        var sum = 0, n = 0
+        for r in y { for c in x.dropFirst().dropLast() { sum += abs(Int(rows[r][c + 1]) - 2 * Int(rows[r][c]) + Int(rows[r][c - 1])); n += 1 } }
+        return Double(sum) / Double(n)
+    }
+
+    func same(_ a: [[UInt8]], _ b: [[UInt8]], x: Range<Int>, y: Range<Int>) -> Bool {
+        y.allSatisfy { r in x.allSatisfy { a[r][$0] == b[r][$0] } }
+    }
+
+    func testPixelateMakesBlocksInsideItsRegionAndTimeOnly() throws {
+        let (clip, plain) = try source()
+        let out = try withEffects(#"{"effects": [{"type": "pixelate", "block": 16, "start": 0.5, "end": 1.5, "region": {"x": 32, "y": 32, "width": 128, "height": 96}}]}"#, clip)
+        let inside = try luma(out, 10), reference = try luma(plain, 10)
+        // Every 16x16 block from the region's corner is flat (lossless output: exactly).
+        for by in stride(from: 32, to: 128, by: 16) {
+            for bx in stride(from: 32, to: 160, by: 16) {
+                let values = Set((by..<by + 16).flatMap { r in inside[r][bx..<bx + 16] })
+                XCTAssertEqual(values.count, 1, "block at \(bx),\(by)")
+            }
+        }
+        XCTAssertGreaterThan(detail(reference, x: 32..<160, y: 32..<128), 1, "the source has detail there")
+        // Nothing else changes, and nothing at all outside its time range.
+        XCTAssertTrue(same(inside, reference, x: 160..<320, y: 0..<240))
+        XCTAssertTrue(same(inside, reference, x: 0..<320, y: 128..<240))
+        XCTAssertTrue(same(try luma(out, 2), try luma(plain, 2), x: 0..<320, y: 0..<240), "before its start")
+        XCTAssertTrue(same(try luma(out, 17), try luma(plain, 17), x: 0..<320, y: 0..<240), "after its end")
+    }
+
+    func testBlurRemovesDetailOnlyWhereAsked() throws {
+        let (clip, plain) = try source()
+        let out = try withEffects(#"{"effects": [{"type": "blur", "radius": 24, "region": {"x": "50%", "y": 0, "width": "50%", "height": "100%"}}]}"#, clip)
+        let blurred = try luma(out, 5), reference = try luma(plain, 5)
+        XCTAssertLessThan(detail(blurred, x: 170..<310, y: 10..<230), detail(reference, x: 170..<310, y: 10..<230) * 0.2, "at most 8-bit rounding left")
+        XCTAssertTrue(same(blurred, reference, x: 0..<160, y: 0..<240), "the left half untouched")
+    }
+
+    func testMovingVortexAndColourEffectsStayInTheirRegion() throws {
+        let (clip, plain) = try source()
+        let out = try withEffects("""
+            {"effects": [{"type": "vortex", "region": {"x": 0, "y": 0, "width": 160, "height": 120},
+                          "keyframes": [{"t": 0, "angle": 0}, {"t": 2, "angle": 360, "easing": "ease-in-out"}]},
+                         {"type": "grayscale", "region": {"x": 160, "y": 120, "width": 160, "height": 120}}]}
+            """, clip)
+        let early = try luma(out, 0), late = try luma(out, 15), reference = try luma(plain, 15)
+        XCTAssertTrue(same(early, try luma(plain, 0), x: 0..<320, y: 0..<240), "angle 0 at the start: nothing moves")
+        XCTAssertFalse(same(late, reference, x: 40..<120, y: 30..<90), "swirled by 1.5 s")
+        XCTAssertTrue(same(late, reference, x: 160..<320, y: 0..<120), "outside both regions")
+        // Grayscale: neutral chroma in its region, the source's colour elsewhere.
+        let rgb = try Support.rawFrame(out, index: 5, pixelFormat: "rgb24")
+        func px(_ x: Int, _ y: Int) -> (Int, Int, Int) { let i = (y * 320 + x) * 3; return (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2])) }
+        var greyMax = 0
+        for y in stride(from: 124, to: 236, by: 8) { for x in stride(from: 164, to: 316, by: 8) { let p = px(x, y); greyMax = max(greyMax, abs(p.0 - p.1), abs(p.1 - p.2)) } }
+        XCTAssertLessThan(greyMax, 6)
+    }
+
+    func testBadEffectDescriptionsAreRefusedWithTheirPath() throws {
+        let (clip, _) = try source()
+        let cases: [(String, String)] = [
+            (#"{"effects": [{"type": "swirl"}]}"#, "$.effects[0].type"),
+            (#"{"effects": [{"type": "blur", "block": 4}]}"#, "$.effects[0].block"),
+            (#"{"effects": [{"type": "pixelate", "region": {"x": 300, "y": 0, "width": 100, "height": 10}}]}"#, "$.effects[0].region"),
+            (#"{"effects": [{"type": "vortex", "keyframes": [{"t": 1, "angle": 10}, {"t": 0.5, "angle": 0}]}]}"#, "$.effects[0].keyframes[1].t"),
+            (#"{"effects": [{"type": "adjust", "keyframes": [{"t": 0, "easing": "bounce"}]}]}"#, "$.effects[0].keyframes[0].easing"),
+            (#"{"effects": [{"type": "sepia", "strength": 3}]}"#, "$.effects[0].strength"),
+        ]
+        for (json, path) in cases {
+            try json.write(toFile: file("bad.json"), atomically: true, encoding: .utf8)
+            let r = try Support.sdrify(clip, file("bad.mp4"), "--overlays", file("bad.json"))
+            XCTAssertEqual(r.status, 64, "\(json): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(path), "\(json): \(r.stderr)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: file("bad.mp4")))
+        }
+    }
+}
