@@ -147,3 +147,16 @@ final class EffectMathTests: XCTestCase {
         }
     }
 }
+
+final class StickerEasingTests: XCTestCase {
+    func testStickerKeyframesFollowTheirEasing() {
+        var spec = StickerSpec(image: "unused.png", x: .pixels(0), y: .pixels(0))
+        var a = StickerKeyframe(t: 0), b = StickerKeyframe(t: 1)
+        a.x = .pixels(0); b.x = .pixels(100); b.easing = .easeIn
+        spec.keyframes = [a, b]
+        let picture = RGBAImage(width: 10, height: 10, pixels: [UInt8](repeating: 255, count: 400), duration: 0)
+        let layer = StickerLayer(spec: spec, pictures: [picture], frameWidth: 640, frameHeight: 360)
+        XCTAssertEqual(layer.state(at: 0.5)!.centreX, 100 * 0.125 + 5, accuracy: 1e-9, "ease-in: an eighth of the way at half time")
+        XCTAssertEqual(layer.state(at: 1)!.centreX, 105, accuracy: 1e-9)
+    }
+}

@@ -99,6 +99,15 @@ public struct EffectSpec: Equatable, Sendable {
 }
 
 extension Parser {
+    /// A keyframe's easing (linear when absent).
+    func easing(_ v: Any?, at path: String) throws -> Easing {
+        guard let v else { return .linear }
+        guard let s = v as? String, let easing = Easing(rawValue: s) else {
+            throw fail(path, "expected one of \(Easing.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return easing
+    }
+
     mutating func effect(_ v: Any, at path: String) throws -> EffectSpec {
         let common: Set<String> = ["type", "start", "end", "region", "keyframes", "center"]
         guard let o0 = v as? [String: Any] else { throw fail(path, "expected an object") }
@@ -144,12 +153,7 @@ extension Parser {
                 guard t > last else { throw fail("\(kp).t", "keyframes must be in time order") }
                 last = t
                 var f = EffectKeyframe(t: t)
-                if let name = k["easing"] {
-                    guard let s = name as? String, let easing = Easing(rawValue: s) else {
-                        throw fail("\(kp).easing", "expected one of \(Easing.allCases.map(\.rawValue).joined(separator: ", "))")
-                    }
-                    f.easing = easing
-                }
+                f.easing = try easing(k["easing"], at: "\(kp).easing")
                 for p in kind.parameters.keys {
                     guard let value = try number(k[p], at: "\(kp).\(p)") else { continue }
                     guard EffectKind.range(p).contains(value) else { throw fail("\(kp).\(p)", "must be within \(EffectKind.range(p))") }

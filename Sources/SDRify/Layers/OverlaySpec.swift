@@ -16,6 +16,7 @@ public enum Length: Equatable, Sendable {
 /// One keyframe; t in seconds from the sticker's start. Absent properties take the sticker's own values.
 public struct StickerKeyframe: Equatable, Sendable {
     public var t: Double
+    public var easing: Easing = .linear  // the approach to this keyframe from the one before
     public var x: Length? = nil, y: Length? = nil
     public var scale: Double? = nil       // × the sticker's size, about its centre
     public var rotation: Double? = nil    // degrees clockwise, about its centre
@@ -175,9 +176,10 @@ struct Parser {
         if let list = o["keyframes"] {
             for (i, item) in try array(list, at: "\(path).keyframes").enumerated() {
                 let kp = "\(path).keyframes[\(i)]"
-                let k = try object(item, at: kp, allowed: ["t", "x", "y", "scale", "rotation", "opacity"])
+                let k = try object(item, at: kp, allowed: ["t", "x", "y", "scale", "rotation", "opacity", "easing"])
                 guard let t = try number(k["t"], at: "\(kp).t") else { throw fail("\(kp).t", "missing") }
                 var f = StickerKeyframe(t: t)
+                f.easing = try easing(k["easing"], at: "\(kp).easing")
                 f.x = try length(k["x"], at: "\(kp).x")
                 f.y = try length(k["y"], at: "\(kp).y")
                 f.scale = try number(k["scale"], at: "\(kp).scale")

@@ -100,10 +100,11 @@ final class StickerLayer: @unchecked Sendable {
         let local = t - spec.start
         var x = baseX, y = baseY, scale = 1.0, rotation = 0.0, opacity = 1.0
         if let first = spec.keyframes.first {
-            // Linear interpolation between the keyframes around `local`; held before the first and after the last.
+            // Interpolation between the keyframes around `local` (shaped by the later one's easing); held before the
+            // first and after the last.
             let after = spec.keyframes.firstIndex { $0.t > local } ?? spec.keyframes.count
             let a = spec.keyframes[max(after - 1, 0)], b = spec.keyframes[min(after, spec.keyframes.count - 1)]
-            let f = local <= first.t || b.t <= a.t ? (local <= first.t ? 0 : 1) : (local - a.t) / (b.t - a.t)
+            let f = local <= first.t || b.t <= a.t ? (local <= first.t ? 0 : 1) : b.easing.apply((local - a.t) / (b.t - a.t))
             func mix(_ p: Double?, _ q: Double?, _ base: Double) -> Double { (p ?? base) + ((q ?? base) - (p ?? base)) * f }
             let k = local <= first.t ? (first, first) : (a, b)
             x = mix(k.0.x?.resolve(against: frameWidth), k.1.x?.resolve(against: frameWidth), baseX)
