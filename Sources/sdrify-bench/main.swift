@@ -120,17 +120,44 @@ func roundTripScore(output: String, kind: String, vectors: String) throws {
     if ProcessInfo.processInfo.environment["SDRIFY_DEBUG"] != nil { print(score.patchHueError, score.patchInvalidPixels) }
 }
 
+/// Each effect's cost per 1920x1080 picture, over the whole picture and over a 480x270 region: one table row each.
+func effectsBenchmark() throws {
+    let frame = try Frame(width: 1920, height: 1080, format: .yuv420p)
+    for p in 0..<3 {
+        let (w, h) = PlanarFormat.yuv420p.planeSize(p, width: 1920, height: 1080)
+        for y in 0..<h { for x in 0..<w { (frame.data(p) + y * frame.stride(p)).assumingMemoryBound(to: UInt8.self)[x] = UInt8(16 + (x * 7 + y * 13) % 200) } }
+    }
+    let kinds: [(EffectKind, [String: Double])] = [(.pixelate, ["block": 16]), (.blur, ["radius": 24]), (.vortex, ["angle": 180]),
+                                                   (.grayscale, [:]), (.sepia, [:]), (.adjust, ["contrast": 1.2, "saturation": 1.3]),
+                                                   (.vignette, [:])]
+    for (kind, values) in kinds {
+        var ms: [Double] = []
+        for region in [nil, Region(x: .pixels(720), y: .pixels(400), width: .pixels(480), height: .pixels(270))] {
+            var spec = EffectSpec(kind: kind)
+            spec.values = values
+            spec.region = region
+            var overlays = OverlaySpec()
+            overlays.effects = [spec]
+            let stage = try OverlayStage(spec: overlays, frameWidth: 1920, frameHeight: 1080)
+            ms.append(medianMilliseconds(runs: 15) { stage.apply(to: frame, time: 0) })
+        }
+        print(String(format: "| effect %@ %@, ms per 1920x1080 picture (median of 15): whole picture / 480x270 region | %.2f / %.2f | | region %.1f %% of whole |",
+                     kind.rawValue, values.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", "), ms[0], ms[1], ms[1] / ms[0] * 100))
+    }
+}
+
 let args = Array(CommandLine.arguments.dropFirst())
 do {
     switch args.first ?? "rotate" {
     case "rotate": try rotateBenchmark()
+    case "effects": try effectsBenchmark()
     case "tonemap" where args.count == 5:
         let r = try toneMapBenchmark(rawFrame: args[1], width: Int(args[2])!, height: Int(args[3])!, kind: args[4])
         print(String(format: "%.1f %.1f %.1f", r.auto, r.fixed, r.statistics * 100))
     case "roundtrip" where args.count == 3 || args.count == 4:
         try roundTripScore(output: args[1], kind: args[2], vectors: args.count == 4 ? args[3] : "testvectors")
     default:
-        FileHandle.standardError.write(Data("usage: sdrify-bench rotate | tonemap FRAME.yuv W H pq|hlg | roundtrip OUTPUT.mp4 pq|hlg [VECTORS]\n".utf8))
+        FileHandle.standardError.write(Data("usage: sdrify-bench rotate | effects | tonemap FRAME.yuv W H pq|hlg | roundtrip OUTPUT.mp4 pq|hlg [VECTORS]\n".utf8))
         exit(64)
     }
 } catch {

@@ -143,38 +143,67 @@ enum EffectKernels {
         for y in 0..<r.h { let row = plane.row(r.y + y); for x in 0..<r.w { a[y * r.w + x] = Float(row[r.x + x]) } }
         for size in boxes(sigma: sigma) where size > 1 {
             boxPass(&a, &b, count: r.h, length: r.w, step: 1, lineStep: r.w, radius: size / 2)
-            boxPass(&b, &a, count: r.w, length: r.h, step: r.w, lineStep: 1, radius: size / 2)
+            verticalBoxPass(&b, &a, width: r.w, height: r.h, radius: size / 2)
         }
         for y in 0..<r.h { let row = plane.row(r.y + y); for x in 0..<r.w { row[r.x + x] = clampByte(a[y * r.w + x]) } }
     }
 
-    /// A running-sum box of 2·radius+1 along `count` lines of `length` samples, clamping at the line's ends.
+    /// A running-sum box of 2·radius+1 along `count` lines of `length` samples, clamping at the line's ends (only
+    /// near them: the middle of a line runs without bounds checks).
     private static func boxPass(_ src: inout [Float], _ dst: inout [Float], count: Int, length: Int, step: Int, lineStep: Int, radius: Int) {
         let scale = 1 / Float(2 * radius + 1)
         src.withUnsafeBufferPointer { s in dst.withUnsafeMutableBufferPointer { d in
             for line in 0..<count {
-                let base = line * lineStep
-                func at(_ i: Int) -> Float { s[base + min(max(i, 0), length - 1) * step] }
+                let src = s.baseAddress! + line * lineStep, dst = d.baseAddress! + line * lineStep
+                func at(_ i: Int) -> Float { src[min(max(i, 0), length - 1) * step] }
                 var sum: Float = 0
                 for i in -radius...radius { sum += at(i) }
-                for i in 0..<length {
-                    d[base + i * step] = sum * scale
-                    sum += at(i + radius + 1) - at(i - radius)
+                var i = 0
+                let safeEnd = length - radius - 1   // from radius to here both ends of the window are inside
+                while i < length {
+                    dst[i * step] = sum * scale
+                    if i >= radius && i < safeEnd {
+                        sum += src[(i + radius + 1) * step] - src[(i - radius) * step]
+                    } else {
+                        sum += at(i + radius + 1) - at(i - radius)
+                    }
+                    i += 1
                 }
             }
         } }
     }
 
-    /// Darkens (and desaturates) toward the region's corners: 1 − strength·(d/d_corner)².
+    /// The same box down the columns, a whole row at a time (running sums per column: cache-friendly).
+    private static func verticalBoxPass(_ src: inout [Float], _ dst: inout [Float], width: Int, height: Int, radius: Int) {
+        let scale = 1 / Float(2 * radius + 1)
+        var sum = [Float](repeating: 0, count: width)
+        src.withUnsafeBufferPointer { s in dst.withUnsafeMutableBufferPointer { d in sum.withUnsafeMutableBufferPointer { acc in
+            func row(_ y: Int) -> UnsafePointer<Float> { s.baseAddress! + min(max(y, 0), height - 1) * width }
+            for y in -radius...radius { let r = row(y); for x in 0..<width { acc[x] += r[x] } }
+            for y in 0..<height {
+                let out = d.baseAddress! + y * width, add = row(y + radius + 1), drop = row(y - radius)
+                for x in 0..<width {
+                    out[x] = acc[x] * scale
+                    acc[x] += add[x] - drop[x]
+                }
+            }
+        } } }
+    }
+
+    /// Darkens (and desaturates) toward the region's corners: 1 − strength·(d/d_corner)², the squared distance
+    /// split into a column table and a per-row term.
     static func vignette(_ plane: PlaneRef, _ r: EffectRect, strength: Float, neutral: Float) {
         let cx = Float(r.x) + Float(r.w) / 2, cy = Float(r.y) + Float(r.h) / 2
-        let far = (Float(r.w * r.w + r.h * r.h) / 4).squareRoot()
-        for y in r.y..<(r.y + r.h) {
-            let row = plane.row(y), dy = Float(y) + 0.5 - cy
-            for x in r.x..<(r.x + r.w) {
-                let dx = Float(x) + 0.5 - cx
-                let f = 1 - strength * (dx * dx + dy * dy) / (far * far)
-                row[x] = clampByte(neutral + (Float(row[x]) - neutral) * f)
+        let scale = strength / (Float(r.w * r.w + r.h * r.h) / 4)
+        let columns = (0..<r.w).map { i -> Float in let dx = Float(r.x + i) + 0.5 - cx; return dx * dx * scale }
+        columns.withUnsafeBufferPointer { cols in
+            for y in r.y..<(r.y + r.h) {
+                let row = plane.row(y) + r.x, dy = Float(y) + 0.5 - cy
+                let rowTerm = 1 - dy * dy * scale
+                for i in 0..<r.w {
+                    let v = neutral + (Float(row[i]) - neutral) * (rowTerm - cols[i]) + 0.5
+                    row[i] = UInt8(min(max(v, 0), 255))
+                }
             }
         }
     }

@@ -49,6 +49,7 @@ public enum EffectKind: String, CaseIterable, Sendable {
 /// A rectangle of the upright output picture (pixels or percentages).
 public struct Region: Equatable, Sendable {
     public var x: Length, y: Length, width: Length, height: Length
+    public init(x: Length, y: Length, width: Length, height: Length) { self.x = x; self.y = y; self.width = width; self.height = height }
 }
 
 public struct EffectKeyframe: Equatable, Sendable {
