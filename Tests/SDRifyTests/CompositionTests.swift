@@ -160,3 +160,13 @@ final class StickerEasingTests: XCTestCase {
         XCTAssertEqual(layer.state(at: 1)!.centreX, 105, accuracy: 1e-9)
     }
 }
+
+final class FrameClockTests: XCTestCase {
+    /// Frame n of 30000/1001 starts at n·1001/30000 s: sample n·1001·48000/30000 exactly (1601.6 per frame).
+    func testAudioSamplesFollowTheFrameGridExactly() {
+        let r = FrameRate(num: 30000, den: 1001)
+        XCTAssertEqual(r.sample(ofFrame: 5, sampleRate: 48000), 8008)
+        XCTAssertEqual(r.sample(ofFrame: 1, sampleRate: 48000), 1602)   // 1601.6 rounded
+        XCTAssertEqual(r.sample(ofFrame: 3_000_000, sampleRate: 48000), 4_804_800_000, "no drift over 27 hours")
+    }
+}

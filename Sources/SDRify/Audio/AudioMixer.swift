@@ -28,9 +28,7 @@ final class AudioMixer {
     private(set) var errorsConcealed = 0
 
     init(plan: CompositionPlan, tolerateErrors: Bool, openClip: @escaping (Int) throws -> PCMReader?) throws {
-        func sample(_ frame: Int) -> Int {
-            Int((Double(frame) * Double(plan.fps.den) * Double(AudioMixer.rate) / Double(plan.fps.num)).rounded())
-        }
+        func sample(_ frame: Int) -> Int { plan.fps.sample(ofFrame: frame, sampleRate: AudioMixer.rate) }
         totalSamples = sample(plan.totalFrames)
         var previousOverlap = 0
         segments = plan.clips.map { c in

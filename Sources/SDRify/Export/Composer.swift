@@ -129,7 +129,6 @@ public enum Composer {
             guard mixer.hasSound else { return }
             try mixer.mix(upTo: sample, block: sink.audioBlock) { l, r, n in try sink.write(left: l, right: r, count: n) }
         }
-        func sample(ofFrame n: Int) -> Int { Int((fps.time(ofFrame: n).seconds * Double(AudioMixer.rate)).rounded()) }
 
         var frames = 0
         var lastReport = Date.distantPast
@@ -138,7 +137,7 @@ public enum Composer {
             while let picture = pictures.pop() {
                 try sink.write(picture: picture)
                 frames += 1
-                try mixAudio(upTo: sample(ofFrame: frames))
+                try mixAudio(upTo: fps.sample(ofFrame: frames, sampleRate: AudioMixer.rate))
                 let now = Date()
                 if now.timeIntervalSince(lastReport) >= 0.25 {
                     lastReport = now

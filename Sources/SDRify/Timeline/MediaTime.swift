@@ -70,6 +70,13 @@ public struct FrameRate: Equatable, Sendable, CustomStringConvertible {
     /// When output frame `n` starts.
     public func time(ofFrame n: Int) -> MediaTime { MediaTime(value: Int64(n) * den, timescale: num) }
 
+    /// The audio sample (at `sampleRate`) where output frame `n` starts, to the nearest sample: exact integer
+    /// arithmetic, so sound and pictures keep one clock however long the timeline.
+    public func sample(ofFrame n: Int, sampleRate: Int) -> Int {
+        let ticks = Int128(n) * Int128(den) * Int128(sampleRate)
+        return Int((ticks + Int128(num) / 2) / Int128(num))
+    }
+
     /// How many whole frames fit in `seconds`, to the nearest frame.
     public func frames(in seconds: Double) -> Int { Int((seconds * fps).rounded()) }
 }
