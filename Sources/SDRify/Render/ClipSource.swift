@@ -36,7 +36,7 @@ final class VideoClipSource: ClipSource, @unchecked Sendable {
 
     init(path: String, info: MediaInfo, orientation: Orientation, from: Double, seconds: Double, fit: Fit, canvas: Canvas,
          toneMap: ToneMapOperator, threads: Int, tolerateErrors: Bool, warn: @escaping Transcoder.Warning) throws {
-        let (_, demuxer, _) = try Prober.open(path: path, allowTruncated: tolerateErrors)
+        let demuxer = try Demuxer(path: path)  // its headers were read and checked when the composition was planned
         let tb = demuxer.videoTimeBase
         let videoStart = Double(demuxer.videoStartTicks) * tb.seconds
         let start = videoStart + from

@@ -37,8 +37,7 @@ final class Compositor: @unchecked Sendable {  // used by one thread at a time
             let (a, b) = (active[0], active[1])
             let k = n - b.startFrame
             let progress = (Double(k) + 0.5) / Double(a.transitionFrames)
-            TransitionMixer.draw(a.spec.transition.kind, progress: progress, a: try picture(a, n), b: try picture(b, n), into: out,
-                                 canvas: plan.canvas)
+            TransitionMixer.draw(a.spec.transition.kind, progress: progress, a: try picture(a, n), b: try picture(b, n), into: out)
         default:
             throw SDRifyError.conversion("timeline: \(active.count) clips at frame \(n)")  // the plan makes this impossible
         }

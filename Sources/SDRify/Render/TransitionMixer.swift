@@ -5,9 +5,9 @@ import CKernels
 /// moving left; slideleft moves both pictures left, b entering from the right; the vertical ones alike.
 /// Edges fall on even luma pixels so chroma moves with luma.
 enum TransitionMixer {
-    static func draw(_ kind: TransitionKind, progress p: Double, a: Frame, b: Frame, into out: Frame, canvas: Canvas) {
+    static func draw(_ kind: TransitionKind, progress p: Double, a: Frame, b: Frame, into out: Frame) {
         let (W, H) = (out.width, out.height)
-        func even(_ x: Double) -> Int { min(max(2 * Int((x / 2).rounded()), 0), Int.max) }
+        func even(_ x: Double) -> Int { max(2 * Int((x / 2).rounded()), 0) }
         switch kind {
         case .none:
             copy(b, into: out)
