@@ -100,4 +100,25 @@ final class EffectTests: CLITestCase {
             XCTAssertFalse(FileManager.default.fileExists(atPath: file("bad.mp4")))
         }
     }
+
+    func testTitlesShowInTheirPlaceAndTimeOnly() throws {
+        try #"{"titles": [{"text": "HELLO", "start": 0.4, "end": 0.8, "position": "bottom-center", "size": "10%"}]}"#
+            .write(toFile: file("titles.json"), atomically: true, encoding: .utf8)
+        let out = file("title.mp4")
+        let r = try Support.sdrify("compose", "color:#000000:1", "--fps", "30", "--preset", "640x480", "--output", out,
+                                   "--overlays", file("titles.json"))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        func maxLuma(_ n: Int, rows: Range<Int>) throws -> Int {
+            let bytes = try Support.rawFrame(out, index: n, pixelFormat: "gray")   // 640x480
+            return rows.flatMap { y in bytes[y * 640..<(y + 1) * 640] }.map(Int.init).max() ?? 0
+        }
+        XCTAssertGreaterThan(try maxLuma(18, rows: 360..<480), 200, "white text in the bottom band at 0.6 s")
+        XCTAssertLessThan(try maxLuma(18, rows: 0..<300), 30, "nothing above it")
+        XCTAssertLessThan(try maxLuma(6, rows: 0..<480), 30, "not yet at 0.2 s")
+        XCTAssertLessThan(try maxLuma(27, rows: 0..<480), 30, "gone at 0.9 s")
+        try #"{"titles": [{"text": "x", "position": "middle"}]}"#.write(toFile: file("bad.json"), atomically: true, encoding: .utf8)
+        let bad = try Support.sdrify("compose", "color:#000000:1", "--output", file("bad.mp4"), "--overlays", file("bad.json"))
+        XCTAssertEqual(bad.status, 64)
+        XCTAssertTrue(bad.stderr.contains("$.titles[0].position"), bad.stderr)
+    }
 }

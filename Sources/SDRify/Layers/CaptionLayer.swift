@@ -54,7 +54,7 @@ final class CaptionLayer: @unchecked Sendable {
     private let frameWidth: Int, frameHeight: Int
     private var tile: StickerTile?
 
-    init(path: String, frameWidth: Int, frameHeight: Int) throws {
+    convenience init(path: String, frameWidth: Int, frameHeight: Int) throws {
         guard let data = FileManager.default.contents(atPath: path) else { throw SDRifyError.usage("\(path): cannot read the captions") }
         // UTF-16 with a byte-order mark (Windows tools write it), else UTF-8, else Windows-1252 (old SRT files).
         let utf16 = data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF])
@@ -62,8 +62,6 @@ final class CaptionLayer: @unchecked Sendable {
                 ?? String(data: data, encoding: .windowsCP1252) ?? String(data: data, encoding: .isoLatin1) else {
             throw SDRifyError.usage("\(path): captions are not text")
         }
-        self.frameWidth = frameWidth
-        self.frameHeight = frameHeight
         let isASS = text.contains("[Script Info]")
         var script = text
         if !isASS {
@@ -71,6 +69,13 @@ final class CaptionLayer: @unchecked Sendable {
             guard !cues.isEmpty else { throw SDRifyError.usage("\(path): no captions found (expected SRT, WebVTT or ASS)") }
             script = CaptionLayer.assScript(cues, width: frameWidth, height: frameHeight)
         }
+        try self.init(script: script, label: path, frameWidth: frameWidth, frameHeight: frameHeight)
+    }
+
+    /// Renders an ASS script (captions converted to one, or titles) at the output's size; `label` names it in errors.
+    init(script: String, label: String, frameWidth: Int, frameHeight: Int) throws {
+        self.frameWidth = frameWidth
+        self.frameHeight = frameHeight
         guard let lib = ass_library_init() else { throw SDRifyError.conversion("libass could not start") }
         cass_silence(lib)
         guard let r = ass_renderer_init(lib) else { ass_library_done(lib); throw SDRifyError.conversion("libass could not start") }
@@ -82,7 +87,7 @@ final class CaptionLayer: @unchecked Sendable {
         var bytes = Array(script.utf8CString)
         guard let t = bytes.withUnsafeMutableBufferPointer({ ass_read_memory(lib, $0.baseAddress, $0.count - 1, nil) }) else {
             ass_renderer_done(r); ass_library_done(lib)
-            throw SDRifyError.usage("\(path): malformed captions")
+            throw SDRifyError.usage("\(label): malformed captions")
         }
         track = t
     }

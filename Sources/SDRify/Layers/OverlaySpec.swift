@@ -38,10 +38,11 @@ public struct StickerSpec: Equatable, Sendable {
 public struct OverlaySpec: Equatable, Sendable {
     public var effects: [EffectSpec] = []  // applied first, in list order
     public var stickers: [StickerSpec] = []
+    public var titles: [TitleSpec] = []    // after the stickers
     public var captions: [String] = []   // SRT, WebVTT or ASS files; drawn last
     public init(stickers: [StickerSpec] = [], captions: [String] = []) { self.stickers = stickers; self.captions = captions }
 
-    public var isEmpty: Bool { effects.isEmpty && stickers.isEmpty && captions.isEmpty }
+    public var isEmpty: Bool { effects.isEmpty && stickers.isEmpty && titles.isEmpty && captions.isEmpty }
 
     /// Reads and validates an overlay description; every problem is a usage error naming the file and the
     /// JSON path. Image paths are relative to the JSON file.
@@ -52,7 +53,7 @@ public struct OverlaySpec: Equatable, Sendable {
 
     /// An overlay description already read from JSON (also the `overlays` of a timeline file), at `at`.
     static func parse(_ root: Any, at path: String, parser: inout Parser) throws -> OverlaySpec {
-        let object = try parser.object(root, at: path, allowed: ["effects", "stickers", "captions"])
+        let object = try parser.object(root, at: path, allowed: ["effects", "stickers", "titles", "captions"])
         var spec = OverlaySpec()
         if let list = object["effects"] {
             for (i, item) in try parser.array(list, at: "\(path).effects").enumerated() {
@@ -67,6 +68,11 @@ public struct OverlaySpec: Equatable, Sendable {
                 if let base = parser.base, !file.hasPrefix("/") { file = base.appendingPathComponent(file).path }
                 guard FileManager.default.isReadableFile(atPath: file) else { throw parser.fail("\(at).file", "cannot read \(file)") }
                 spec.captions.append(file)
+            }
+        }
+        if let list = object["titles"] {
+            for (i, item) in try parser.array(list, at: "\(path).titles").enumerated() {
+                spec.titles.append(try parser.title(item, at: "\(path).titles[\(i)]"))
             }
         }
         if let list = object["stickers"] {

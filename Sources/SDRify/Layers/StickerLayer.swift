@@ -177,7 +177,7 @@ final class StickerLayer: @unchecked Sendable {
     }
 }
 
-/// The layer stack: effects, stickers, then captions, composited into the upright 8-bit BT.709 4:2:0 output frame
+/// The layer stack: effects, stickers, titles, then captions, composited into the upright 8-bit BT.709 4:2:0 output frame
 /// (after tone mapping, so their colours are never tone mapped).
 public final class OverlayStage: @unchecked Sendable {
     private let layers: [VideoLayer]
@@ -193,7 +193,11 @@ public final class OverlayStage: @unchecked Sendable {
         }
         let captions: [VideoLayer] = try spec.captions.map { try CaptionLayer(path: $0, frameWidth: frameWidth, frameHeight: frameHeight) }
         let effects: [VideoLayer] = try spec.effects.map { try EffectLayer(spec: $0, frameWidth: frameWidth, frameHeight: frameHeight) }
-        layers = effects + stickers + captions
+        let titles: [VideoLayer] = try spec.titles.enumerated().map { i, t in
+            try CaptionLayer(script: t.assScript(width: frameWidth, height: frameHeight), label: "title \(i + 1)",
+                             frameWidth: frameWidth, frameHeight: frameHeight)
+        }
+        layers = effects + stickers + titles + captions
     }
 
     public func apply(to frame: Frame, time: Double) {

@@ -1,0 +1,109 @@
+import Foundation
+
+/// A line (or lines) of text over the picture for a while, drawn by libass like captions.
+public struct TitleSpec: Equatable, Sendable {
+    public enum Position: String, CaseIterable, Sendable {
+        case topLeft = "top-left", topCenter = "top-center", topRight = "top-right"
+        case centerLeft = "center-left", center = "center", centerRight = "center-right"
+        case bottomLeft = "bottom-left", bottomCenter = "bottom-center", bottomRight = "bottom-right"
+
+        /// ASS's numpad alignment.
+        var alignment: Int {
+            switch self {
+            case .bottomLeft: 1
+            case .bottomCenter: 2
+            case .bottomRight: 3
+            case .centerLeft: 4
+            case .center: 5
+            case .centerRight: 6
+            case .topLeft: 7
+            case .topCenter: 8
+            case .topRight: 9
+            }
+        }
+    }
+
+    public var text: String
+    public var start: Double = 0, end: Double? = nil     // seconds of output
+    public var fadeIn: Double = 0, fadeOut: Double = 0
+    public var position = Position.bottomCenter
+    public var x: Length? = nil, y: Length? = nil        // the text's top-left, instead of a position
+    public var size: Length = .percent(6)                 // of the picture's short edge, or pixels
+    public var color = RGBColor(r: 255, g: 255, b: 255)
+    public var outline: Double? = nil                     // pixels; default a fifteenth of the size
+    public var outlineColor = RGBColor.black
+    public var boxColor: RGBColor? = nil                  // an opaque box behind the text
+    public var font = "DejaVu Sans"
+    public init(text: String) { self.text = text }
+
+    /// The title as an ASS script for a `width`×`height` picture.
+    func assScript(width: Int, height: Int) -> String {
+        let short = Double(min(width, height))
+        let px: Double = switch size { case .pixels(let p): p; case .percent(let q): q / 100 * short }
+        let outlinePx = outline ?? max(1, px / 15)
+        let margin = Int((short * 0.05).rounded())
+        func ass(_ c: RGBColor) -> String { String(format: "&H00%02X%02X%02X", c.b, c.g, c.r) }
+        func stamp(_ t: Double) -> String {
+            let cs = Int((min(t, 359_999) * 100).rounded())
+            return String(format: "%d:%02d:%02d.%02d", cs / 360000, cs / 6000 % 60, cs / 100 % 60, cs % 100)
+        }
+        var tags = ""
+        if fadeIn > 0 || fadeOut > 0 { tags += "\\fad(\(Int(fadeIn * 1000)),\(Int(fadeOut * 1000)))" }
+        if x != nil || y != nil {
+            tags += "\\an7\\pos(\(Int((x?.resolve(against: width) ?? 0).rounded())),\(Int((y?.resolve(against: height) ?? 0).rounded())))"
+        }
+        let body = text.replacingOccurrences(of: "{", with: "(").replacingOccurrences(of: "}", with: ")")
+            .replacingOccurrences(of: "\n", with: "\\N")
+        let font = self.font.replacingOccurrences(of: ",", with: " ")
+        return """
+        [Script Info]
+        ScriptType: v4.00+
+        PlayResX: \(width)
+        PlayResY: \(height)
+        WrapStyle: 0
+        ScaledBorderAndShadow: yes
+
+        [V4+ Styles]
+        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
+        Style: Title,\(font),\(String(format: "%.1f", px)),\(ass(color)),\(ass(color)),\(ass(boxColor ?? outlineColor)),\(ass(boxColor ?? outlineColor)),0,0,0,0,100,100,0,0,\(boxColor == nil ? 1 : 3),\(String(format: "%.1f", outlinePx)),0,\(position.alignment),\(margin),\(margin),\(margin),1
+
+        [Events]
+        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+        Dialogue: 0,\(stamp(start)),\(stamp(end ?? 359_999)),Title,,0,0,0,,{\(tags)}\(body)
+
+        """
+    }
+}
+
+extension Parser {
+    func title(_ v: Any, at path: String) throws -> TitleSpec {
+        let o = try object(v, at: path, allowed: ["text", "start", "end", "fade_in", "fade_out", "position", "x", "y", "size",
+                                                  "color", "outline", "outline_color", "box_color", "font"])
+        guard let text = o["text"] as? String, !text.isEmpty else { throw fail("\(path).text", "expected the title's text") }
+        var t = TitleSpec(text: text)
+        t.start = try nonNegative(o["start"], at: "\(path).start") ?? 0
+        t.end = try number(o["end"], at: "\(path).end")
+        if let end = t.end, end <= t.start { throw fail("\(path).end", "must be after start") }
+        t.fadeIn = try nonNegative(o["fade_in"], at: "\(path).fade_in") ?? 0
+        t.fadeOut = try nonNegative(o["fade_out"], at: "\(path).fade_out") ?? 0
+        if let p = try string(o["position"], at: "\(path).position") {
+            guard let position = TitleSpec.Position(rawValue: p) else {
+                throw fail("\(path).position", "expected one of \(TitleSpec.Position.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            t.position = position
+        }
+        t.x = try length(o["x"], at: "\(path).x")
+        t.y = try length(o["y"], at: "\(path).y")
+        if (t.x != nil || t.y != nil) && o["position"] != nil { throw fail(path, "give a position or x/y, not both") }
+        if let size = try length(o["size"], at: "\(path).size") {
+            guard size.resolve(against: 100) > 0 else { throw fail("\(path).size", "must be more than 0") }
+            t.size = size
+        }
+        if let c = try color(o["color"], at: "\(path).color") { t.color = c }
+        t.outline = try nonNegative(o["outline"], at: "\(path).outline")
+        if let c = try color(o["outline_color"], at: "\(path).outline_color") { t.outlineColor = c }
+        t.boxColor = try color(o["box_color"], at: "\(path).box_color")
+        if let f = try string(o["font"], at: "\(path).font") { t.font = f }
+        return t
+    }
+}
