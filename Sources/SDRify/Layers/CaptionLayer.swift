@@ -103,32 +103,14 @@ final class CaptionLayer: @unchecked Sendable {
         let size = max(8, Int((Double(height) * 0.055).rounded()))
         let outline = max(1, Double(height) / 300)
         let margin = max(4, height / 20)
-        func stamp(_ t: Double) -> String {
-            let cs = Int((t * 100).rounded())
-            return String(format: "%d:%02d:%02d.%02d", cs / 360000, cs / 6000 % 60, cs / 100 % 60, cs % 100)
-        }
-        var s = """
-        [Script Info]
-        ScriptType: v4.00+
-        PlayResX: \(width)
-        PlayResY: \(height)
-        WrapStyle: 0
-        ScaledBorderAndShadow: yes
-
-        [V4+ Styles]
-        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
-        Style: Default,DejaVu Sans,\(size),&H00FFFFFF,&H00FFFFFF,&H00101010,&H80000000,0,0,0,0,100,100,0,0,1,\(String(format: "%.1f", outline)),0,2,\(margin),\(margin),\(margin),1
-
-        [Events]
-        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
-
-        """
+        var s = ASSScript.head(width: width, height: height, style:
+            "Default,DejaVu Sans,\(size),&H00FFFFFF,&H00FFFFFF,&H00101010,&H80000000,0,0,0,0,100,100,0,0,1,\(String(format: "%.1f", outline)),0,2,\(margin),\(margin),\(margin),1")
         for cue in cues {
             // At most two lines: any further lines join the second.
             let lines = cue.lines.count <= 2 ? cue.lines : [cue.lines[0], cue.lines[1...].joined(separator: " ")]
             let text = lines.map { $0.replacingOccurrences(of: "{", with: "(").replacingOccurrences(of: "}", with: ")") }
                 .joined(separator: "\\N")
-            s += "Dialogue: 0,\(stamp(cue.start)),\(stamp(cue.end)),Default,,0,0,0,,\(text)\n"
+            s += "Dialogue: 0,\(ASSScript.stamp(cue.start)),\(ASSScript.stamp(cue.end)),Default,,0,0,0,,\(text)\n"
         }
         return s
     }
@@ -181,5 +163,34 @@ final class CaptionLayer: @unchecked Sendable {
             node = img.next
         }
         return StickerTile(premultipliedRGBA: canvas, x0: x0, y0: y0, width: w, height: h)
+    }
+}
+
+/// The parts of an ASS script every generated one shares (captions from SRT/WebVTT, titles).
+enum ASSScript {
+    /// Script info at the picture's own resolution, one style line (the fields after "Style: "), the events header.
+    static func head(width: Int, height: Int, style: String) -> String {
+        """
+        [Script Info]
+        ScriptType: v4.00+
+        PlayResX: \(width)
+        PlayResY: \(height)
+        WrapStyle: 0
+        ScaledBorderAndShadow: yes
+
+        [V4+ Styles]
+        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
+        Style: \(style)
+
+        [Events]
+        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+
+        """
+    }
+
+    /// h:mm:ss.cc
+    static func stamp(_ t: Double) -> String {
+        let cs = Int((min(max(t, 0), 359_999) * 100).rounded())
+        return String(format: "%d:%02d:%02d.%02d", cs / 360000, cs / 6000 % 60, cs / 100 % 60, cs % 100)
     }
 }

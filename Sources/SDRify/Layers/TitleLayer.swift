@@ -43,10 +43,6 @@ public struct TitleSpec: Equatable, Sendable {
         let outlinePx = outline ?? max(1, px / 15)
         let margin = Int((short * 0.05).rounded())
         func ass(_ c: RGBColor) -> String { String(format: "&H00%02X%02X%02X", c.b, c.g, c.r) }
-        func stamp(_ t: Double) -> String {
-            let cs = Int((min(t, 359_999) * 100).rounded())
-            return String(format: "%d:%02d:%02d.%02d", cs / 360000, cs / 6000 % 60, cs / 100 % 60, cs % 100)
-        }
         var tags = ""
         if fadeIn > 0 || fadeOut > 0 { tags += "\\fad(\(Int(fadeIn * 1000)),\(Int(fadeOut * 1000)))" }
         if x != nil || y != nil {
@@ -55,23 +51,11 @@ public struct TitleSpec: Equatable, Sendable {
         let body = text.replacingOccurrences(of: "{", with: "(").replacingOccurrences(of: "}", with: ")")
             .replacingOccurrences(of: "\n", with: "\\N")
         let font = self.font.replacingOccurrences(of: ",", with: " ")
-        return """
-        [Script Info]
-        ScriptType: v4.00+
-        PlayResX: \(width)
-        PlayResY: \(height)
-        WrapStyle: 0
-        ScaledBorderAndShadow: yes
-
-        [V4+ Styles]
-        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
-        Style: Title,\(font),\(String(format: "%.1f", px)),\(ass(color)),\(ass(color)),\(ass(boxColor ?? outlineColor)),\(ass(boxColor ?? outlineColor)),0,0,0,0,100,100,0,0,\(boxColor == nil ? 1 : 3),\(String(format: "%.1f", outlinePx)),0,\(position.alignment),\(margin),\(margin),\(margin),1
-
-        [Events]
-        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
-        Dialogue: 0,\(stamp(start)),\(stamp(end ?? 359_999)),Title,,0,0,0,,{\(tags)}\(body)
-
-        """
+        let style = "Title,\(font),\(String(format: "%.1f", px)),\(ass(color)),\(ass(color)),\(ass(boxColor ?? outlineColor)),"
+            + "\(ass(boxColor ?? outlineColor)),0,0,0,0,100,100,0,0,\(boxColor == nil ? 1 : 3),\(String(format: "%.1f", outlinePx)),0,"
+            + "\(position.alignment),\(margin),\(margin),\(margin),1"
+        return ASSScript.head(width: width, height: height, style: style)
+            + "Dialogue: 0,\(ASSScript.stamp(start)),\(ASSScript.stamp(end ?? 359_999)),Title,,0,0,0,,{\(tags)}\(body)\n"
     }
 }
 
