@@ -23,7 +23,8 @@ final class AudioMixer {
     private var readers: [Int: PCMReader?] = [:]
     private var musicReader: PCMReader? = nil
     private var position = 0
-    private var scratchL = [Float](), scratchR = [Float]()
+    private var scratchL = [Float](), scratchR = [Float]()    // one clip's or the music's samples
+    private var mixLeft = [Float](), mixRight = [Float]()     // the block being mixed (reused)
     /// Damage concealed in the audio (tolerate-errors).
     private(set) var errorsConcealed = 0
 
@@ -53,11 +54,11 @@ final class AudioMixer {
     /// Mixes up to output sample `end` (capped at the total), in blocks of `block` samples, handing each to `emit`.
     func mix(upTo end: Int, block: Int, emit: (UnsafePointer<Float>, UnsafePointer<Float>, Int) throws -> Void) throws {
         let end = min(end, totalSamples)
-        var left = [Float](repeating: 0, count: block), right = [Float](repeating: 0, count: block)
+        if mixLeft.count < block { mixLeft = [Float](repeating: 0, count: block); mixRight = mixLeft }
         while end - position >= block || (end == totalSamples && position < end) {
             let n = min(block, end - position)
-            for i in 0..<n { left[i] = 0; right[i] = 0 }
-            try left.withUnsafeMutableBufferPointer { l in try right.withUnsafeMutableBufferPointer { r in
+            for i in 0..<n { mixLeft[i] = 0; mixRight[i] = 0 }
+            try mixLeft.withUnsafeMutableBufferPointer { l in try mixRight.withUnsafeMutableBufferPointer { r in
                 try addClips(l.baseAddress!, r.baseAddress!, n)
                 try addMusic(l.baseAddress!, r.baseAddress!, n)
                 try emit(l.baseAddress!, r.baseAddress!, n)

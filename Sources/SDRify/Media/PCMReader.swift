@@ -18,6 +18,7 @@ final class PCMReader {
     private var aligned = false             // the first decoded samples have been placed relative to `start`
     private var ended = false
     private(set) var errorsConcealed = 0
+    private var resampledLeft: [Float] = [], resampledRight: [Float] = []   // reused for every decoded frame
 
     /// Whether `path` has an audio stream this libavcodec decodes (nil: no usable audio), and opens it.
     init?(path: String, start: Double, tolerateErrors: Bool) throws {
@@ -132,8 +133,11 @@ final class PCMReader {
         }
         let inSamples = input.map { Int32($0.pointee.nb_samples) } ?? 0
         let capacity = Int(swr_get_out_samples(resampler, inSamples)) + 32
-        var l = [Float](repeating: 0, count: capacity), rr = [Float](repeating: 0, count: capacity)
-        let converted: Int32 = l.withUnsafeMutableBufferPointer { lp in rr.withUnsafeMutableBufferPointer { rp in
+        if resampledLeft.count < capacity {
+            resampledLeft = [Float](repeating: 0, count: capacity)
+            resampledRight = resampledLeft
+        }
+        let converted: Int32 = resampledLeft.withUnsafeMutableBufferPointer { lp in resampledRight.withUnsafeMutableBufferPointer { rp in
             var out: [UnsafeMutablePointer<UInt8>?] = [UnsafeMutableRawPointer(lp.baseAddress!).assumingMemoryBound(to: UInt8.self),
                                                         UnsafeMutableRawPointer(rp.baseAddress!).assumingMemoryBound(to: UInt8.self)]
             return out.withUnsafeMutableBufferPointer { o in
@@ -158,7 +162,7 @@ final class PCMReader {
         }
         n -= skip
         guard n > 0 else { return }
-        try l.withUnsafeMutableBufferPointer { lp in try rr.withUnsafeMutableBufferPointer { rp in
+        try resampledLeft.withUnsafeMutableBufferPointer { lp in try resampledRight.withUnsafeMutableBufferPointer { rp in
             var planes: [UnsafeMutableRawPointer?] = [UnsafeMutableRawPointer(lp.baseAddress! + skip), UnsafeMutableRawPointer(rp.baseAddress! + skip)]
             try ffCheck(planes.withUnsafeMutableBufferPointer { av_audio_fifo_write(fifo, $0.baseAddress, Int32(n)) }, "\(path): buffering audio")
         } }
