@@ -16,8 +16,9 @@ struct Compose: ParsableCommand {
     @Option(help: "Output frame rate (30, 29.97, 30000/1001); default: the first video clip's.") var fps: String?
     @Option(help: ArgumentHelp("Between every two clips: \(TransitionKind.allCases.map(\.rawValue).joined(separator: ", ")) (crossfade = fade); SECONDS default 0.5.",
                                valueName: "TYPE[:SECONDS]")) var transition: String = "none"
-    @Option(help: "contain: whole picture on the background; cover: fill, centre cropped.") var fit: String = Fit.contain.rawValue
-    @Option(help: ArgumentHelp("Background of contained clips.", valueName: "#RRGGBB")) var background: String = "#000000"
+    @Option(help: "contain: whole picture on the background; cover: fill, centre cropped; stretch: fill, shape lost.") var fit: String = Fit.contain.rawValue
+    @Option(help: ArgumentHelp("Behind contained clips: a colour, blur[:RADIUS] (the clip itself, blurred) or an image file (covering the frame).",
+                               valueName: "#RRGGBB|blur|FILE")) var background: String = "#000000"
     @Option(name: .customLong("image-duration"), help: "Seconds each image is shown.") var imageDuration: Double = 3
     @Option(help: "Music mixed under the clips' own sound, looped or cut to the video.") var music: String?
     @Option(name: .customLong("music-volume"), help: "Linear gain of the music (1 = as recorded).") var musicVolume: Double = 1
@@ -31,8 +32,8 @@ struct Compose: ParsableCommand {
         if Transition(spec: transition) == nil {
             throw ValidationError("--transition: expected TYPE[:SECONDS] with TYPE one of \(TransitionKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        if Fit(rawValue: fit) == nil { throw ValidationError("--fit must be contain or cover") }
-        if RGBColor(hex: background) == nil { throw ValidationError("--background must be a colour like #RRGGBB") }
+        if Fit(rawValue: fit) == nil { throw ValidationError("--fit must be contain, cover or stretch") }
+        try checkBackground(background)
         guard imageDuration > 0, imageDuration.isFinite else { throw ValidationError("--image-duration must be more than 0 seconds") }
         guard musicVolume >= 0, musicVolume.isFinite else { throw ValidationError("--music-volume must be 0 or more") }
         if let music, !FileManager.default.isReadableFile(atPath: music) { throw ValidationError("--music: cannot read \(music)") }
@@ -54,7 +55,7 @@ struct Compose: ParsableCommand {
     func run() throws {
         var spec = OutputSpec(path: output, preset: encoding.exportPreset)
         spec.fps = fps.flatMap { FrameRate(parsing: $0) }
-        spec.background = RGBColor(hex: background)!
+        spec.background = Background(argument: background)!
         spec.fit = Fit(rawValue: fit)!
         spec.imageDuration = imageDuration
         spec.overwrite = encoding.overwrite

@@ -53,10 +53,13 @@ struct Convert: ParsableCommand {
     @Option(help: ArgumentHelp("A sticker: FILE@X,Y[,WxH][,START-END]; X, Y, W, H in pixels or percent.", valueName: "SPEC"))
     var sticker: [String] = []
     @Option(help: ArgumentHelp("Burn in captions or lyrics from an SRT, WebVTT or ASS file.", valueName: "FILE")) var captions: String?
+    @Option(help: ArgumentHelp("Behind a letterboxed picture, and the picture of an audio-only input: a colour, blur[:RADIUS] or an image file.",
+                               valueName: "#RRGGBB|blur|FILE")) var background: String?
 
     func validate() throws {
         if let start, !(start >= 0 && start.isFinite) { throw ValidationError("--start must be 0 or more seconds") }
         if let duration, !(duration > 0 && duration.isFinite) { throw ValidationError("--duration must be more than 0 seconds") }
+        if let background { try checkBackground(background) }
     }
 
     func run() throws {
@@ -73,6 +76,7 @@ struct Convert: ParsableCommand {
             guard FileManager.default.isReadableFile(atPath: captions) else { throw SDRifyError(.usage, "\(captions): cannot read the captions") }
             options.overlays.captions.append(captions)
         }
+        if let background { options.background = Background(argument: background)! }
         options.threads = encoding.threads
         options.toneMap = encoding.toneMap
         options.tolerateErrors = encoding.tolerateErrors
@@ -80,6 +84,16 @@ struct Convert: ParsableCommand {
             let result = try Transcoder.run(options, warn: warn, progress: report)
             return (result.json, result.decodeErrors, "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames)")
         }
+    }
+}
+
+/// `--background`: a colour, blur[:RADIUS], or a readable image file.
+func checkBackground(_ text: String) throws {
+    guard let b = Background(argument: text) else {
+        throw ValidationError("--background: expected #RRGGBB, blur[:RADIUS] or an image file, not '\(text)'")
+    }
+    if case .image(let path, _) = b, !FileManager.default.isReadableFile(atPath: path) {
+        throw ValidationError("--background: cannot read \(path)")
     }
 }
 

@@ -108,7 +108,7 @@ final class CompositionTests: XCTestCase {
         XCTAssertTrue(Canvas.size(firstShape: (640, 360), largest: (3840, 2160), box: BoundingBox(long: 1280, short: 720)) == (1280, 720))
         // 4:3 first clip into a 16:9 box.
         XCTAssertTrue(Canvas.size(firstShape: (1440, 1080), largest: (1920, 1080), box: BoundingBox(long: 1920, short: 1080)) == (1440, 1080))
-        let canvas = Canvas(width: 1280, height: 720, background: .black)
+        let canvas = Canvas(width: 1280, height: 720, backdrop: .black(1280, 720))
         XCTAssertTrue(canvas.fitted((1080, 1920), .contain) == (406, 720))
         XCTAssertTrue(canvas.fitted((1080, 1920), .cover) == (1280, 2276))
     }

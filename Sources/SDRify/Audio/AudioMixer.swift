@@ -42,7 +42,7 @@ final class AudioMixer {
         music = plan.timeline.music
         self.openClip = openClip
         if let music, music.volume > 0 {
-            guard let reader = try PCMReader(path: music.path, start: 0, tolerateErrors: tolerateErrors) else {
+            guard let reader = try PCMReader(path: music.path, start: music.from, tolerateErrors: tolerateErrors) else {
                 throw SDRifyError.invalidInput("\(music.path): no audio this build can decode")
             }
             musicReader = reader
@@ -109,10 +109,14 @@ final class AudioMixer {
                 try reader.read(n - filled, left: sl.baseAddress! + filled, right: sr.baseAddress! + filled)
             } }
             filled += got
-            if got == 0 {  // the song has ended: it starts again
+            if got == 0 {  // the song has ended: it starts again, or silence follows
+                guard music.loop else {
+                    for i in filled..<n { scratchL[i] = 0; scratchR[i] = 0 }
+                    break
+                }
                 restarts += 1
                 guard restarts < 2 else { throw SDRifyError.invalidInput("\(music.path): no audio samples") }
-                reader.restart(at: 0)
+                reader.restart(at: music.from)
             }
         }
         let fadeIn = Double(music.fadeIn) * Double(AudioMixer.rate), fadeOut = Double(music.fadeOut) * Double(AudioMixer.rate)

@@ -93,7 +93,9 @@ struct CompositionPlan {
                 }
             }
         }
-        let canvas = Canvas(size: Canvas.size(firstShape: firstShape, largest: largest, box: out.preset.box), background: out.background)
+        let size = Canvas.size(firstShape: firstShape, largest: largest, box: out.preset.box)
+        let canvas = Canvas(width: size.width, height: size.height,
+                            backdrop: try Backdrop(timeline.background, width: size.width, height: size.height))
         let fps = out.fps ?? firstRate.map { FrameRate(approximating: $0) } ?? FrameRate(num: 30, den: 1)
 
         // Whole frames: each clip's length, each overlap, and where each clip starts.
@@ -116,8 +118,4 @@ struct CompositionPlan {
         let total = clips.last!.endFrame
         return CompositionPlan(timeline: timeline, canvas: canvas, fps: fps, clips: clips, totalFrames: total)
     }
-}
-
-extension Canvas {
-    init(size: (width: Int, height: Int), background: RGBColor) { self.init(width: size.width, height: size.height, background: background) }
 }

@@ -139,13 +139,20 @@ enum EffectKernels {
     /// A Gaussian blur inside the region (edges extended inward: nothing outside leaks in or is changed).
     static func gaussian(_ plane: PlaneRef, _ r: EffectRect, sigma: Double) {
         guard r.w > 1, r.h > 1 else { return }
-        var a = [Float](repeating: 0, count: r.w * r.h), b = a
+        var a = [Float](repeating: 0, count: r.w * r.h)
         for y in 0..<r.h { let row = plane.row(r.y + y); for x in 0..<r.w { a[y * r.w + x] = Float(row[r.x + x]) } }
-        for size in boxes(sigma: sigma) where size > 1 {
-            boxPass(&a, &b, count: r.h, length: r.w, step: 1, lineStep: r.w, radius: size / 2)
-            verticalBoxPass(&b, &a, width: r.w, height: r.h, radius: size / 2)
-        }
+        gaussian(&a, width: r.w, height: r.h, sigma: sigma)
         for y in 0..<r.h { let row = plane.row(r.y + y); for x in 0..<r.w { row[r.x + x] = clampByte(a[y * r.w + x]) } }
+    }
+
+    /// A Gaussian blur of a `width`×`height` float image in place (edges extended).
+    static func gaussian(_ a: inout [Float], width: Int, height: Int, sigma: Double) {
+        guard width > 1, height > 1 else { return }
+        var b = [Float](repeating: 0, count: width * height)
+        for size in boxes(sigma: sigma) where size > 1 {
+            boxPass(&a, &b, count: height, length: width, step: 1, lineStep: width, radius: size / 2)
+            verticalBoxPass(&b, &a, width: width, height: height, radius: size / 2)
+        }
     }
 
     /// A running-sum box of 2·radius+1 along `count` lines of `length` samples, clamping at the line's ends (only

@@ -40,8 +40,10 @@ public struct OverlaySpec: Equatable, Sendable {
     public var stickers: [StickerSpec] = []
     public var titles: [TitleSpec] = []    // after the stickers
     public var captions: [String] = []   // SRT, WebVTT or ASS files; drawn last
+    public var background: Background? = nil  // behind letterboxed pictures; wins over the output's
     public init(stickers: [StickerSpec] = [], captions: [String] = []) { self.stickers = stickers; self.captions = captions }
 
+    /// No layers to draw (a background is not a layer: it shows only behind letterboxed pictures).
     public var isEmpty: Bool { effects.isEmpty && stickers.isEmpty && titles.isEmpty && captions.isEmpty }
 
     /// Reads and validates an overlay description; every problem is a usage error naming the file and the
@@ -53,8 +55,9 @@ public struct OverlaySpec: Equatable, Sendable {
 
     /// An overlay description already read from JSON (also the `overlays` of a timeline file), at `at`.
     static func parse(_ root: Any, at path: String, parser: inout Parser) throws -> OverlaySpec {
-        let object = try parser.object(root, at: path, allowed: ["effects", "stickers", "titles", "captions"])
+        let object = try parser.object(root, at: path, allowed: ["effects", "stickers", "titles", "captions", "background"])
         var spec = OverlaySpec()
+        spec.background = try parser.background(object["background"], at: "\(path).background")
         if let list = object["effects"] {
             for (i, item) in try parser.array(list, at: "\(path).effects").enumerated() {
                 spec.effects.append(try parser.effect(item, at: "\(path).effects[\(i)]"))

@@ -65,6 +65,22 @@ final class PCMReader {
 
     private var timeBase: AVRational { ctx.pointee.streams[Int(stream)]!.pointee.time_base }
 
+    /// Whether the file also holds pictures (a cover-art picture does not count).
+    var hasVideo: Bool {
+        (0..<Int(ctx.pointee.nb_streams)).contains { i in
+            let st = ctx.pointee.streams[i]!.pointee
+            return st.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO && st.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
+        }
+    }
+
+    /// Seconds of sound, as the stream or else the container declares it (nil: not declared).
+    var duration: Double? {
+        let st = ctx.pointee.streams[Int(stream)]!.pointee
+        if st.duration != ffNoPTS, st.duration > 0 { return Double(st.duration) * st.time_base.double }
+        if ctx.pointee.duration != ffNoPTS, ctx.pointee.duration > 0 { return Double(ctx.pointee.duration) / Double(AV_TIME_BASE) }
+        return nil
+    }
+
     private func seek(to seconds: Double) {
         let ts = Int64(seconds * Double(AV_TIME_BASE))
         _ = avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0)  // a file that cannot seek is read from the start

@@ -12,6 +12,7 @@ public struct ConvertOptions: Sendable {
     public var duration: Double? = nil       // seconds
     public var keepLocation = false
     public var overlays = OverlaySpec()
+    public var background = Background.black   // behind the picture when the source shrinks mid-stream
     public var threads = 0  // 0 = automatic
     public var toneMap = ToneMapOperator.default
     /// Conceal decode errors and go on (counted in the result) instead of failing with exit 2.
@@ -26,7 +27,7 @@ public struct ConvertOptions: Sendable {
     public var timeline: Timeline {
         var out = OutputSpec(path: output, preset: preset)
         out.overwrite = overwrite; out.crf = crf; out.encoderPreset = encoderPreset; out.threads = threads
-        out.toneMap = toneMap; out.tolerateErrors = tolerateErrors
+        out.toneMap = toneMap; out.tolerateErrors = tolerateErrors; out.background = background
         var clip = TimelineClip(source: .video(input))
         clip.from = start
         clip.duration = duration
@@ -86,7 +87,15 @@ public enum Transcoder {
         // Read the headers first: they validate the input and give orientation, colour and size. The same open
         // input is then converted (the first picture's SEI is read by the pipeline when it decodes it).
         // --tolerate-errors converts what a file cut short still holds (an interrupted upload, say).
-        let (info, demuxer, truncated) = try Prober.open(path: options.input, allowTruncated: options.tolerateErrors)
+        let opened: (info: MediaInfo, demuxer: Demuxer, truncated: String?)
+        do {
+            opened = try Prober.open(path: options.input, allowTruncated: options.tolerateErrors)
+        } catch {
+            // Sound without pictures becomes a video of the background (looked at only when there is no video).
+            guard !options.preset.passthrough, let length = AudioOnlyConversion.length(of: options.input) else { throw error }
+            return try AudioOnlyConversion.run(options, length: length, warn: warn, progress: progress)
+        }
+        let (info, demuxer, truncated) = opened
         if let truncated { warn("\(truncated): converting what it holds") }
         let video = info.video
         let orientation = try checkSupported(video, input: options.input)
@@ -174,7 +183,7 @@ public enum Transcoder {
                                    range: .init(active: cutting, start: cutStart, end: cutEnd, shiftTicks: tb.ticks(shift)), warn: warn)
             // Each picture may wait in `converted` and in the encoder while the next ones are made.
             let chain = ClipChain(label: options.input, video: video, orientation: orientation, size: target, toneMap: options.toneMap,
-                                  ringSize: StreamingConversion.pictureRing, timeBase: tb, warn: warn)
+                                  ringSize: StreamingConversion.pictureRing, timeBase: tb, background: options.timeline.background, warn: warn)
             let conversion = StreamingConversion(
                 clip: clip, chain: chain, tolerateErrors: options.tolerateErrors, threads: options.threads,
                 encoder: encoder, muxer: muxer, outVideo: outVideo, overlays: overlays,

@@ -4,7 +4,7 @@ import Foundation
 struct Canvas {
     let width: Int
     let height: Int
-    let background: RGBColor
+    let backdrop: Backdrop
 
     /// The output size: the preset's box applied to the first sized clip's upright shape, never larger than the
     /// largest clip (long and short edge), even. Without any sized clip (colours only): the box, landscape.
@@ -28,6 +28,7 @@ struct Canvas {
     /// The size a clip of `display` shape is scaled to: inside the canvas touching two edges (contain) or covering
     /// it (cover; cropped afterwards). Even, at least 2.
     func fitted(_ display: (width: Int, height: Int), _ fit: Fit) -> (width: Int, height: Int) {
+        if fit == .stretch { return (width, height) }
         let sx = Double(width) / Double(display.width), sy = Double(height) / Double(display.height)
         let scale = fit == .contain ? min(sx, sy) : max(sx, sy)
         func even(_ x: Double) -> Int { max(2, 2 * Int((x / 2).rounded())) }
@@ -36,11 +37,7 @@ struct Canvas {
         return (w, h)
     }
 
-    /// Fills `frame` (canvas-sized, 8-bit 4:2:0) with the background.
-    func fill(_ frame: Frame) {
-        fill(frame, with: background)
-    }
-
+    /// Fills `frame` (canvas-sized, 8-bit 4:2:0) with one colour.
     func fill(_ frame: Frame, with color: RGBColor) {
         let c = color.ycbcr709
         for (p, v) in [c.y, c.cb, c.cr].enumerated() {
@@ -52,8 +49,8 @@ struct Canvas {
     /// Puts a fitted picture on `frame`: centred on the background when smaller (contain), centre-cropped when
     /// larger (cover). Offsets are even so 4:2:0 chroma stays aligned with luma.
     func place(_ picture: Frame, into frame: Frame) {
-        if picture.width < width || picture.height < height { fill(frame) }
         let dx = max(0, (width - picture.width) / 2) & ~1, dy = max(0, (height - picture.height) / 2) & ~1
+        backdrop.fill(frame, around: picture, at: (dx, dy))
         let sx = max(0, (picture.width - width) / 2) & ~1, sy = max(0, (picture.height - height) / 2) & ~1
         let w = min(picture.width, width), h = min(picture.height, height)
         for p in 0..<3 {
@@ -67,7 +64,7 @@ struct Canvas {
 }
 
 /// A still clip's one picture at the canvas size: a photo (its EXIF orientation applied, transparency over the
-/// background, scaled by zimg and converted to BT.709 Y'CbCr) or a solid colour.
+/// background's colour, scaled by zimg and converted to BT.709 Y'CbCr) or a solid colour.
 enum StillPicture {
     static func color(_ c: RGBColor, canvas: Canvas) throws -> Frame {
         let frame = try Frame(width: canvas.width, height: canvas.height, format: .yuv420p)
@@ -83,7 +80,7 @@ enum StillPicture {
         let image = try ImageDecoder.decode(path: path, maxPixels: StillPicture.maxPixels, firstOnly: true)[0]
         let (w, h) = (image.width, image.height)
         // Straight alpha over the background, into three aligned planes for zimg (a 4:4:4 frame's buffers).
-        let bg = canvas.background
+        let bg = canvas.backdrop.matte
         let rgb = try Frame(width: w, height: h, format: PlanarFormat(bitDepth: 8, chromaShiftX: 0, chromaShiftY: 0))
         image.pixels.withUnsafeBufferPointer { px in
             for c in 0..<3 {

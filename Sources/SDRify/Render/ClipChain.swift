@@ -24,12 +24,14 @@ final class ClipChain {
     private var letterbox: Letterbox? = nil          // when the source's size changed mid-stream
     private var curve: ToneCurve? = nil
     private var repacker: PlanarRepacker?? = nil   // nil: not needed yet; .some(nil): swscale cannot read the layout
-    private var orienter: FrameOrienter?? = nil    // nil: not made yet; .some(nil): upright already
+    private var orienter: (turn: FrameOrienter, input: (Int, Int))? = nil   // for the coded pictures' size
     private var deinterlacer: Deinterlacer? = nil
 
+    let background: Background                // behind a picture that shrinks mid-stream
+
     init(label: String, video: VideoInfo, orientation: Orientation, size: (Int, Int), toneMap: ToneMapOperator,
-         ringSize: Int, timeBase: TimeBase, warn: @escaping Transcoder.Warning) {
-        self.label = label; self.video = video; self.orientation = orientation; self.size = size
+         ringSize: Int, timeBase: TimeBase, background: Background, warn: @escaping Transcoder.Warning) {
+        self.label = label; self.video = video; self.orientation = orientation; self.size = size; self.background = background
         coded = orientation.swapsDimensions ? (size.1, size.0) : (size.0, size.1)
         self.toneMap = toneMap; self.ringSize = ringSize; tb = timeBase; self.warn = warn
     }
@@ -38,12 +40,15 @@ final class ClipChain {
     func picture(from decoded: Frame) throws -> Frame {
         let (frame, fmt) = try planarProgressive(decoded)
         var picture = try converter(for: frame, format: fmt).convert(frame, format: fmt)
-        if let letterbox { picture = try letterbox.place(picture) }
-        if orienter == nil {
-            orienter = .some(orientation == .up ? nil
-                : try FrameOrienter(orientation, width: coded.0, height: coded.1, ringSize: ringSize))
+        if orientation != .up {
+            if orienter == nil || orienter!.input != (picture.width, picture.height) {
+                orienter = (try FrameOrienter(orientation, width: picture.width, height: picture.height, ringSize: letterbox == nil ? ringSize : 1),
+                            (picture.width, picture.height))
+            }
+            picture = try orienter!.turn.apply(picture)
         }
-        if let orienter = orienter ?? nil { picture = try orienter.apply(picture) }
+        // Upright, so an image background stays upright too.
+        if let letterbox { picture = try letterbox.place(picture) }
         picture.pts = frame.pts
         picture.duration = frame.duration
         return picture
@@ -92,7 +97,8 @@ final class ClipChain {
             warn("the picture changes from \(input.width)x\(input.height) to \(frame.width)x\(frame.height) at \(at) (output time): "
                  + "fitted inside \(coded.0)x\(coded.1)")
         }
-        letterbox = size == coded ? nil : try Letterbox(width: coded.0, height: coded.1, ringSize: orientation == .up ? ringSize : 1)
+        letterbox = size == coded ? nil : try Letterbox(width: self.size.width, height: self.size.height, ringSize: ringSize,
+                                                        backdrop: try Backdrop(background, width: self.size.width, height: self.size.height))
         func make(_ color: ColorDescription) throws -> FrameConverter {
             try FrameConverter(sourceFormat: fmt, sourceColor: color, width: frame.width, height: frame.height,
                                outputWidth: size.0, outputHeight: size.1, toneCurve: curve!,

@@ -47,7 +47,7 @@ final class VideoClipSource: ClipSource, @unchecked Sendable {
                               range: .init(active: true, start: start, end: start + seconds, shiftTicks: tb.ticks(start)), warn: warn)
         let size = canvas.fitted(info.video.displaySize, fit)
         chain = ClipChain(label: path, video: info.video, orientation: orientation, size: size, toneMap: toneMap,
-                          ringSize: 1, timeBase: tb, warn: warn)
+                          ringSize: 1, timeBase: tb, background: canvas.backdrop.background, warn: warn)
         self.canvas = canvas
         shown = try Frame(width: canvas.width, height: canvas.height, format: .yuv420p)
         shown.color = .sdrOutput

@@ -25,10 +25,39 @@ public struct RGBColor: Equatable, Sendable {
     }
 }
 
-/// How a clip whose shape differs from the output's is fitted into it.
+/// How a picture whose shape differs from the output's is fitted into it.
 public enum Fit: String, CaseIterable, Sendable {
     case contain  // the whole picture, touching two edges, on the background
     case cover    // fills the output, centre cropped
+    case stretch  // fills the output, its shape lost (only when asked)
+
+    static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
+}
+
+/// What shows behind a picture that does not fill the frame (compose's contain fit, a source that shrinks
+/// mid-stream, the still of an audio-only input).
+public enum Background: Equatable, Sendable {
+    case color(RGBColor)
+    case image(String, fit: Fit)
+    case blur(radius: Double?)   // the picture itself covering the frame, blurred (radius in output pixels; nil:
+                                 // a twentieth of the frame's short edge)
+
+    public static let black = Background.color(.black)
+
+    /// `#RRGGBB`, `blur[:RADIUS]`, or an image file (covering the frame); nil when it is none of them.
+    public init?(argument text: String) {
+        if let c = RGBColor(hex: text) { self = .color(c); return }
+        if text == "blur" { self = .blur(radius: nil); return }
+        if text.hasPrefix("blur:") {
+            guard let r = Double(text.dropFirst(5)), r > 0, r.isFinite else { return nil }
+            self = .blur(radius: r); return
+        }
+        guard !text.hasPrefix("#"), !text.isEmpty else { return nil }
+        self = .image(text, fit: .cover)
+    }
+
+    /// The solid colour behind transparent stills (black unless the background is a colour).
+    var matte: RGBColor { if case .color(let c) = self { c } else { .black } }
 }
 
 /// The transitions between two clips (ffmpeg xfade's names).
@@ -92,6 +121,8 @@ public struct MusicTrack: Equatable, Sendable {
     public var volume: Double = 1        // linear gain: 1 as recorded
     public var fadeIn: Double = 0        // seconds
     public var fadeOut: Double = 0
+    public var from = 0.0                // seconds into the file where it starts (and restarts when it loops)
+    public var loop = true               // false: silence once it ends
     public init(path: String) { self.path = path }
 }
 
@@ -100,7 +131,7 @@ public struct OutputSpec: Sendable {
     public var path: String
     public var preset: ExportPreset
     public var fps: FrameRate? = nil            // nil: the first video clip's
-    public var background = RGBColor.black
+    public var background = Background.black
     public var fit = Fit.contain
     public var imageDuration = 3.0              // seconds, for images given without one
     public var overwrite = false
@@ -123,6 +154,9 @@ public struct Timeline: Sendable {
 
     public init(output: OutputSpec, clips: [TimelineClip]) { self.output = output; self.clips = clips }
 
+    /// The overlay description's background wins over the output's.
+    public var background: Background { overlays.background ?? output.background }
+
     /// Checks every value that does not need the media; `where` names each clip (a JSON path or "clip 3").
     public func validate(where name: (Int) -> String = { "clip \($0 + 1)" }) throws {
         _ = try CodecCatalog.muxer(forOutput: output.path)
@@ -144,6 +178,10 @@ public struct Timeline: Sendable {
             let t = clip.transition
             if t.kind != .none, !(t.duration > 0 && t.duration.isFinite) { throw SDRifyError.usage("\(at): the transition's duration must be more than 0 seconds") }
         }
+        if case .image(let path, _) = background, !FileManager.default.isReadableFile(atPath: path) {
+            throw SDRifyError.usage("background: cannot read \(path)")
+        }
+        if case .blur(let r?) = background, !(r > 0 && r.isFinite) { throw SDRifyError.usage("background: the blur radius must be more than 0") }
         if let music {
             if !(music.volume >= 0 && music.volume.isFinite) { throw SDRifyError.usage("music: volume must be 0 or more") }
             if !(music.fadeIn >= 0 && music.fadeIn.isFinite) { throw SDRifyError.usage("music: fade_in must be 0 or more seconds") }

@@ -63,12 +63,34 @@ extension Parser {
             guard let rate = FrameRate(parsing: text) else { throw fail("$.output.fps", "expected a rate from 1 to 240") }
             out.fps = rate
         }
-        if let c = try color(o["background"], at: "$.output.background") { out.background = c }
+        if let b = try background(o["background"], at: "$.output.background") { out.background = b }
         if let name = try string(o["fit"], at: "$.output.fit") {
-            guard let fit = Fit(rawValue: name) else { throw fail("$.output.fit", "expected contain or cover") }
+            guard let fit = Fit(rawValue: name) else { throw fail("$.output.fit", "expected \(Fit.names)") }
             out.fit = fit
         }
         if let d = try positive(o["image_duration"], at: "$.output.image_duration") { out.imageDuration = d }
+    }
+
+    /// `"#RRGGBB"`, `{"color": "#RRGGBB"}`, `{"image": FILE, "fit": "cover|contain|stretch"}` or `{"blur": RADIUS}`.
+    func background(_ v: Any?, at path: String) throws -> Background? {
+        guard let v else { return nil }
+        if v is String { return try color(v, at: path).map { .color($0) } }
+        let o = try object(v, at: path, allowed: ["color", "image", "fit", "blur"])
+        let kinds = ["color", "image", "blur"].filter { o[$0] != nil }
+        guard kinds.count == 1 else { throw fail(path, "needs exactly one of color, image or blur") }
+        if o["fit"] != nil && kinds[0] != "image" { throw fail("\(path).fit", "applies to an image background") }
+        switch kinds[0] {
+        case "color": return .color(try color(o["color"], at: "\(path).color")!)
+        case "blur": return .blur(radius: try positive(o["blur"], at: "\(path).blur"))
+        default:
+            let file = try file(o["image"], at: "\(path).image")!
+            var fit = Fit.cover
+            if let name = try string(o["fit"], at: "\(path).fit") {
+                guard let f = Fit(rawValue: name) else { throw fail("\(path).fit", "expected \(Fit.names)") }
+                fit = f
+            }
+            return .image(file, fit: fit)
+        }
     }
 
     func clip(_ v: Any, at path: String, transition: Transition) throws -> TimelineClip {
@@ -85,7 +107,7 @@ extension Parser {
         clip.to = try positive(o["to"], at: "\(path).to")
         clip.duration = try positive(o["duration"], at: "\(path).duration")
         if let name = try string(o["fit"], at: "\(path).fit") {
-            guard let fit = Fit(rawValue: name) else { throw fail("\(path).fit", "expected contain or cover") }
+            guard let fit = Fit(rawValue: name) else { throw fail("\(path).fit", "expected \(Fit.names)") }
             clip.fit = fit
         }
         clip.volume = try nonNegative(o["volume"], at: "\(path).volume") ?? 1

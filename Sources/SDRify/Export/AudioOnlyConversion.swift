@@ -1,0 +1,48 @@
+import Foundation
+
+/// An input with sound and no pictures (a song, a voice memo, a podcast) becomes a video: the background (an image,
+/// or a colour; black by default) held as a still for as long as the sound lasts, with the layers over it
+/// (lyrics as captions, titles). It is the one-clip composition of that still, with the input as its music.
+enum AudioOnlyConversion {
+    /// The still's frame rate: captions and titles change on whole frames of it.
+    static let rate = FrameRate(num: 30, den: 1)
+
+    /// Whether `path` is such an input: it decodes as sound and holds no pictures. Its length in seconds, or nil.
+    static func length(of path: String) -> Double? {
+        guard let reader = try? PCMReader(path: path, start: 0, tolerateErrors: false), !reader.hasVideo else { return nil }
+        return reader.duration
+    }
+
+    static func run(_ options: ConvertOptions, length: Double, warn: @escaping Transcoder.Warning,
+                    progress: @escaping Transcoder.ProgressHandler) throws -> ConversionResult {
+        let from = options.start ?? 0
+        guard from < length else {
+            throw SDRifyError.usage(String(format: "\(options.input): the start (%.3f s) is past the end of the sound (%.3f s)", from, length))
+        }
+        let seconds = min(options.duration ?? .infinity, length - from)
+        var edit = options.timeline
+        var clip: TimelineClip
+        switch options.timeline.background {
+        case .color(let c): clip = TimelineClip(source: .color(c))
+        case .image(let path, let fit):
+            clip = TimelineClip(source: .image(path))
+            clip.fit = fit
+        case .blur:
+            throw SDRifyError.usage("\(options.input): has no picture to blur; give a colour or an image as the background")
+        }
+        clip.duration = seconds
+        edit.clips = [clip]
+        edit.output.background = .black   // behind a contained image: plain bars
+        edit.overlays.background = nil
+        edit.output.fps = rate
+        var music = MusicTrack(path: options.input)
+        music.from = from
+        music.loop = false
+        edit.music = music
+        let result = try Composer.run(edit, clipName: { _ in "background" }, warn: warn, progress: progress)
+        return ConversionResult(input: options.input, output: options.output, preset: options.preset.name,
+                                width: result.width, height: result.height, duration: result.duration, frames: result.frames,
+                                hdr: .sdr, orientationExif: 1, toneMapping: "none", decodeErrors: result.decodeErrors,
+                                elapsed: result.elapsed)
+    }
+}
