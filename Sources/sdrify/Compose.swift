@@ -23,6 +23,7 @@ struct Compose: ParsableCommand {
     @Option(help: "Music mixed under the clips' own sound, looped or cut to the video.") var music: String?
     @Option(name: .customLong("music-volume"), help: "Linear gain of the music (1 = as recorded).") var musicVolume: Double = 1
     @Option(help: ArgumentHelp("Stickers and captions (JSON) on the output's clock.", valueName: "FILE.json")) var overlays: String?
+    @OptionGroup var captionFlags: CaptionFlags
     @OptionGroup var encoding: EncodingFlags
 
     func validate() throws {
@@ -81,6 +82,7 @@ struct Compose: ParsableCommand {
             edit.music = track
         }
         if let overlays, edit.overlays.isEmpty { edit.overlays = try OverlaySpec.load(jsonFile: overlays) }
+        edit.overlays.captions += captionFlags.tracks
         let described = edit
         try Job(encoding, identity: [("output", .string(output))]).run { warn, report in
             let result = try Composer.run(described, clipName: name, warn: warn, progress: report)

@@ -52,7 +52,7 @@ struct Convert: ParsableCommand {
     @Option(help: ArgumentHelp("Stickers described in a JSON file (see README).", valueName: "FILE.json")) var overlays: String?
     @Option(help: ArgumentHelp("A sticker: FILE@X,Y[,WxH][,START-END]; X, Y, W, H in pixels or percent.", valueName: "SPEC"))
     var sticker: [String] = []
-    @Option(help: ArgumentHelp("Burn in captions or lyrics from an SRT, WebVTT or ASS file.", valueName: "FILE")) var captions: String?
+    @OptionGroup var captionFlags: CaptionFlags
     @Option(help: ArgumentHelp("Behind a letterboxed picture, and the picture of an audio-only input: a colour, blur[:RADIUS] or an image file.",
                                valueName: "#RRGGBB|blur|FILE")) var background: String?
 
@@ -72,10 +72,7 @@ struct Convert: ParsableCommand {
         options.keepLocation = keepLocation
         if let overlays { options.overlays = try OverlaySpec.load(jsonFile: overlays) }
         options.overlays.stickers += try sticker.map { try OverlaySpec.sticker(shorthand: $0) }
-        if let captions {
-            guard FileManager.default.isReadableFile(atPath: captions) else { throw SDRifyError(.usage, "\(captions): cannot read the captions") }
-            options.overlays.captions.append(captions)
-        }
+        options.overlays.captions += captionFlags.tracks
         if let background { options.background = Background(argument: background)! }
         options.threads = encoding.threads
         options.toneMap = encoding.toneMap
@@ -84,6 +81,40 @@ struct Convert: ParsableCommand {
             let result = try Transcoder.run(options, warn: warn, progress: report)
             return (result.json, result.decodeErrors, "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames)")
         }
+    }
+}
+
+/// Captions burned in from the command line, and how SRT/WebVTT ones look.
+struct CaptionFlags: ParsableArguments {
+    @Option(help: ArgumentHelp("Burn in captions or lyrics from an SRT, WebVTT or ASS file (repeatable).", valueName: "FILE"))
+    var captions: [String] = []
+    @Option(name: .customLong("caption-size"), help: ArgumentHelp("Text height: a percentage of the short edge or pixels (default 5.5%).", valueName: "SIZE"))
+    var size: String?
+    @Option(name: .customLong("caption-position"), help: "bottom, top or center.") var position: String?
+    @Option(name: .customLong("caption-margin"), help: ArgumentHelp("Distance from the edge: a percentage of the short edge or pixels (default 5%).", valueName: "SIZE"))
+    var margin: String?
+    @Option(name: .customLong("caption-color"), help: ArgumentHelp("Text colour.", valueName: "#RRGGBB")) var color: String?
+    @Option(name: .customLong("caption-outline"), help: ArgumentHelp("Outline width in pixels (0: none).", valueName: "PIXELS")) var outline: Double?
+
+    var style: CaptionStyle {
+        var s = CaptionStyle()
+        if let size, let l = Length(parsing: size) { s.size = l }
+        if let position, let p = CaptionStyle.Position(rawValue: position) { s.position = p }
+        if let margin, let l = Length(parsing: margin) { s.margin = l }
+        if let color, let c = RGBColor(hex: color) { s.color = c }
+        if let outline { s.outline = outline }
+        return s
+    }
+
+    var tracks: [CaptionTrack] { captions.map { CaptionTrack(file: $0, style: style) } }
+
+    func validate() throws {
+        for file in captions where !FileManager.default.isReadableFile(atPath: file) { throw ValidationError("--captions: cannot read \(file)") }
+        if let size, !((Length(parsing: size)?.resolve(against: 100) ?? 0) > 0) { throw ValidationError("--caption-size: expected a percentage like 6% or pixels") }
+        if let margin, !((Length(parsing: margin)?.resolve(against: 100) ?? -1) >= 0) { throw ValidationError("--caption-margin: expected a percentage like 5% or pixels") }
+        if let position, CaptionStyle.Position(rawValue: position) == nil { throw ValidationError("--caption-position must be bottom, top or center") }
+        if let color, RGBColor(hex: color) == nil { throw ValidationError("--caption-color must be a colour like #RRGGBB") }
+        if let outline, !(outline >= 0 && outline.isFinite) { throw ValidationError("--caption-outline must be 0 or more pixels") }
     }
 }
 

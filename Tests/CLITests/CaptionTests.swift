@@ -97,6 +97,109 @@ final class CaptionTests: CLITestCase {
         XCTAssertEqual(try changedRows(out, 54), [])
     }
 
+    /// Columns (0–319) where frame `index` differs from the grey clip.
+    func changedColumns(_ path: String, _ index: Int) throws -> [Int] {
+        let a = try luma(path, index), b = try luma(file("grey.mp4"), index)
+        guard a.count == 320 * 240, b.count == 320 * 240 else { return [] }
+        return (0..<320).filter { x in (0..<240).contains { y in abs(Int(a[y * 320 + x]) - Int(b[y * 320 + x])) > 12 } }
+    }
+
+    /// In portrait the default size follows the short edge, and a long cue is set smaller to stay on two lines
+    /// (before: 5.5 % of the height, seven lines over 40 % of the picture).
+    func testPortraitCaptionsFollowTheShortEdgeAndStayOnTwoLines() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=gray:size=240x426:rate=30", "-t", "1", "-c:v", "libx264", "-pix_fmt", "yuv420p", file("tall.mp4")])
+        let text = "1\n00:00:00,000 --> 00:00:01,000\nA long caption that people write when they say a lot in one breath, more than fits\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: file("long.srt")))
+        try Data("1\n00:00:00,000 --> 00:00:01,000\nHi\n".utf8).write(to: URL(fileURLWithPath: file("short.srt")))
+        var spans: [String: Int] = [:]
+        for name in ["long.srt", "short.srt"] {
+            let r = try Support.sdrify(file("tall.mp4"), file("\(name).mp4"), "--crf", "4", "--captions", file(name))
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let y = Array(try Support.rawFrame(file("\(name).mp4"), index: 15, pixelFormat: "yuv420p").prefix(240 * 426))
+            let grey = Array(try Support.rawFrame(file("tall.mp4"), index: 15, pixelFormat: "yuv420p").prefix(240 * 426))
+            guard y.count == 240 * 426 else { return XCTFail("no picture") }
+            let rows = (0..<426).filter { r in (0..<240).contains { x in abs(Int(y[r * 240 + x]) - Int(grey[r * 240 + x])) > 12 } }
+            XCTAssertGreaterThan(rows.count, 5, name)
+            XCTAssertGreaterThan(rows.min() ?? 0, 330, "\(name): at the bottom")
+            spans[name] = (rows.max() ?? 0) - (rows.min() ?? 0) + 1
+        }
+        // One line of 5.5 % of 240 (13 px) is about 16 rows with its outline; two lines of smaller text fit in 2.2 lines.
+        let line = try XCTUnwrap(spans["short.srt"])
+        XCTAssertLessThan(line, 22, "the size follows the short edge (5.5 % of 426 would be 23 px)")
+        XCTAssertLessThanOrEqual(try XCTUnwrap(spans["long.srt"]), line * 22 / 10, "at most two lines")
+    }
+
+    /// Style from the command line: position, colour and size.
+    func testCaptionStyleOptions() throws {
+        try Data("1\n00:00:00,000 --> 00:00:01,500\nRed on top\n".utf8).write(to: URL(fileURLWithPath: file("c.srt")))
+        let plain = try burn("1\n00:00:00,000 --> 00:00:01,500\nRed on top\n", named: "plain.srt")
+        let out = file("styled.mp4")
+        let r = try Support.sdrify(file("grey.mp4"), out, "--preset", "640x480", "--crf", "4", "--captions", file("c.srt"),
+                                   "--caption-position", "top", "--caption-color", "#FF0000", "--caption-size", "12%", "--caption-margin", "0")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let rows = try changedRows(out, 15), plainRows = try changedRows(plain, 15)
+        XCTAssertLessThan(rows.max() ?? 240, 80, "on top")
+        XCTAssertLessThan(rows.min() ?? 240, 8, "no margin")
+        XCTAssertGreaterThan(rows.count, plainRows.count * 3 / 2, "larger than the default 5.5 %")
+        let frame = try Support.rawFrame(out, index: 15, pixelFormat: "yuv420p")
+        let cr = frame[(320 * 240 + 160 * 120)...]
+        XCTAssertGreaterThan(cr.max() ?? 0, 200, "red text")
+        for bad in [["--caption-position", "side"], ["--caption-size", "0"], ["--caption-color", "red"], ["--caption-outline", "-1"]] {
+            let e = try Support.sdrify([file("grey.mp4"), file("bad.mp4"), "--captions", file("c.srt")] + bad)
+            XCTAssertEqual(e.status, 64, "\(bad): \(e.stderr)")
+        }
+    }
+
+    /// SRT <i> and <b> change the glyphs but are not drawn as text; <font color> colours; {\an8} moves to the top.
+    func testSRTTagsAreHonoured() throws {
+        let plain = try burn("1\n00:00:00,000 --> 00:00:01,500\nSlanted words\n", named: "p.srt")
+        let italic = try burn("1\n00:00:00,000 --> 00:00:01,500\n<i>Slanted words</i>\n", named: "i.srt")
+        let bold = try burn("1\n00:00:00,000 --> 00:00:01,500\n<b>Slanted words</b>\n", named: "b.srt")
+        let top = try burn("1\n00:00:00,000 --> 00:00:01,500\n{\\an8}Slanted <font color=\"#00FF00\">words</font>\n", named: "t.srt")
+        let width = try changedColumns(plain, 15).count
+        XCTAssertGreaterThan(width, 40)
+        for (name, out) in [("italic", italic), ("bold", bold)] {
+            XCTAssertNotEqual(try luma(out, 15), try luma(plain, 15), "\(name) differs")
+            XCTAssertEqual(Double(try changedColumns(out, 15).count), Double(width), accuracy: Double(width) * 0.2, "\(name): the tag is not drawn")
+        }
+        XCTAssertLessThan(try changedRows(top, 15).max() ?? 240, 80, "{\\an8}: at the top")
+        let frame = try Support.rawFrame(top, index: 15, pixelFormat: "yuv420p")
+        XCTAssertLessThan(frame[(320 * 240)..<(320 * 240 + 160 * 120)].min() ?? 255, 90, "green (low Cb) in the coloured word")
+    }
+
+    /// WebVTT line, position and align settings.
+    func testWebVTTCueSettings() throws {
+        let out = try burn("WEBVTT\n\n00:00.000 --> 00:01.500 line:0 align:start\nTop left\n\n00:00.000 --> 00:01.500 line:60% position:90% align:end\nRight\n",
+                           named: "pos.vtt")
+        let y = try luma(out, 15), grey = try luma(file("grey.mp4"), 15)
+        guard y.count == 320 * 240, grey.count == y.count else { return XCTFail("no picture") }
+        func changed(_ xs: Range<Int>, _ ys: Range<Int>) -> Int {
+            var n = 0
+            for r in ys { for x in xs where abs(Int(y[r * 320 + x]) - Int(grey[r * 320 + x])) > 12 { n += 1 } }
+            return n
+        }
+        XCTAssertGreaterThan(changed(0..<160, 0..<60), 20, "line:0 align:start: top left")
+        XCTAssertEqual(changed(160..<320, 0..<60), 0, "nothing top right")
+        XCTAssertGreaterThan(changed(160..<320, 120..<180), 20, "line:60% position:90% align:end: right, below the middle")
+        XCTAssertEqual(changed(0..<320, 190..<240), 0, "nothing at the default bottom place")
+    }
+
+    /// Caption style in the overlay description, and its errors named by JSON path.
+    func testCaptionStyleInJSON() throws {
+        try Data("1\n00:00:00,000 --> 00:00:01,500\nFrom JSON\n".utf8).write(to: URL(fileURLWithPath: file("c.srt")))
+        try Data(##"{"captions": [{"file": "c.srt", "position": "top", "size": "8%", "box_color": "#000000"}]}"##.utf8)
+            .write(to: URL(fileURLWithPath: file("o.json")))
+        let r = try Support.sdrify(file("grey.mp4"), file("o.mp4"), "--preset", "640x480", "--crf", "4", "--overlays", file("o.json"))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let rows = try changedRows(file("o.mp4"), 15)
+        XCTAssertLessThan(rows.max() ?? 240, 80, "on top")
+        XCTAssertLessThan(try luma(file("o.mp4"), 15).min() ?? 255, 24, "a black box behind the text")
+        try Data(#"{"captions": [{"file": "c.srt", "position": "side"}]}"#.utf8).write(to: URL(fileURLWithPath: file("bad.json")))
+        let e = try Support.sdrify(file("grey.mp4"), file("bad.mp4"), "--overlays", file("bad.json"))
+        XCTAssertEqual(e.status, 64, e.stderr)
+        XCTAssertTrue(e.stderr.contains("$.captions[0].position"), e.stderr)
+    }
+
     func testUnreadableCaptionsExit64() throws {
         let r = try Support.sdrify(file("grey.mp4"), file("x.mp4"), "--captions", file("missing.srt"))
         XCTAssertEqual(r.status, 64, r.stderr)

@@ -100,6 +100,13 @@ final class ConvertFeatureTests: CLITestCase {
             XCTAssertEqual(notBlack, 0, "\(name): black outside the picture")
             let insideLevels = Set((inner.y..<inner.y + inner.h).map { y in picture[y * w + inner.x + inner.w / 2] })
             XCTAssertGreaterThan(insideLevels.count, 5, "\(name): the test pattern inside")
+            // --background: the bars take its colour (blue: Y' 32, Cb 240).
+            let blue = try convert(file("\(name).mp4"), file("\(name).blue.mp4"), "--crf", "0", "--background", "#0000FF")
+            XCTAssertEqual(blue.status, 0, blue.stderr)
+            let b = try Support.rawFrame(file("\(name).blue.mp4"), index: 45, pixelFormat: "yuv420p")
+            guard b.count == w * h * 3 / 2 else { XCTFail(name); continue }
+            XCTAssertEqual(Int(b[2 * w + 2]), 32, accuracy: 1, "\(name): blue bars")
+            XCTAssertEqual(Int(b[w * h + 1]), 240, accuracy: 1, "\(name): blue bars (Cb)")
         }
     }
 

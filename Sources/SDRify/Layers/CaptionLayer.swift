@@ -1,52 +1,11 @@
 import CAss
 import Foundation
 
-/// One timed caption from an SRT or WebVTT file.
-struct Cue: Equatable {
-    var start: Double, end: Double   // seconds
-    var lines: [String]
-}
-
-/// SRT and WebVTT → cues. Markup tags (<i>, <b>, <c.x>, …) are dropped; the timing line is what defines a cue.
-enum SubtitleParser {
-    static func cues(_ text: String) -> [Cue] {
-        var cues: [Cue] = []
-        let body = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-            .replacingOccurrences(of: "\u{FEFF}", with: "")
-        for block in body.components(separatedBy: "\n\n") {
-            let lines = block.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-            guard let timing = lines.firstIndex(where: { $0.contains("-->") }) else { continue }
-            let parts = lines[timing].components(separatedBy: "-->")
-            guard parts.count == 2, let start = time(parts[0]),
-                  let end = time(parts[1].trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init) ?? ""),
-                  end > start else { continue }
-            let text = lines[(timing + 1)...].map(stripTags).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
-            if !text.isEmpty { cues.append(Cue(start: start, end: end, lines: text)) }
-        }
-        return cues
-    }
-
-    /// "HH:MM:SS,mmm", "HH:MM:SS.mmm" or "MM:SS.mmm".
-    static func time(_ s: String) -> Double? {
-        let fields = s.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: ".").split(separator: ":")
-        guard (2...3).contains(fields.count) else { return nil }
-        var seconds = 0.0
-        for f in fields {
-            guard let v = Double(f), v >= 0 else { return nil }
-            seconds = seconds * 60 + v
-        }
-        return seconds
-    }
-
-    static func stripTags(_ line: String) -> String {
-        line.replacingOccurrences(of: "<[^>]*>", with: "", options: .regularExpression)
-    }
-}
-
 /// Burned-in captions through libass: ASS/SSA files keep their own styles (scaled to the output), SRT and
-/// WebVTT get the default style: centred in the bottom third, at most two lines, white with a dark outline,
-/// about 5 % of the frame high. Fonts come from fontconfig (CJK through its fallback). The bitmaps are turned
-/// into a tile only when libass says the picture changed.
+/// WebVTT are set in a `CaptionStyle` (by default white with a dark outline at the bottom, 5.5 % of the short edge
+/// high, at most two lines), their italics, bold and colours kept, WebVTT's line/position/align honoured. Fonts come
+/// from fontconfig (CJK through its fallback). The bitmaps are turned into a tile only when libass says the picture
+/// changed.
 final class CaptionLayer: @unchecked Sendable {
     private let library: OpaquePointer
     private let renderer: OpaquePointer
@@ -54,7 +13,8 @@ final class CaptionLayer: @unchecked Sendable {
     private let frameWidth: Int, frameHeight: Int
     private var tile: StickerTile?
 
-    convenience init(path: String, frameWidth: Int, frameHeight: Int) throws {
+    convenience init(track: CaptionTrack, frameWidth: Int, frameHeight: Int) throws {
+        let path = track.file
         guard let data = FileManager.default.contents(atPath: path) else { throw SDRifyError.usage("\(path): cannot read the captions") }
         // UTF-16 with a byte-order mark (Windows tools write it), else UTF-8, else Windows-1252 (old SRT files).
         let utf16 = data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF])
@@ -67,7 +27,7 @@ final class CaptionLayer: @unchecked Sendable {
         if !isASS {
             let cues = SubtitleParser.cues(text)
             guard !cues.isEmpty else { throw SDRifyError.usage("\(path): no captions found (expected SRT, WebVTT or ASS)") }
-            script = CaptionLayer.assScript(cues, width: frameWidth, height: frameHeight)
+            script = try CaptionLayer.assScript(cues, style: track.style, width: frameWidth, height: frameHeight)
         }
         try self.init(script: script, label: path, frameWidth: frameWidth, frameHeight: frameHeight)
     }
@@ -98,21 +58,99 @@ final class CaptionLayer: @unchecked Sendable {
         ass_library_done(library)
     }
 
-    /// ASS for SRT/WebVTT cues in the default style, at the output's own resolution.
-    static func assScript(_ cues: [Cue], width: Int, height: Int) -> String {
-        let size = max(8, Int((Double(height) * 0.055).rounded()))
-        let outline = max(1, Double(height) / 300)
-        let margin = max(4, height / 20)
-        var s = ASSScript.head(width: width, height: height, style:
-            "Default,DejaVu Sans,\(size),&H00FFFFFF,&H00FFFFFF,&H00101010,&H80000000,0,0,0,0,100,100,0,0,1,\(String(format: "%.1f", outline)),0,2,\(margin),\(margin),\(margin),1")
-        for cue in cues {
-            // At most two lines: any further lines join the second.
-            let lines = cue.lines.count <= 2 ? cue.lines : [cue.lines[0], cue.lines[1...].joined(separator: " ")]
-            let text = lines.map { $0.replacingOccurrences(of: "{", with: "(").replacingOccurrences(of: "}", with: ")") }
-                .joined(separator: "\\N")
-            s += "Dialogue: 0,\(ASSScript.stamp(cue.start)),\(ASSScript.stamp(cue.end)),Default,,0,0,0,,\(text)\n"
+    /// ASS for SRT/WebVTT cues in `style`, at the output's own resolution. A cue of more than two lines flows as one
+    /// paragraph; one that would take more than two lines is set smaller (measured by libass).
+    static func assScript(_ cues: [Cue], style: CaptionStyle, width: Int, height: Int) throws -> String {
+        let head = ASSScript.head(width: width, height: height, style: style.assStyle(width: width, height: height))
+        let texts = cues.map { cue in
+            (cue.lines.count <= CaptionStyle.maxLines ? cue.lines : [cue.lines.joined(separator: " ")]).map(SubtitleParser.assText)
+        }
+        // One measuring pass for every line of every cue, unwrapped.
+        let widths = try lineWidths(texts.flatMap { $0 }, style: style, width: width, height: height)
+        let px = max(6, style.pixels(style.size, width: width, height: height))
+        let available = Double(width) - 2 * style.pixels(style.margin, width: width, height: height)
+        var s = head
+        var k = 0
+        for (cue, lines) in zip(cues, texts) {
+            let w = widths[k..<(k + lines.count)]
+            k += lines.count
+            // Room for two lines: one line may wrap once (with slack for whole words), two must not wrap.
+            var scale = lines.count == 1 ? 2 * available * 0.9 / (w.first ?? 1) : available * 0.98 / (w.max() ?? 1)
+            scale = max(min(scale, 1), CaptionStyle.smallest)
+            var (tags, marginV) = placement(cue.settings, style: style, width: width, height: height)
+            if scale < 1 { tags += String(format: "\\fs%.1f", px * scale) }
+            let prefix = tags.isEmpty ? "" : "{\(tags)}"
+            s += "Dialogue: 0,\(ASSScript.stamp(cue.start)),\(ASSScript.stamp(cue.end)),Default,,0,0,\(marginV ?? 0),,\(prefix)\(lines.joined(separator: "\\N"))\n"
         }
         return s
+    }
+
+    /// WebVTT cue settings as ASS: `align` (start/left, center, end/right) and a line number (0 the top line, −1 the
+    /// bottom one) as alignment and vertical margin, so libass still keeps cues from overlapping; a `line` percentage
+    /// of the height or a `position` percentage of the width (each with its own alignment) as an exact position.
+    static func placement(_ settings: [String: String], style: CaptionStyle, width: Int, height: Int) -> (tags: String, marginV: Int?) {
+        func split(_ v: String?) -> (value: String, align: String?)? {
+            guard let v else { return nil }
+            let parts = v.split(separator: ",", maxSplits: 1).map(String.init)
+            return parts.isEmpty ? nil : (parts[0], parts.count > 1 ? parts[1] : nil)
+        }
+        func percent(_ s: String) -> Double? { s.hasSuffix("%") ? Double(s.dropLast()).map { min(max($0, 0), 100) / 100 } : nil }
+        var column = 2  // 1 left, 2 centre, 3 right
+        switch settings["align"] { case "start", "left": column = 1; case "end", "right": column = 3; default: break }
+        var row = style.position.alignment - 1  // ASS numpad rows: 7 top, 4 middle, 1 bottom
+        let margin = style.pixels(style.margin, width: width, height: height)
+        let lineHeight = max(1, style.pixels(style.size, width: width, height: height)) * 1.25
+        let line = split(settings["line"]), position = split(settings["position"])
+        var marginV: Int? = nil
+        var y: Double? = nil
+        if let line {
+            if let p = percent(line.value) {
+                y = p * Double(height)
+                row = line.align == "center" ? 4 : line.align == "end" ? 1 : 7
+            } else if let n = Int(line.value) {
+                row = n >= 0 ? 7 : 1
+                marginV = Int((margin + Double(n >= 0 ? n : -n - 1) * lineHeight).rounded())
+            }
+        }
+        var x: Double? = nil
+        if let position, let p = percent(position.value) {
+            x = p * Double(width)
+            switch position.align { case "line-left": column = 1; case "line-right": column = 3; case "center": column = 2; default: break }
+        }
+        if x == nil && y == nil {
+            let an = row + column - 1
+            return (an == style.position.alignment ? "" : "\\an\(an)", marginV)
+        }
+        // An exact position: the other coordinate where the alignment would put it.
+        let px = x ?? (column == 1 ? margin : column == 3 ? Double(width) - margin : Double(width) / 2)
+        let py = y ?? (row == 7 ? Double(marginV ?? Int(margin)) : row == 1 ? Double(height) - Double(marginV ?? Int(margin)) : Double(height) / 2)
+        return ("\\an\(row + column - 1)\\pos(\(Int(px.rounded())),\(Int(py.rounded())))", nil)
+    }
+
+    /// The width in pixels of each ASS line set on one line (no wrapping), as libass draws it. Measured at a quarter
+    /// of the size, so lines up to four frames wide fit in the frame.
+    static func lineWidths(_ lines: [String], style: CaptionStyle, width: Int, height: Int) throws -> [Double] {
+        guard !lines.isEmpty else { return [] }
+        let shrink = 4.0
+        var small = style
+        small.size = .pixels(max(6, style.pixels(style.size, width: width, height: height)) / shrink)
+        small.outline = (style.outline ?? max(1, style.pixels(style.size, width: width, height: height) / 18)) / shrink
+        var script = ASSScript.head(width: width, height: height, style: small.assStyle(width: width, height: height))
+            .replacingOccurrences(of: "WrapStyle: 0", with: "WrapStyle: 2")
+        for (i, line) in lines.enumerated() {
+            script += "Dialogue: 0,\(ASSScript.stamp(Double(i))),\(ASSScript.stamp(Double(i) + 0.5)),Default,,0,0,0,,{\\an7\\pos(0,0)}\(line)\n"
+        }
+        let layer = try CaptionLayer(script: script, label: "captions", frameWidth: width, frameHeight: height)
+        return lines.indices.map { i in
+            var changed: Int32 = 0
+            var node = ass_render_frame(layer.renderer, layer.track, Int64(i) * 1000 + 250, &changed)
+            var minX = Int.max, maxX = Int.min
+            while let img = node?.pointee {
+                if img.w > 0 { minX = min(minX, Int(img.dst_x)); maxX = max(maxX, Int(img.dst_x + img.w)) }
+                node = img.next
+            }
+            return maxX > minX ? Double(maxX - minX) * shrink : 0
+        }
     }
 
     /// The caption picture at `t` seconds, or nil when nothing shows.
@@ -187,6 +225,12 @@ enum ASSScript {
 
         """
     }
+
+    /// &HAABBGGRR, for style lines (alpha 0 is opaque).
+    static func color(_ c: RGBColor, alpha: UInt8 = 0) -> String { String(format: "&H%02X%02X%02X%02X", alpha, c.b, c.g, c.r) }
+
+    /// Text with the backslash escapes ASS would act on (\N, \n, \h) made literal.
+    static func escaped(_ text: String) -> String { text.replacingOccurrences(of: "\\", with: "\\\u{2060}") }
 
     /// h:mm:ss.cc
     static func stamp(_ t: Double) -> String {

@@ -5,6 +5,14 @@ public enum Length: Equatable, Sendable {
     case pixels(Double)
     case percent(Double)
 
+    /// "12" (pixels) or "5%".
+    public init?(parsing s: String) {
+        let t = s.trimmingCharacters(in: .whitespaces)
+        if t.hasSuffix("%"), let p = Double(t.dropLast()), p.isFinite { self = .percent(p); return }
+        if let p = Double(t), p.isFinite { self = .pixels(p); return }
+        return nil
+    }
+
     public func resolve(against total: Int) -> Double {
         switch self {
         case .pixels(let p): p
@@ -39,9 +47,9 @@ public struct OverlaySpec: Equatable, Sendable {
     public var effects: [EffectSpec] = []  // applied first, in list order
     public var stickers: [StickerSpec] = []
     public var titles: [TitleSpec] = []    // after the stickers
-    public var captions: [String] = []   // SRT, WebVTT or ASS files; drawn last
+    public var captions: [CaptionTrack] = []   // SRT, WebVTT or ASS files; drawn last
     public var background: Background? = nil  // behind letterboxed pictures; wins over the output's
-    public init(stickers: [StickerSpec] = [], captions: [String] = []) { self.stickers = stickers; self.captions = captions }
+    public init(stickers: [StickerSpec] = [], captions: [CaptionTrack] = []) { self.stickers = stickers; self.captions = captions }
 
     /// No layers to draw (a background is not a layer: it shows only behind letterboxed pictures).
     public var isEmpty: Bool { effects.isEmpty && stickers.isEmpty && titles.isEmpty && captions.isEmpty }
@@ -66,11 +74,9 @@ public struct OverlaySpec: Equatable, Sendable {
         if let list = object["captions"] {
             for (i, item) in try parser.array(list, at: "\(path).captions").enumerated() {
                 let at = "\(path).captions[\(i)]"
-                let o = try parser.object(item, at: at, allowed: ["file"])
-                guard var file = o["file"] as? String, !file.isEmpty else { throw parser.fail("\(at).file", "expected a caption file name") }
-                if let base = parser.base, !file.hasPrefix("/") { file = base.appendingPathComponent(file).path }
-                guard FileManager.default.isReadableFile(atPath: file) else { throw parser.fail("\(at).file", "cannot read \(file)") }
-                spec.captions.append(file)
+                let o = try parser.object(item, at: at, allowed: Parser.captionStyleKeys.union(["file"]))
+                guard let file = try parser.file(o["file"], at: "\(at).file") else { throw parser.fail("\(at).file", "expected a caption file name") }
+                spec.captions.append(CaptionTrack(file: file, style: try parser.captionStyle(o, at: at)))
             }
         }
         if let list = object["titles"] {
@@ -151,12 +157,7 @@ struct Parser {
         return n.doubleValue
     }
 
-    static func length(_ s: String) -> Length? {
-        let t = s.trimmingCharacters(in: .whitespaces)
-        if t.hasSuffix("%"), let p = Double(t.dropLast()), p.isFinite { return .percent(p) }
-        if let p = Double(t), p.isFinite { return .pixels(p) }
-        return nil
-    }
+    static func length(_ s: String) -> Length? { Length(parsing: s) }
 
     func length(_ v: Any?, at path: String) throws -> Length? {
         guard let v else { return nil }

@@ -191,7 +191,7 @@ public final class OverlayStage: @unchecked Sendable {
             }
             return StickerLayer(spec: s, pictures: pictures, frameWidth: frameWidth, frameHeight: frameHeight)
         }
-        let captions: [VideoLayer] = try spec.captions.map { try CaptionLayer(path: $0, frameWidth: frameWidth, frameHeight: frameHeight) }
+        let captions: [VideoLayer] = try spec.captions.map { try CaptionLayer(track: $0, frameWidth: frameWidth, frameHeight: frameHeight) }
         let effects: [VideoLayer] = try spec.effects.map { try EffectLayer(spec: $0, frameWidth: frameWidth, frameHeight: frameHeight) }
         let titles: [VideoLayer] = try spec.titles.enumerated().map { i, t in
             try CaptionLayer(script: t.assScript(width: frameWidth, height: frameHeight), label: "title \(i + 1)",

@@ -42,7 +42,7 @@ public struct TitleSpec: Equatable, Sendable {
         let px: Double = switch size { case .pixels(let p): p; case .percent(let q): q / 100 * short }
         let outlinePx = outline ?? max(1, px / 15)
         let margin = Int((short * 0.05).rounded())
-        func ass(_ c: RGBColor) -> String { String(format: "&H00%02X%02X%02X", c.b, c.g, c.r) }
+        let ass = { ASSScript.color($0) }
         var tags = ""
         if fadeIn > 0 || fadeOut > 0 { tags += "\\fad(\(Int(fadeIn * 1000)),\(Int(fadeOut * 1000)))" }
         if x != nil || y != nil {
