@@ -146,11 +146,37 @@ func effectsBenchmark() throws {
     }
 }
 
+/// What a background costs behind a portrait 608x1080 picture contained in a 1920x1080 frame (the bars: 68 % of it).
+func backgroundsBenchmark() throws {
+    let frame = try Frame(width: 1920, height: 1080, format: .yuv420p)
+    let picture = try Frame(width: 608, height: 1080, format: .yuv420p)
+    for p in 0..<3 {
+        let (w, h) = PlanarFormat.yuv420p.planeSize(p, width: 608, height: 1080)
+        for y in 0..<h { for x in 0..<w { (picture.data(p) + y * picture.stride(p)).assumingMemoryBound(to: UInt8.self)[x] = UInt8(16 + (x * 7 + y * 13) % 200) } }
+    }
+    let image = FileManager.default.temporaryDirectory.appendingPathComponent("sdrify-bench-bg.png").path
+    let made = Process()
+    made.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+    made.arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1280x720", "-frames:v", "1", image]
+    try made.run(); made.waitUntilExit()
+    defer { try? FileManager.default.removeItem(atPath: image) }
+    for background in [Background.color(.black), .image(image, fit: .cover), .blur(radius: nil), .blur(radius: 200)] {
+        let canvas = Canvas(width: 1920, height: 1080, backdrop: try Backdrop(background, width: 1920, height: 1080))
+        let ms = medianMilliseconds(runs: 15) { canvas.place(picture, into: frame) }
+        let name: String = switch background {
+        case .color: "colour"
+        case .image: "image"
+        case .blur(let r): "blur radius \(r.map { String(Int($0)) } ?? "54 (default)")"
+        }
+        print(String(format: "| background %@ behind a 608x1080 picture in 1920x1080, ms per picture (median of 15) | %.2f | | bars and picture placed |", name, ms))
+    }
+}
+
 let args = Array(CommandLine.arguments.dropFirst())
 do {
     switch args.first ?? "rotate" {
     case "rotate": try rotateBenchmark()
-    case "effects": try effectsBenchmark()
+    case "effects": try effectsBenchmark(); try backgroundsBenchmark()
     case "tonemap" where args.count == 5:
         let r = try toneMapBenchmark(rawFrame: args[1], width: Int(args[2])!, height: Int(args[3])!, kind: args[4])
         print(String(format: "%.1f %.1f %.1f", r.auto, r.fixed, r.statistics * 100))

@@ -53,8 +53,11 @@ final class HostileInputTests: CLITestCase {
         try corrupt.write(to: URL(fileURLWithPath: path("corrupt_middle.mp4")))
         cases.append(("corrupt_middle.mp4", 2, " s"))  // names the time of the damage
 
-        try ffmpeg(["-f", "lavfi", "-i", "sine=duration=0.5", "-c:a", "aac", path("audio_only.m4a")])
-        cases.append(("audio_only.m4a", 2, "no video stream"))
+        // (Sound alone makes a video of the background: BackgroundTests. Subtitles alone make nothing.)
+        try Data("1\n00:00:00,000 --> 00:00:01,000\nhi\n".utf8).write(to: URL(fileURLWithPath: path("subs.srt")))
+        try ffmpeg(["-i", path("subs.srt"), "-c:s", "mov_text", path("subtitles_only.mp4")])
+        try FileManager.default.removeItem(atPath: path("subs.srt"))
+        cases.append(("subtitles_only.mp4", 2, "no video stream"))
         try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240", "-frames:v", "1", path("still.png")])
         cases.append(("still.png", 2, "still image"))
 

@@ -2,12 +2,12 @@ import Foundation
 
 /// The background made for one frame size: what fills the frame around a picture that does not cover it. An
 /// image is decoded and fitted once, here; afterwards nothing changes, so any thread may use it.
-final class Backdrop: @unchecked Sendable {
+public final class Backdrop: @unchecked Sendable {
     let background: Background
     let width: Int, height: Int
     private let still: Frame?   // an image background at the frame's size
 
-    init(_ background: Background, width: Int, height: Int) throws {
+    public init(_ background: Background, width: Int, height: Int) throws {
         self.background = background
         self.width = width; self.height = height
         if case .image(let path, let fit) = background {
@@ -72,13 +72,13 @@ final class Backdrop: @unchecked Sendable {
     }
 
     /// The picture scaled to cover the plane and blurred, drawn outside `hole`. Made cheaply at a coarse grid (area
-    /// averages of about a quarter of sigma per cell, so the blur hides the grid), blurred there, and drawn with
+    /// averages of about a third of sigma per cell, so the blur hides the grid), blurred there, and drawn with
     /// bilinear interpolation.
     private static func blurredCover(of src: PlaneRef, into dst: PlaneRef, around hole: EffectRect, sigma: Double) {
         let (W, H) = (dst.width, dst.height)
         guard src.width > 0, src.height > 0, W > 0, H > 0 else { return }
         let scale = max(Double(W) / Double(src.width), Double(H) / Double(src.height))  // plane pixels per picture pixel
-        let cell = max(1, min(32, Int(sigma / 4)))
+        let cell = max(1, min(32, Int(sigma / 3)))
         let (sw, sh) = ((W + cell - 1) / cell, (H + cell - 1) / cell)
         // Each grid cell's span of picture pixels, per column and per row.
         func spans(_ n: Int, _ total: Int, _ picture: Int) -> [(Int, Int)] {
@@ -104,21 +104,27 @@ final class Backdrop: @unchecked Sendable {
             }
         }
         EffectKernels.gaussian(&grid, width: sw, height: sh, sigma: sigma / Double(cell))
-        // Bilinear taps per column; rows are worked out as they come.
+        // Bilinear: each grid row widened to the plane's width once, then each output row a blend of two of them.
         func tap(_ v: Int, _ n: Int) -> (Int, Int, Float) {
             let u = min(max((Double(v) + 0.5) / Double(cell) - 0.5, 0), Double(n - 1))
             let i = Int(u)
             return (i, min(i + 1, n - 1), Float(u - Double(i)))
         }
-        let xTaps = (0..<W).map { tap($0, sw) }
-        grid.withUnsafeBufferPointer { g in
+        let taps = (0..<W).map { tap($0, sw) }
+        var wide = [Float](repeating: 0, count: sh * W)
+        wide.withUnsafeMutableBufferPointer { out in grid.withUnsafeBufferPointer { g in taps.withUnsafeBufferPointer { t in
+            for j in 0..<sh {
+                let src = g.baseAddress! + j * sw, row = out.baseAddress! + j * W
+                for x in 0..<W { let (i0, i1, fx) = t[x]; row[x] = src[i0] + (src[i1] - src[i0]) * fx }
+            }
+        } } }
+        wide.withUnsafeBufferPointer { g in
             segments(of: dst, around: hole) { row, x0, x1 in
                 let (j0, j1, fy) = tap((row - dst.data) / dst.stride, sh)
-                let top = g.baseAddress! + j0 * sw, bottom = g.baseAddress! + j1 * sw
+                let top = g.baseAddress! + j0 * W, bottom = g.baseAddress! + j1 * W
                 for x in x0..<x1 {
-                    let (i0, i1, fx) = xTaps[x]
-                    let t = top[i0] + (top[i1] - top[i0]) * fx, b = bottom[i0] + (bottom[i1] - bottom[i0]) * fx
-                    row[x] = UInt8(min(max(t + (b - t) * fy + 0.5, 0), 255))
+                    let v = top[x] + (bottom[x] - top[x]) * fy + 0.5
+                    row[x] = UInt8(min(max(v, 0), 255))
                 }
             }
         }

@@ -1,10 +1,12 @@
 import Foundation
 
 /// The output picture of a composition: its size, its background, and how each clip's picture is fitted into it.
-struct Canvas {
+public struct Canvas: Sendable {
     let width: Int
     let height: Int
     let backdrop: Backdrop
+
+    public init(width: Int, height: Int, backdrop: Backdrop) { self.width = width; self.height = height; self.backdrop = backdrop }
 
     /// The output size: the preset's box applied to the first sized clip's upright shape, never larger than the
     /// largest clip (long and short edge), even. Without any sized clip (colours only): the box, landscape.
@@ -48,7 +50,7 @@ struct Canvas {
 
     /// Puts a fitted picture on `frame`: centred on the background when smaller (contain), centre-cropped when
     /// larger (cover). Offsets are even so 4:2:0 chroma stays aligned with luma.
-    func place(_ picture: Frame, into frame: Frame) {
+    public func place(_ picture: Frame, into frame: Frame) {
         let dx = max(0, (width - picture.width) / 2) & ~1, dy = max(0, (height - picture.height) / 2) & ~1
         backdrop.fill(frame, around: picture, at: (dx, dy))
         let sx = max(0, (picture.width - width) / 2) & ~1, sy = max(0, (picture.height - height) / 2) & ~1
