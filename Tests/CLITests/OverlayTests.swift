@@ -161,6 +161,7 @@ final class OverlayTests: CLITestCase {
             (#"{"stickers": [{"image": "magenta.png", "x": 1, "y": 2, "width": -5}]}"#, "$.stickers[0].width"),
             (#"{"stickers": [{"image": "magenta.png", "x": "5px", "y": 2}]}"#, "$.stickers[0].x"),
             (#"{"stickers": [{"image": "magenta.png", "x": 1, "y": 2, "keyframes": [{"x": 3}]}]}"#, "$.stickers[0].keyframes[0].t"),
+            (#"{"stickers": [{"image": "magenta.png", "x": 1, "y": 2, "keyframes": [{"t": 2}, {"t": 1}]}]}"#, "$.stickers[0].keyframes[1].t"),
             (#"{"stickers": ["#, "malformed JSON"),
         ]
         for (i, (json, words)) in cases.enumerated() {

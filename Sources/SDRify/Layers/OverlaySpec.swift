@@ -196,11 +196,11 @@ struct Parser {
                 f.rotation = try number(k["rotation"], at: "\(kp).rotation")
                 f.opacity = try number(k["opacity"], at: "\(kp).opacity")
                 if t < 0 { throw fail("\(kp).t", "must be 0 or more") }
+                if let last = s.keyframes.last, t <= last.t { throw fail("\(kp).t", "keyframes must be in time order") }
                 if let sc = f.scale, sc <= 0 { throw fail("\(kp).scale", "must be more than 0") }
                 if let op = f.opacity, !(0...1).contains(op) { throw fail("\(kp).opacity", "must be between 0 and 1") }
                 s.keyframes.append(f)
             }
-            s.keyframes.sort { $0.t < $1.t }
         }
         try check(s, at: path)
         return s
