@@ -36,7 +36,7 @@ struct SDRifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sdrify",
         abstract: "Turn phone HDR video into SDR H.264 MP4 that plays correctly everywhere.",
-        subcommands: [Convert.self, Compose.self, Probe.self, Presets.self],
+        subcommands: [Convert.self, Compose.self, Captions.self, Probe.self, Presets.self],
         defaultSubcommand: Convert.self)
 }
 
@@ -95,6 +95,8 @@ struct CaptionFlags: ParsableArguments {
     var margin: String?
     @Option(name: .customLong("caption-color"), help: ArgumentHelp("Text colour.", valueName: "#RRGGBB")) var color: String?
     @Option(name: .customLong("caption-outline"), help: ArgumentHelp("Outline width in pixels (0: none).", valueName: "PIXELS")) var outline: Double?
+    @Option(name: .customLong("captions-offset"), help: ArgumentHelp("Seconds added to every caption time (negative: earlier).", valueName: "SECONDS"))
+    var offset: Double = 0
 
     var style: CaptionStyle {
         var s = CaptionStyle()
@@ -106,7 +108,9 @@ struct CaptionFlags: ParsableArguments {
         return s
     }
 
-    var tracks: [CaptionTrack] { captions.map { CaptionTrack(file: $0, style: style) } }
+    var tracks: [CaptionTrack] {
+        captions.map { var t = CaptionTrack(file: $0, style: style); t.offset = offset; return t }
+    }
 
     func validate() throws {
         for file in captions where !FileManager.default.isReadableFile(atPath: file) { throw ValidationError("--captions: cannot read \(file)") }
@@ -115,6 +119,7 @@ struct CaptionFlags: ParsableArguments {
         if let position, CaptionStyle.Position(rawValue: position) == nil { throw ValidationError("--caption-position must be bottom, top or center") }
         if let color, RGBColor(hex: color) == nil { throw ValidationError("--caption-color must be a colour like #RRGGBB") }
         if let outline, !(outline >= 0 && outline.isFinite) { throw ValidationError("--caption-outline must be 0 or more pixels") }
+        if !offset.isFinite { throw ValidationError("--captions-offset must be a number of seconds") }
     }
 }
 
@@ -286,6 +291,32 @@ struct Probe: ParsableCommand {
         guard writeAll(1, (json ? info.json.serialized(pretty: true) : info.summary) + "\n") else {
             throw SDRifyError(.outputProblem, "stdout: cannot write the report (\(String(cString: strerror(errno))))")
         }
+    }
+}
+
+struct Captions: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Convert a caption file between SRT, WebVTT, ASS, TTML, iTT and SCC (by OUT's extension).",
+        discussion: """
+        SCC is CEA-608 pop-on at 29.97 fps drop-frame time code. What 608 cannot hold (rows over 32 columns, more than \
+        4 rows, characters outside its sets, overlapping captions, captions too close together to load) is an error \
+        (exit 2) naming the first problem; --fix repairs each and says what it changed.
+        """)
+
+    @Argument(help: "Input captions (SRT, WebVTT, ASS/SSA, TTML/iTT or SCC).") var input: String
+    @Argument(help: "Output captions: .srt, .vtt, .ass, .ttml, .itt or .scc.") var output: String
+    @Flag(help: "Repair what the output format cannot hold, saying what changed.") var fix = false
+    @Option(help: ArgumentHelp("Seconds added to every caption time.", valueName: "SECONDS")) var offset: Double = 0
+    @Flag(help: "Replace an existing output file.") var overwrite = false
+    @Flag(help: "Print nothing but the error line.") var quiet = false
+
+    func run() throws {
+        let result = try CaptionConversion.run(input: input, output: output, fix: fix, offset: offset, overwrite: overwrite)
+        SignalCleanup.checkpoint()
+        SignalCleanup.conclude()
+        guard !quiet else { return }
+        for r in result.repairs { log("sdrify: fixed: \(r)") }
+        log("sdrify: wrote \(output) (\(result.cues) captions, \(result.format.rawValue))")
     }
 }
 

@@ -33,6 +33,7 @@ enum AudioOnlyConversion {
         clip.duration = seconds
         edit.clips = [clip]
         edit.output.background = .black   // behind a contained image: plain bars
+        edit.overlays = options.outputOverlays
         edit.overlays.background = nil
         edit.output.fps = rate
         var music = MusicTrack(path: options.input)

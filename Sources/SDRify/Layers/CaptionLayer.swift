@@ -14,22 +14,15 @@ final class CaptionLayer: @unchecked Sendable {
     private var tile: StickerTile?
 
     convenience init(track: CaptionTrack, frameWidth: Int, frameHeight: Int) throws {
-        let path = track.file
-        guard let data = FileManager.default.contents(atPath: path) else { throw SDRifyError.usage("\(path): cannot read the captions") }
-        // UTF-16 with a byte-order mark (Windows tools write it), else UTF-8, else Windows-1252 (old SRT files).
-        let utf16 = data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF])
-        guard let text = (utf16 ? String(data: data, encoding: .utf16) : nil) ?? String(data: data, encoding: .utf8)
-                ?? String(data: data, encoding: .windowsCP1252) ?? String(data: data, encoding: .isoLatin1) else {
-            throw SDRifyError.usage("\(path): captions are not text")
+        let script: String
+        switch try CaptionFile.read(track.file) {
+        case .ass(let text):
+            script = track.offset == 0 ? text : ASSScript.shifted(text, by: track.offset)
+        case .cues(let cues):
+            let shifted = CaptionFile.shifted(cues, by: track.offset)
+            script = try CaptionLayer.assScript(shifted, style: track.style, width: frameWidth, height: frameHeight)
         }
-        let isASS = text.contains("[Script Info]")
-        var script = text
-        if !isASS {
-            let cues = SubtitleParser.cues(text)
-            guard !cues.isEmpty else { throw SDRifyError.usage("\(path): no captions found (expected SRT, WebVTT or ASS)") }
-            script = try CaptionLayer.assScript(cues, style: track.style, width: frameWidth, height: frameHeight)
-        }
-        try self.init(script: script, label: path, frameWidth: frameWidth, frameHeight: frameHeight)
+        try self.init(script: script, label: track.file, frameWidth: frameWidth, frameHeight: frameHeight)
     }
 
     /// Renders an ASS script (captions converted to one, or titles) at the output's size; `label` names it in errors.
@@ -231,6 +224,19 @@ enum ASSScript {
 
     /// Text with the backslash escapes ASS would act on (\N, \n, \h) made literal.
     static func escaped(_ text: String) -> String { text.replacingOccurrences(of: "\\", with: "\\\u{2060}") }
+
+    /// A script with every dialogue line's times moved by `offset` seconds (lines ending before 0 dropped).
+    static func shifted(_ script: String, by offset: Double) -> String {
+        script.split(separator: "\n", omittingEmptySubsequences: false).compactMap { raw -> String? in
+            let line = String(raw)
+            guard line.hasPrefix("Dialogue:") else { return line }
+            var f = line.dropFirst(9).split(separator: ",", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
+            guard f.count == 4, let s = SubtitleParser.time(f[1]), let e = SubtitleParser.time(f[2]) else { return line }
+            guard e + offset > 0 else { return nil }
+            f[1] = stamp(s + offset); f[2] = stamp(e + offset)
+            return "Dialogue:" + f.joined(separator: ",")
+        }.joined(separator: "\n")
+    }
 
     /// h:mm:ss.cc
     static func stamp(_ t: Double) -> String {

@@ -40,12 +40,13 @@ public struct CaptionStyle: Equatable, Sendable {
 public struct CaptionTrack: Equatable, Sendable {
     public var file: String
     public var style = CaptionStyle()
+    public var offset = 0.0   // seconds added to every caption time
     public init(file: String, style: CaptionStyle = CaptionStyle()) { self.file = file; self.style = style }
 }
 
 extension Parser {
     /// The style keys of a caption entry (shared by every key set that carries them).
-    static let captionStyleKeys: Set<String> = ["size", "position", "margin", "color", "outline", "outline_color", "box_color", "font"]
+    static let captionStyleKeys: Set<String> = ["offset", "size", "position", "margin", "color", "outline", "outline_color", "box_color", "font"]
 
     func captionStyle(_ o: [String: Any], at path: String) throws -> CaptionStyle {
         var s = CaptionStyle()
@@ -69,5 +70,11 @@ extension Parser {
         s.boxColor = try color(o["box_color"], at: "\(path).box_color")
         if let f = try string(o["font"], at: "\(path).font") { s.font = f }
         return s
+    }
+
+    func captionTrack(_ o: [String: Any], file: String, at path: String) throws -> CaptionTrack {
+        var t = CaptionTrack(file: file, style: try captionStyle(o, at: path))
+        t.offset = try number(o["offset"], at: "\(path).offset") ?? 0
+        return t
     }
 }

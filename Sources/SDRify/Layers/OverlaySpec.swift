@@ -76,7 +76,7 @@ public struct OverlaySpec: Equatable, Sendable {
                 let at = "\(path).captions[\(i)]"
                 let o = try parser.object(item, at: at, allowed: Parser.captionStyleKeys.union(["file"]))
                 guard let file = try parser.file(o["file"], at: "\(at).file") else { throw parser.fail("\(at).file", "expected a caption file name") }
-                spec.captions.append(CaptionTrack(file: file, style: try parser.captionStyle(o, at: at)))
+                spec.captions.append(try parser.captionTrack(o, file: file, at: at))
             }
         }
         if let list = object["titles"] {

@@ -36,6 +36,13 @@ public struct ConvertOptions: Sendable {
         return t
     }
 
+    /// The layers on the output's clock: caption files follow the input's, so a `start` cut moves them earlier.
+    var outputOverlays: OverlaySpec {
+        var spec = overlays
+        for i in spec.captions.indices { spec.captions[i].offset -= start ?? 0 }
+        return spec
+    }
+
 }
 
 /// What a finished conversion reports (`convert --json`).
@@ -112,7 +119,7 @@ public enum Transcoder {
 
         // Overlay pictures are decoded now: a bad one fails before any output exists.
         let overlays = options.overlays.isEmpty ? nil
-            : try OverlayStage(spec: options.overlays, frameWidth: target.0, frameHeight: target.1)
+            : try OverlayStage(spec: options.outputOverlays, frameWidth: target.0, frameHeight: target.1)
         let output = try AtomicOutput(finalPath: options.output, inputPath: options.input, overwrite: options.overwrite)
         defer { output.discard() }
         let muxer = try Muxer(fd: output.fd, path: options.output, formatName: muxerName)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// An sRGB colour given as #RRGGBB.
-public struct RGBColor: Equatable, Sendable {
+public struct RGBColor: Hashable, Sendable {
     public var r: UInt8, g: UInt8, b: UInt8
     public init(r: UInt8, g: UInt8, b: UInt8) { self.r = r; self.g = g; self.b = b }
 

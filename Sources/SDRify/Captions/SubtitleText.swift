@@ -10,6 +10,14 @@ struct Cue: Equatable {
     var plainLines: [String] { lines.map(SubtitleParser.plain) }
 }
 
+/// A stretch of caption text in one style.
+struct TextRun: Equatable {
+    var text: String
+    var italic = false, bold = false, underline = false
+    var color: RGBColor? = nil
+    func sameStyle(as o: TextRun) -> Bool { italic == o.italic && bold == o.bold && underline == o.underline && color == o.color }
+}
+
 /// SRT and WebVTT → cues. The timing line defines a cue; the lines after it, up to a blank line, are its text.
 enum SubtitleParser {
     static func cues(_ text: String) -> [Cue] {
@@ -28,7 +36,15 @@ enum SubtitleParser {
                 let kv = field.split(separator: ":", maxSplits: 1).map(String.init)
                 if kv.count == 2 { settings[kv[0]] = kv[1] }
             }
-            let text = lines[(timing + 1)...].filter { !plain($0).trimmingCharacters(in: .whitespaces).isEmpty }
+            var text = lines[(timing + 1)...].filter { !plain($0).trimmingCharacters(in: .whitespaces).isEmpty }
+            // SRT's {\anN} placement becomes the cue's settings (as WebVTT writes them).
+            for (i, line) in text.enumerated() {
+                guard let r = line.range(of: "\\{\\\\an[1-9]\\}", options: .regularExpression),
+                      let n = line[r].dropLast().last?.wholeNumberValue else { continue }
+                text[text.startIndex + i].removeSubrange(r)
+                settings["line"] = n >= 7 ? "0" : n >= 4 ? "50%,center" : settings["line"]
+                if n % 3 != 2 { settings["align"] = n % 3 == 1 ? "start" : "end" }
+            }
             if !text.isEmpty { cues.append(Cue(start: start, end: end, lines: text, settings: settings)) }
         }
         return cues
@@ -50,6 +66,58 @@ enum SubtitleParser {
     static func plain(_ line: String) -> String {
         entities(line.replacingOccurrences(of: "<[^>]*>", with: "", options: .regularExpression)
                      .replacingOccurrences(of: "\\{\\\\an[1-9]\\}", with: "", options: .regularExpression))
+    }
+
+    /// Plain text as markup: the characters markup gives meaning to, as entities.
+    static func escapedMarkup(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+
+    /// A line's markup as runs of text with their styling (tags this model does not know are dropped).
+    static func runs(_ line: String) -> [TextRun] {
+        var runs: [TextRun] = []
+        var style = TextRun(text: "")
+        var colors: [RGBColor?] = []
+        var rest = Substring(line.replacingOccurrences(of: "\\{\\\\an[1-9]\\}", with: "", options: .regularExpression))
+        func emit(_ text: Substring) {
+            guard !text.isEmpty else { return }
+            var r = style
+            r.text = entities(String(text))
+            if let last = runs.last, last.sameStyle(as: r) { runs[runs.count - 1].text += r.text } else { runs.append(r) }
+        }
+        while let open = rest.firstIndex(of: "<") {
+            guard let close = rest[open...].firstIndex(of: ">") else { break }
+            emit(rest[..<open])
+            let body = rest[rest.index(after: open)..<close]
+            let closing = body.hasPrefix("/")
+            switch body.drop(while: { $0 == "/" }).prefix(while: \.isLetter).lowercased() {
+            case "i": style.italic = !closing
+            case "b": style.bold = !closing
+            case "u": style.underline = !closing
+            case "font":
+                if closing { style.color = colors.popLast() ?? nil } else {
+                    colors.append(style.color)
+                    if let m = body.range(of: "#[0-9A-Fa-f]{6}", options: .regularExpression) { style.color = RGBColor(hex: String(body[m])) }
+                }
+            default: break
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        emit(rest)
+        return runs
+    }
+
+    /// Runs back to markup.
+    /// `escaped: false` for SRT, where & and < are plain text.
+    static func markup(_ runs: [TextRun], escaped: Bool = true) -> String {
+        runs.map { r in
+            var s = escaped ? escapedMarkup(r.text) : r.text
+            if let c = r.color { s = "<font color=\"\(c.hex)\">\(s)</font>" }
+            if r.underline { s = "<u>\(s)</u>" }
+            if r.bold { s = "<b>\(s)</b>" }
+            if r.italic { s = "<i>\(s)</i>" }
+            return s
+        }.joined()
     }
 
     static func entities(_ s: String) -> String {
