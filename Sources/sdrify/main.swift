@@ -100,11 +100,11 @@ struct CaptionFlags: ParsableArguments {
 
     var style: CaptionStyle {
         var s = CaptionStyle()
-        if let size, let l = Length(parsing: size) { s.size = l }
+        if let size, let l = Length(parsing: size) { s.look.size = l }
         if let position, let p = CaptionStyle.Position(rawValue: position) { s.position = p }
         if let margin, let l = Length(parsing: margin) { s.margin = l }
-        if let color, let c = RGBColor(hex: color) { s.color = c }
-        if let outline { s.outline = outline }
+        if let color, let c = RGBColor(hex: color) { s.look.color = c }
+        if let outline { s.look.outline = outline }
         return s
     }
 

@@ -60,7 +60,7 @@ final class CaptionLayer: @unchecked Sendable {
         }
         // One measuring pass for every line of every cue, unwrapped.
         let widths = try lineWidths(texts.flatMap { $0 }, style: style, width: width, height: height)
-        let px = max(6, style.pixels(style.size, width: width, height: height))
+        let px = style.look.pixels(width: width, height: height)
         let available = Double(width) - 2 * style.pixels(style.margin, width: width, height: height)
         var s = head
         var k = 0
@@ -92,7 +92,7 @@ final class CaptionLayer: @unchecked Sendable {
         switch settings["align"] { case "start", "left": column = 1; case "end", "right": column = 3; default: break }
         var row = style.position.alignment - 1  // ASS numpad rows: 7 top, 4 middle, 1 bottom
         let margin = style.pixels(style.margin, width: width, height: height)
-        let lineHeight = max(1, style.pixels(style.size, width: width, height: height)) * 1.25
+        let lineHeight = style.look.pixels(width: width, height: height) * 1.25
         let line = split(settings["line"]), position = split(settings["position"])
         var marginV: Int? = nil
         var y: Double? = nil
@@ -126,8 +126,8 @@ final class CaptionLayer: @unchecked Sendable {
         guard !lines.isEmpty else { return [] }
         let shrink = 4.0
         var small = style
-        small.size = .pixels(max(6, style.pixels(style.size, width: width, height: height)) / shrink)
-        small.outline = (style.outline ?? max(1, style.pixels(style.size, width: width, height: height) / 18)) / shrink
+        small.look.size = .pixels(style.look.pixels(width: width, height: height) / shrink)
+        small.look.outline = style.look.outlinePixels(width: width, height: height) / shrink
         var script = ASSScript.head(width: width, height: height, style: small.assStyle(width: width, height: height))
             .replacingOccurrences(of: "WrapStyle: 0", with: "WrapStyle: 2")
         for (i, line) in lines.enumerated() {

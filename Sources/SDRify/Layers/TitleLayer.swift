@@ -28,21 +28,12 @@ public struct TitleSpec: Equatable, Sendable {
     public var fadeIn: Double = 0, fadeOut: Double = 0
     public var position = Position.bottomCenter
     public var x: Length? = nil, y: Length? = nil        // the text's top-left, instead of a position
-    public var size: Length = .percent(6)                 // of the picture's short edge, or pixels
-    public var color = RGBColor(r: 255, g: 255, b: 255)
-    public var outline: Double? = nil                     // pixels; default a fifteenth of the size
-    public var outlineColor = RGBColor.black
-    public var boxColor: RGBColor? = nil                  // an opaque box behind the text
-    public var font = "DejaVu Sans"
+    public var look = TextLook(size: .percent(6), outlineColor: .black)
     public init(text: String) { self.text = text }
 
     /// The title as an ASS script for a `width`×`height` picture.
     func assScript(width: Int, height: Int) -> String {
-        let short = Double(min(width, height))
-        let px: Double = switch size { case .pixels(let p): p; case .percent(let q): q / 100 * short }
-        let outlinePx = outline ?? max(1, px / 15)
-        let margin = Int((short * 0.05).rounded())
-        let ass = { ASSScript.color($0) }
+        let margin = Int((Double(min(width, height)) * 0.05).rounded())
         var tags = ""
         if fadeIn > 0 || fadeOut > 0 { tags += "\\fad(\(Int(fadeIn * 1000)),\(Int(fadeOut * 1000)))" }
         if x != nil || y != nil {
@@ -50,10 +41,7 @@ public struct TitleSpec: Equatable, Sendable {
         }
         let body = text.replacingOccurrences(of: "{", with: "(").replacingOccurrences(of: "}", with: ")")
             .replacingOccurrences(of: "\n", with: "\\N")
-        let font = self.font.replacingOccurrences(of: ",", with: " ")
-        let style = "Title,\(font),\(String(format: "%.1f", px)),\(ass(color)),\(ass(color)),\(ass(boxColor ?? outlineColor)),"
-            + "\(ass(boxColor ?? outlineColor)),0,0,0,0,100,100,0,0,\(boxColor == nil ? 1 : 3),\(String(format: "%.1f", outlinePx)),0,"
-            + "\(position.alignment),\(margin),\(margin),\(margin),1"
+        let style = look.assStyle(name: "Title", alignment: position.alignment, margin: margin, width: width, height: height)
         return ASSScript.head(width: width, height: height, style: style)
             + "Dialogue: 0,\(ASSScript.stamp(start)),\(ASSScript.stamp(end ?? 359_999)),Title,,0,0,0,,{\(tags)}\(body)\n"
     }
@@ -61,8 +49,7 @@ public struct TitleSpec: Equatable, Sendable {
 
 extension Parser {
     func title(_ v: Any, at path: String) throws -> TitleSpec {
-        let o = try object(v, at: path, allowed: ["text", "start", "end", "fade_in", "fade_out", "position", "x", "y", "size",
-                                                  "color", "outline", "outline_color", "box_color", "font"])
+        let o = try object(v, at: path, allowed: Parser.textLookKeys.union(["text", "start", "end", "fade_in", "fade_out", "position", "x", "y"]))
         guard let text = o["text"] as? String, !text.isEmpty else { throw fail("\(path).text", "expected the title's text") }
         var t = TitleSpec(text: text)
         t.start = try nonNegative(o["start"], at: "\(path).start") ?? 0
@@ -79,15 +66,7 @@ extension Parser {
         t.x = try length(o["x"], at: "\(path).x")
         t.y = try length(o["y"], at: "\(path).y")
         if (t.x != nil || t.y != nil) && o["position"] != nil { throw fail(path, "give a position or x/y, not both") }
-        if let size = try length(o["size"], at: "\(path).size") {
-            guard size.resolve(against: 100) > 0 else { throw fail("\(path).size", "must be more than 0") }
-            t.size = size
-        }
-        if let c = try color(o["color"], at: "\(path).color") { t.color = c }
-        t.outline = try nonNegative(o["outline"], at: "\(path).outline")
-        if let c = try color(o["outline_color"], at: "\(path).outline_color") { t.outlineColor = c }
-        t.boxColor = try color(o["box_color"], at: "\(path).box_color")
-        if let f = try string(o["font"], at: "\(path).font") { t.font = f }
+        t.look = try textLook(o, at: path, over: t.look)
         return t
     }
 }
