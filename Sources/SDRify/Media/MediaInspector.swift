@@ -89,7 +89,52 @@ enum MediaInspector {
         let start = ctx.pointee.start_time == ffNoPTS ? nil : Double(ctx.pointee.start_time) / Double(AV_TIME_BASE)
         let format = FormatInfo(name: String(cString: ctx.pointee.iformat.pointee.name), duration: duration, startTime: start, size: size,
                                 bitRate: ctx.pointee.bit_rate > 0 ? Int(ctx.pointee.bit_rate) : nil)
-        return MediaInfo(path: path, format: format, video: video, audio: audio)
+        var info = MediaInfo(path: path, format: format, video: video, audio: audio)
+        info.tracks = (0..<Int(ctx.pointee.nb_streams)).map { i in
+            track(demuxer.stream(i), index: i, main: i == demuxer.videoStreamIndex || i == demuxer.audioStreamIndex)
+        }
+        info.chapters = (0..<Int(ctx.pointee.nb_chapters)).compactMap { i in
+            guard let c = ctx.pointee.chapters[i] else { return nil }
+            let tb = c.pointee.time_base
+            return ChapterInfo(start: Double(c.pointee.start) * tb.double, end: Double(c.pointee.end) * tb.double,
+                               title: tag(c.pointee.metadata, "title"))
+        }
+        info.tags = tags(ctx.pointee.metadata)
+        return info
+    }
+
+    /// One stream as a track: type, codec, sample entry, handler, language, title, dispositions.
+    static func track(_ st: UnsafeMutablePointer<AVStream>, index: Int, main: Bool) -> TrackInfo {
+        let par = st.pointee.codecpar.pointee
+        let type = av_get_media_type_string(par.codec_type).map { String(cString: $0) } ?? "unknown"
+        let tagValue = par.codec_tag
+        let fourcc = tagValue == 0 ? nil : String(bytes: (0..<4).map { UInt8((tagValue >> (8 * $0)) & 0xFF) }, encoding: .isoLatin1)
+        let d = st.pointee.disposition
+        var t = TrackInfo(index: index, type: type,
+                          codec: par.codec_id == AV_CODEC_ID_NONE ? nil : String(cString: avcodec_get_name(par.codec_id)),
+                          codecTag: fourcc?.trimmingCharacters(in: .controlCharacters), handler: tag(st.pointee.metadata, "handler_name"),
+                          language: tag(st.pointee.metadata, "language").flatMap { $0 == "und" ? nil : $0 },
+                          title: tag(st.pointee.metadata, "title"), isDefault: d & AV_DISPOSITION_DEFAULT != 0,
+                          isForced: d & AV_DISPOSITION_FORCED != 0)
+        t.isMain = main
+        t.timecode = tag(st.pointee.metadata, "timecode")
+        return t
+    }
+
+    static func tag(_ dict: OpaquePointer?, _ key: String) -> String? {
+        guard let e = av_dict_get(dict, key, nil, 0), let v = e.pointee.value else { return nil }
+        return String(cString: v)
+    }
+
+    /// Every entry of a metadata dictionary, in order.
+    static func tags(_ dict: OpaquePointer?) -> [(key: String, value: String)] {
+        var out: [(key: String, value: String)] = []
+        var e: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+        while let next = av_dict_get(dict, "", e, AV_DICT_IGNORE_SUFFIX) {
+            out.append((String(cString: next.pointee.key), String(cString: next.pointee.value)))
+            e = next
+        }
+        return out
     }
 
     static func fieldOrderName(_ order: AVFieldOrder) -> String? {

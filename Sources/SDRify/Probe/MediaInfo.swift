@@ -4,6 +4,41 @@ public struct MediaInfo: Sendable {
     public var format: FormatInfo
     public var video: VideoInfo
     public var audio: [AudioInfo]
+    public var tracks: [TrackInfo] = []          // every track, in the file's order
+    public var chapters: [ChapterInfo] = []
+    public var tags: [(key: String, value: String)] = []   // the container's
+}
+
+/// One track of any kind, as the container describes it.
+public struct TrackInfo: Sendable {
+    public var index: Int
+    public var type: String          // video, audio, subtitle, data, attachment, unknown (ffprobe's codec_type)
+    public var codec: String?        // nil when no codec is known (timed metadata)
+    public var codecTag: String?     // the sample entry's four characters (mebx, gpmd, tmcd, tx3g …)
+    public var handler: String?
+    public var language: String?
+    public var title: String?
+    public var isDefault: Bool       // the container's default disposition
+    public var isForced: Bool
+    public var isMain = false        // the video or audio track sdrify converts
+    public var timecode: String? = nil
+
+    /// What the track holds, in words, for the data kinds phones and cameras write.
+    public var kind: String {
+        switch (type, codecTag) {
+        case ("data", "mebx"?): "QuickTime timed metadata"
+        case ("data", "gpmd"?): "GPMF telemetry"
+        case ("data", "tmcd"?), (_, "tmcd"?): "timecode"
+        case ("data", "mett"?), ("data", "metx"?): "timed metadata"
+        case ("data", "camm"?): "camera motion metadata"
+        default: type
+        }
+    }
+}
+
+public struct ChapterInfo: Sendable {
+    public var start: Double, end: Double   // seconds
+    public var title: String?
 }
 
 public struct FormatInfo: Sendable {

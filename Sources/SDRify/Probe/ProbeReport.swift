@@ -18,6 +18,11 @@ extension MediaInfo {
                          ("channels", .int(Int64(a.channels))), ("bit_rate", .integer(a.bitRate)),
                          ("default", .bool(a.isDefault))])
             })),
+            ("streams", .array(tracks.map(\.json))),
+            ("chapters", .array(chapters.map { c in
+                .object([("start_time", .double(c.start)), ("end_time", .double(c.end)), ("title", c.title.map { .string($0) } ?? .null)])
+            })),
+            ("tags", .object(tags.map { ($0.key, .string($0.value)) })),
         ])
     }
 
@@ -44,7 +49,42 @@ extension MediaInfo {
         case .unsupported(let m): lines.append("  orientation: unsupported matrix \(m.components)")
         }
         for a in audio { lines.append("  audio: \(a.codec), \(a.sampleRate) Hz, \(a.channels) ch\(a.isDefault ? " (default)" : "")") }
+        for t in tracks where !(t.isMain && (t.type == "video" || t.type == "audio")) && t.type != "audio" {
+            var words = [t.kind]
+            if let c = t.codec { words.append(c) } else if let tag = t.codecTag { words.append("'\(tag)'") }
+            if let l = t.language { words.append(l) }
+            if let h = t.handler { words.append("\"\(h)\"") }
+            if t.isForced { words.append("forced") }
+            lines.append("  track \(t.index): " + words.joined(separator: ", "))
+        }
+        for (i, c) in chapters.enumerated() {
+            lines.append(String(format: "  chapter %d: %.3f–%.3f s", i + 1, c.start, c.end) + (c.title.map { " \($0)" } ?? ""))
+        }
+        for (key, value) in tags where ProbeReport.summaryTags.contains(where: { key.lowercased().hasSuffix($0) }) {
+            lines.append("  \(key): \(value)")
+        }
         return lines.joined(separator: "\n")
+    }
+}
+
+enum ProbeReport {
+    /// The container tags the summary shows (JSON shows them all).
+    static let summaryTags = ["title", "artist", "make", "model", "software", "creation_time", "creationdate", "location", "iso6709"]
+}
+
+extension TrackInfo {
+    /// ffprobe's names: index, codec_type, codec_name, codec_tag_string, disposition, tags.
+    var json: JSONValue {
+        var tags: [(String, JSONValue)] = []
+        if let l = language { tags.append(("language", .string(l))) }
+        if let h = handler { tags.append(("handler_name", .string(h))) }
+        if let t = title { tags.append(("title", .string(t))) }
+        if let t = timecode { tags.append(("timecode", .string(t))) }
+        return .object([("index", .int(Int64(index))), ("codec_type", .string(type)), ("codec_name", codec.map { .string($0) } ?? .null),
+                        ("codec_tag_string", codecTag.map { .string($0) } ?? .null), ("kind", .string(kind)),
+                        ("main", .bool(isMain)),
+                        ("disposition", .object([("default", .int(isDefault ? 1 : 0)), ("forced", .int(isForced ? 1 : 0))])),
+                        ("tags", .object(tags))])
     }
 }
 
