@@ -284,8 +284,16 @@ struct Probe: ParsableCommand {
 
     @Argument(help: "Input video file.") var input: String
     @Flag(help: "Print JSON (ffprobe's key names) instead of a summary.") var json = false
+    @Flag(name: .customLong("timed-metadata"), help: "Print the timed-metadata samples as JSON Lines: t, duration, track, key, value.")
+    var timedMetadata = false
+    @Option(help: "With --timed-metadata: only this track (its index).") var track: Int?
 
     func run() throws {
+        if timedMetadata {
+            let text = try TimedMetadata.lines(path: input, track: track).map { $0.serialized(pretty: false) + "\n" }.joined()
+            guard writeAll(1, text) else { throw SDRifyError(.outputProblem, "stdout: cannot write the samples") }
+            return
+        }
         let info = try Prober.probe(path: input)
         for w in info.warnings { log("sdrify: warning: \(input): \(w)") }
         guard writeAll(1, (json ? info.json.serialized(pretty: true) : info.summary) + "\n") else {

@@ -55,5 +55,25 @@ final class ProbeTracksTests: CLITestCase {
         XCTAssertEqual(tags["com.apple.quicktime.make"] as? String, "Apple")
         XCTAssertEqual(tags["com.apple.quicktime.model"] as? String, "iPhone 14 Pro")
         XCTAssertNotNil(tags["com.apple.quicktime.location.ISO6709"])
+        // The keys from each mebx sample description.
+        XCTAssertEqual(mebx.first?["metadata_keys"] as? [String], ["com.apple.quicktime.video-orientation"])
+        XCTAssertTrue((mebx[1]["metadata_keys"] as? [String] ?? []).contains("com.apple.quicktime.detected-face.bounds"))
+
+        // The samples as JSON Lines: the orientation track's value decoded as its declared 16-bit integer.
+        let r = try Support.sdrify("probe", path, "--timed-metadata", "--track", "2")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        XCTAssertEqual(lines.count, r.stdout.split(separator: "\n").count, "every line is JSON")
+        XCTAssertFalse(lines.isEmpty)
+        XCTAssertTrue(lines.allSatisfy { $0["track"] as? Int == 2 && $0["key"] as? String == "com.apple.quicktime.video-orientation" })
+        XCTAssertEqual(lines.first?["value"] as? Int, 6, "EXIF 6, as the container's matrix says")
+        XCTAssertEqual(lines.first?["t"] as? Double ?? -1, 0, accuracy: 0.001)
+        XCTAssertNotNil(lines.first?["duration"] as? Double)
+        let all = try Support.sdrify("probe", path, "--timed-metadata")
+        XCTAssertEqual(Set(all.stdout.split(separator: "\n").compactMap { line -> Int? in
+            ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["track"] as? Int
+        }), [2, 4], "every timed-metadata track that has samples")
+        let video = try Support.sdrify("probe", path, "--timed-metadata", "--track", "0")
+        XCTAssertEqual(video.status, 64, video.stderr)
     }
 }

@@ -1,4 +1,5 @@
 import CFFmpeg
+import Foundation
 
 /// One compressed packet. Owns its AVPacket.
 final class Packet {
@@ -116,6 +117,32 @@ final class Demuxer {
         var count = 0
         while try readPacket(into: packet) { if packet.streamIndex == videoStreamIndex { count += 1 } }
         return count
+    }
+
+    var trackCount: Int { Int(ctx.pointee.nb_streams) }
+    func isDataTrack(_ i: Int) -> Bool { i >= 0 && i < trackCount && stream(i).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_DATA }
+    /// The container's own ID of track `i` (MP4/MOV: tkhd's track ID).
+    func containerTrackID(_ i: Int) -> Int { Int(stream(i).pointee.id) }
+
+    /// Every sample of the data tracks (timed metadata, telemetry), or of track `only`, in file order: its track,
+    /// time and duration in seconds, and bytes. Other streams are skipped unread.
+    func dataSamples(only: Int? = nil) throws -> [(track: Int, time: Double, duration: Double, bytes: Data)] {
+        var wanted = Set<Int>()
+        for i in 0..<Int(ctx.pointee.nb_streams) {
+            let isData = stream(i).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_DATA
+            if isData && (only == nil || only == i) { wanted.insert(i) } else { stream(i).pointee.discard = AVDISCARD_ALL }
+        }
+        let packet = try Packet()
+        var out: [(track: Int, time: Double, duration: Double, bytes: Data)] = []
+        while try readPacket(into: packet) {
+            let i = packet.streamIndex
+            guard wanted.contains(i), let data = packet.av.pointee.data else { continue }
+            let tb = stream(i).pointee.time_base.double
+            let pts = packet.av.pointee.pts == ffNoPTS ? packet.av.pointee.dts : packet.av.pointee.pts
+            out.append((i, Double(pts) * tb, Double(packet.av.pointee.duration) * tb,
+                        Data(bytes: data, count: Int(packet.av.pointee.size))))
+        }
+        return out
     }
 
     /// Seeks to the keyframe at or before `seconds` (for --start).

@@ -93,6 +93,12 @@ enum MediaInspector {
         info.tracks = (0..<Int(ctx.pointee.nb_streams)).map { i in
             track(demuxer.stream(i), index: i, main: i == demuxer.videoStreamIndex || i == demuxer.audioStreamIndex)
         }
+        if info.tracks.contains(where: { $0.codecTag == "mebx" }) {
+            let table = QuickTimeMetadata(path: path)
+            for i in info.tracks.indices where info.tracks[i].codecTag == "mebx" {
+                info.tracks[i].metadataKeys = (table.keys[demuxer.containerTrackID(i)] ?? []).map(\.name)
+            }
+        }
         info.chapters = (0..<Int(ctx.pointee.nb_chapters)).compactMap { i in
             guard let c = ctx.pointee.chapters[i] else { return nil }
             let tb = c.pointee.time_base

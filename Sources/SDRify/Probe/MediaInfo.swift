@@ -22,6 +22,7 @@ public struct TrackInfo: Sendable {
     public var isForced: Bool
     public var isMain = false        // the video or audio track sdrify converts
     public var timecode: String? = nil
+    public var metadataKeys: [String] = []   // a QuickTime 'mebx' track's keys, from its sample description
 
     /// What the track holds, in words, for the data kinds phones and cameras write.
     public var kind: String {

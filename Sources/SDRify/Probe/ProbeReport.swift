@@ -55,6 +55,7 @@ extension MediaInfo {
             if let l = t.language { words.append(l) }
             if let h = t.handler { words.append("\"\(h)\"") }
             if t.isForced { words.append("forced") }
+            if !t.metadataKeys.isEmpty { words.append("keys: " + t.metadataKeys.joined(separator: ", ")) }
             lines.append("  track \(t.index): " + words.joined(separator: ", "))
         }
         for (i, c) in chapters.enumerated() {
@@ -83,6 +84,7 @@ extension TrackInfo {
         return .object([("index", .int(Int64(index))), ("codec_type", .string(type)), ("codec_name", codec.map { .string($0) } ?? .null),
                         ("codec_tag_string", codecTag.map { .string($0) } ?? .null), ("kind", .string(kind)),
                         ("main", .bool(isMain)),
+                        ("metadata_keys", .array(metadataKeys.map { .string($0) })),
                         ("disposition", .object([("default", .int(isDefault ? 1 : 0)), ("forced", .int(isForced ? 1 : 0))])),
                         ("tags", .object(tags))])
     }
