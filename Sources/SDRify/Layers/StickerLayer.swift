@@ -183,7 +183,8 @@ public final class OverlayStage: @unchecked Sendable {
     private let layers: [VideoLayer]
 
     /// Decodes every picture and reads every caption file now, so a bad file fails before any output exists.
-    public init(spec: OverlaySpec, frameWidth: Int, frameHeight: Int) throws {
+    /// `input`: the file a title's `track:N` source reads (convert's input; none in compose).
+    public init(spec: OverlaySpec, frameWidth: Int, frameHeight: Int, input: String? = nil) throws {
         let stickers: [VideoLayer] = try spec.stickers.enumerated().map { i, s in
             let pictures: [RGBAImage]
             do { pictures = try StickerImages.load(s.image) } catch let e as SDRifyError {
@@ -194,7 +195,11 @@ public final class OverlayStage: @unchecked Sendable {
         let captions: [VideoLayer] = try spec.captions.map { try CaptionLayer(track: $0, frameWidth: frameWidth, frameHeight: frameHeight) }
         let effects: [VideoLayer] = try spec.effects.map { try EffectLayer(spec: $0, frameWidth: frameWidth, frameHeight: frameHeight) }
         let titles: [VideoLayer] = try spec.titles.enumerated().map { i, t in
-            try CaptionLayer(script: t.assScript(width: frameWidth, height: frameHeight), label: "title \(i + 1)",
+            let data = try t.source.map { try DataSeries.load($0, input: input, label: "title \(i + 1)") }
+            if let data, let missing = TitleTemplate.fields(in: t.text).first(where: { !data.fieldNames.contains($0) }) {
+                throw SDRifyError.usage("title \(i + 1): the source has no '\(missing)' (it has \(data.fieldNames.sorted().joined(separator: ", ")))")
+            }
+            return try CaptionLayer(script: t.assScript(width: frameWidth, height: frameHeight, data: data), label: "title \(i + 1)",
                              frameWidth: frameWidth, frameHeight: frameHeight)
         }
         layers = effects + stickers + titles + captions

@@ -40,6 +40,9 @@ public struct ConvertOptions: Sendable {
     var outputOverlays: OverlaySpec {
         var spec = overlays
         for i in spec.captions.indices { spec.captions[i].offset -= start ?? 0 }
+        for i in spec.titles.indices where spec.titles[i].source.map({ if case .track = $0 { true } else { false } }) ?? false {
+            spec.titles[i].sourceOffset -= start ?? 0   // a track of the input runs on the input's clock
+        }
         return spec
     }
 
@@ -119,7 +122,7 @@ public enum Transcoder {
 
         // Overlay pictures are decoded now: a bad one fails before any output exists.
         let overlays = options.overlays.isEmpty ? nil
-            : try OverlayStage(spec: options.outputOverlays, frameWidth: target.0, frameHeight: target.1)
+            : try OverlayStage(spec: options.outputOverlays, frameWidth: target.0, frameHeight: target.1, input: options.input)
         let output = try AtomicOutput(finalPath: options.output, inputPath: options.input, overwrite: options.overwrite)
         defer { output.discard() }
         let muxer = try Muxer(fd: output.fd, path: options.output, formatName: muxerName)
