@@ -53,6 +53,8 @@ struct Convert: ParsableCommand {
     @Option(help: ArgumentHelp("A sticker: FILE@X,Y[,WxH][,START-END]; X, Y, W, H in pixels or percent.", valueName: "SPEC"))
     var sticker: [String] = []
     @OptionGroup var captionFlags: CaptionFlags
+    @Option(help: ArgumentHelp("Add a soft subtitle track (mov_text) from a caption file, with its ISO 639-2 language (repeatable).",
+                               valueName: "FILE[:LANG]")) var subtitles: [String] = []
     @Option(help: ArgumentHelp("Behind a letterboxed picture, and the picture of an audio-only input: a colour, blur[:RADIUS] or an image file.",
                                valueName: "#RRGGBB|blur|FILE")) var background: String?
 
@@ -60,6 +62,19 @@ struct Convert: ParsableCommand {
         if let start, !(start >= 0 && start.isFinite) { throw ValidationError("--start must be 0 or more seconds") }
         if let duration, !(duration > 0 && duration.isFinite) { throw ValidationError("--duration must be more than 0 seconds") }
         if let background { try checkBackground(background) }
+        for entry in subtitles {
+            let (file, _) = Convert.subtitleEntry(entry)
+            guard FileManager.default.isReadableFile(atPath: file) else { throw ValidationError("--subtitles: cannot read \(file)") }
+        }
+    }
+
+    /// `FILE[:LANG]`: a two- or three-letter suffix after the last colon is the language.
+    static func subtitleEntry(_ text: String) -> (file: String, language: String?) {
+        if let colon = text.lastIndex(of: ":") {
+            let lang = text[text.index(after: colon)...]
+            if (2...3).contains(lang.count), lang.allSatisfy({ $0.isASCII && $0.isLetter }) { return (String(text[..<colon]), lang.lowercased()) }
+        }
+        return (text, nil)
     }
 
     func run() throws {
@@ -74,6 +89,7 @@ struct Convert: ParsableCommand {
         options.overlays.stickers += try sticker.map { try OverlaySpec.sticker(shorthand: $0) }
         options.overlays.captions += captionFlags.tracks
         if let background { options.background = Background(argument: background)! }
+        options.subtitles = subtitles.map(Convert.subtitleEntry)
         options.threads = encoding.threads
         options.toneMap = encoding.toneMap
         options.tolerateErrors = encoding.tolerateErrors

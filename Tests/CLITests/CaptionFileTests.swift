@@ -245,4 +245,34 @@ final class CaptionFileTests: CLITestCase {
         XCTAssertTrue(try shown(file("moved.mp4"), at: 20), "on at 0.67 s")
         XCTAssertFalse(try shown(file("moved.mp4"), at: 60), "off at 2 s")
     }
+
+    /// --subtitles writes mov_text tracks with their languages; ffmpeg reads back the text and times; a cut moves and
+    /// trims them with the picture.
+    func testSoftSubtitleTracks() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30", "-t", "3", "-c:v", "libx264", "-pix_fmt", "yuv420p", file("grey.mp4")])
+        let en = try write("1\n00:00:00,500 --> 00:00:01,500\nFirst <i>one</i>\n\n2\n00:00:02,000 --> 00:00:02,800\nSecond\n", "en.srt")
+        let fr = try write("WEBVTT\n\n00:00.250 --> 00:01.000\nPremier\n", "fr.vtt")
+        let r = try Support.sdrify(file("grey.mp4"), file("soft.mp4"), "--subtitles", "\(en):eng", "--subtitles", "\(fr):fra")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let subs = Support.streams(try Support.ffprobe(file("soft.mp4")), "subtitle")
+        XCTAssertEqual(subs.map { $0["codec_name"] as? String }, ["mov_text", "mov_text"])
+        XCTAssertEqual(subs.map { ($0["tags"] as? [String: Any])?["language"] as? String }, ["eng", "fra"])
+        func track(_ path: String, _ n: Int) throws -> [(Double, Double, String)] {
+            let ff = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", path, "-map", "0:s:\(n)", "-f", "srt", "-"])
+            XCTAssertEqual(ff.status, 0, ff.stderr)
+            return cues(ff.stdout)
+        }
+        let english = try track(file("soft.mp4"), 0)
+        XCTAssertEqual(english.map(\.2), ["First one", "Second"])
+        XCTAssertEqual(english.map(\.0), [0.5, 2.0])
+        XCTAssertEqual(english.map(\.1), [1.5, 2.8])
+        XCTAssertEqual(try track(file("soft.mp4"), 1).map(\.2), ["Premier"])
+        let cut = try Support.sdrify(file("grey.mp4"), file("cut.mp4"), "--subtitles", en, "--start", "1", "--duration", "1.5")
+        XCTAssertEqual(cut.status, 0, cut.stderr)
+        let moved = try track(file("cut.mp4"), 0)
+        XCTAssertEqual(moved.map(\.0), [0, 1.0])
+        XCTAssertEqual(moved.map(\.1), [0.5, 1.5], "trimmed to the output's end")
+        let missing = try Support.sdrify(file("grey.mp4"), file("x.mp4"), "--subtitles", file("none.srt"))
+        XCTAssertEqual(missing.status, 64, missing.stderr)
+    }
 }

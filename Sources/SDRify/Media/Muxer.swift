@@ -45,6 +45,15 @@ final class Muxer {
         return Int(st.pointee.index)
     }
 
+    /// A subtitle stream fed by a subtitle encoder, with its language (ISO 639-2).
+    func addStream(subtitles encoder: UnsafeMutablePointer<AVCodecContext>, language: String?) throws -> Int {
+        guard let st = avformat_new_stream(ctx, nil) else { throw SDRifyError.conversion("out of memory") }
+        try ffCheck(avcodec_parameters_from_context(st.pointee.codecpar, encoder), "subtitle stream parameters")
+        st.pointee.time_base = encoder.pointee.time_base
+        if let language { av_dict_set(&st.pointee.metadata, "language", language, 0) }
+        return Int(st.pointee.index)
+    }
+
     /// The video stream copied as is (Passthrough), without its display matrix or HDR side data.
     func addCopiedVideoStream(from demuxer: Demuxer) throws -> Int {
         let input = demuxer.videoStream

@@ -12,6 +12,7 @@ public struct ConvertOptions: Sendable {
     public var duration: Double? = nil       // seconds
     public var keepLocation = false
     public var overlays = OverlaySpec()
+    public var subtitles: [(file: String, language: String?)] = []   // soft subtitle tracks to write (mov_text)
     public var background = Background.black   // behind the picture when the source shrinks mid-stream
     public var threads = 0  // 0 = automatic
     public var toneMap = ToneMapOperator.default
@@ -120,6 +121,12 @@ public enum Transcoder {
         let target = options.preset.passthrough ? (video.width, video.height)
             : TargetSize.fit(width: dw, height: dh, into: options.preset.box)
 
+        // Soft subtitles are read now too, on the output's clock (a cut moves and trims them).
+        let softSubtitles = try options.subtitles.map { entry -> (cues: [Cue], language: String?) in
+            var cues = CaptionFile.shifted(try CaptionFile.cues(entry.file), by: -(options.start ?? 0))
+            if let d = options.duration { cues = cues.compactMap { c in c.start < d ? Cue(start: c.start, end: min(c.end, d), lines: c.lines, settings: c.settings) : nil } }
+            return (cues, entry.language)
+        }
         // Overlay pictures are decoded now: a bad one fails before any output exists.
         let overlays = options.overlays.isEmpty ? nil
             : try OverlayStage(spec: options.outputOverlays, frameWidth: target.0, frameHeight: target.1, input: options.input)
@@ -162,7 +169,9 @@ public enum Transcoder {
             let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: lateStart, end: nil)
             let shiftTicks = tb.ticks(lateStart)
             muxer.copyMetadata(from: demuxer, keepLocation: options.keepLocation)
+            let subtitleTracks = try softSubtitles.map { (try SubtitleTrack(muxer: muxer, language: $0.language), $0.cues) }
             try muxer.writeHeader()
+            for (track, cues) in subtitleTracks { try track.write(cues, to: muxer) }
             let packet = try Packet()
             while try demuxer.readPacket(into: packet) {
                 if packet.streamIndex == demuxer.videoStreamIndex {
@@ -187,7 +196,9 @@ public enum Transcoder {
             let outVideo = try muxer.addStream(from: encoder)
             let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: shift, end: cutEnd)
             muxer.copyMetadata(from: demuxer, keepLocation: options.keepLocation)
+            let subtitleTracks = try softSubtitles.map { (try SubtitleTrack(muxer: muxer, language: $0.language), $0.cues) }
             try muxer.writeHeader()
+            for (track, cues) in subtitleTracks { try track.write(cues, to: muxer) }
             let clip = ClipDecoder(label: options.input, tolerateErrors: options.tolerateErrors, video: video, demuxer: demuxer,
                                    decoder: decoder, audio: audio, orientation: orientation,
                                    range: .init(active: cutting, start: cutStart, end: cutEnd, shiftTicks: tb.ticks(shift)), warn: warn)
