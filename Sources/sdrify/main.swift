@@ -49,6 +49,7 @@ struct Convert: ParsableCommand {
     @Option(help: "Start the output this many seconds into the input (frame-accurate).") var start: Double?
     @Option(help: "Make the output this many seconds long.") var duration: Double?
     @Flag(name: .customLong("keep-location"), help: "Keep GPS location metadata (dropped by default).") var keepLocation = false
+    @Flag(name: .customLong("no-chapters"), help: "Drop the input's chapters (kept by default, retimed by --start/--duration).") var noChapters = false
     @Option(help: ArgumentHelp("Stickers described in a JSON file (see README).", valueName: "FILE.json")) var overlays: String?
     @Option(help: ArgumentHelp("A sticker: FILE@X,Y[,WxH][,START-END]; X, Y, W, H in pixels or percent.", valueName: "SPEC"))
     var sticker: [String] = []
@@ -85,6 +86,7 @@ struct Convert: ParsableCommand {
         options.start = start
         options.duration = duration
         options.keepLocation = keepLocation
+        options.keepChapters = !noChapters
         if let overlays { options.overlays = try OverlaySpec.load(jsonFile: overlays) }
         options.overlays.stickers += try sticker.map { try OverlaySpec.sticker(shorthand: $0) }
         options.overlays.captions += captionFlags.tracks

@@ -76,4 +76,24 @@ final class ProbeTracksTests: CLITestCase {
         let video = try Support.sdrify("probe", path, "--timed-metadata", "--track", "0")
         XCTAssertEqual(video.status, 64, video.stderr)
     }
+
+    /// convert keeps the chapters, moved and cut by --start/--duration; --no-chapters drops them.
+    func testChaptersAreKeptAndRetimed() throws {
+        try Data(";FFMETADATA1\n\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1000\ntitle=Arrival\n\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=1000\nEND=3000\ntitle=Beach\n".utf8)
+            .write(to: URL(fileURLWithPath: file("meta.txt")))
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=3", "-i", file("meta.txt"), "-map", "0", "-map_chapters", "1",
+                    "-c:v", "libx264", file("ch.mp4")])
+        func chapters(_ args: [String]) throws -> [[String: Any]] {
+            let r = try Support.sdrify([file("ch.mp4"), file("out.mp4"), "--overwrite"] + args)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return try probe(file("out.mp4"))["chapters"] as? [[String: Any]] ?? []
+        }
+        let all = try chapters([])
+        XCTAssertEqual(all.compactMap { $0["title"] as? String }, ["Arrival", "Beach"])
+        let cut = try chapters(["--start", "1.5", "--duration", "1"])
+        XCTAssertEqual(cut.compactMap { $0["title"] as? String }, ["Beach"], "the one before the cut is dropped")
+        XCTAssertEqual(cut.first?["start_time"] as? Double ?? -1, 0, accuracy: 0.001)
+        XCTAssertEqual(cut.first?["end_time"] as? Double ?? -1, 1, accuracy: 0.001, "cut at the output's end")
+        XCTAssertTrue(try chapters(["--no-chapters"]).isEmpty)
+    }
 }

@@ -90,6 +90,36 @@ final class Muxer {
         }
     }
 
+    /// The input's chapters, moved by `shift` seconds and cut to [0, `end`) (those outside dropped). The output
+    /// context frees them with itself.
+    func copyChapters(from demuxer: Demuxer, shift: Double, end: Double?) throws {
+        let input = demuxer.ctx
+        var kept: [UnsafeMutablePointer<AVChapter>] = []
+        for i in 0..<Int(input.pointee.nb_chapters) {
+            guard let c = input.pointee.chapters[i] else { continue }
+            let tb = c.pointee.time_base.double
+            let start = max(0, Double(c.pointee.start) * tb - shift)
+            var stop = Double(c.pointee.end) * tb - shift
+            if let end { stop = min(stop, end) }
+            guard stop > start else { continue }
+            guard let out = av_mallocz(MemoryLayout<AVChapter>.size)?.assumingMemoryBound(to: AVChapter.self) else {
+                throw SDRifyError.conversion("out of memory")
+            }
+            out.pointee.id = Int64(kept.count)
+            out.pointee.time_base = AVRational(num: 1, den: 1000)
+            out.pointee.start = Int64((start * 1000).rounded())
+            out.pointee.end = Int64((stop * 1000).rounded())
+            av_dict_copy(&out.pointee.metadata, c.pointee.metadata, 0)
+            kept.append(out)
+        }
+        guard !kept.isEmpty,
+              let array = av_mallocz(MemoryLayout<UnsafeMutablePointer<AVChapter>?>.size * kept.count)?
+                  .assumingMemoryBound(to: UnsafeMutablePointer<AVChapter>?.self) else { return }
+        for (i, c) in kept.enumerated() { array[i] = c }
+        ctx.pointee.chapters = array
+        ctx.pointee.nb_chapters = UInt32(kept.count)
+    }
+
     func writeHeader() throws {
         try ffCheck(cffmpeg_use_fd(ctx, fd), "\(path): cannot write", status: .outputProblem)
         ioOpen = true

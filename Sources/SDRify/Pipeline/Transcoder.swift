@@ -11,6 +11,7 @@ public struct ConvertOptions: Sendable {
     public var start: Double? = nil          // seconds from the beginning of the input
     public var duration: Double? = nil       // seconds
     public var keepLocation = false
+    public var keepChapters = true   // the input's chapters, retimed by start/duration
     public var overlays = OverlaySpec()
     public var subtitles: [(file: String, language: String?)] = []   // soft subtitle tracks to write (mov_text)
     public var background = Background.black   // behind the picture when the source shrinks mid-stream
@@ -170,6 +171,7 @@ public enum Transcoder {
             let shiftTicks = tb.ticks(lateStart)
             muxer.copyMetadata(from: demuxer, keepLocation: options.keepLocation)
             let subtitleTracks = try softSubtitles.map { (try SubtitleTrack(muxer: muxer, language: $0.language), $0.cues) }
+            if options.keepChapters { try muxer.copyChapters(from: demuxer, shift: lateStart, end: nil) }
             try muxer.writeHeader()
             for (track, cues) in subtitleTracks { try track.write(cues, to: muxer) }
             let packet = try Packet()
@@ -197,6 +199,7 @@ public enum Transcoder {
             let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: shift, end: cutEnd)
             muxer.copyMetadata(from: demuxer, keepLocation: options.keepLocation)
             let subtitleTracks = try softSubtitles.map { (try SubtitleTrack(muxer: muxer, language: $0.language), $0.cues) }
+            if options.keepChapters { try muxer.copyChapters(from: demuxer, shift: shift, end: options.duration) }
             try muxer.writeHeader()
             for (track, cues) in subtitleTracks { try track.write(cues, to: muxer) }
             let clip = ClipDecoder(label: options.input, tolerateErrors: options.tolerateErrors, video: video, demuxer: demuxer,
