@@ -50,6 +50,7 @@ struct Convert: ParsableCommand {
     @Option(help: "Make the output this many seconds long.") var duration: Double?
     @Flag(name: .customLong("keep-location"), help: "Keep GPS location metadata (dropped by default).") var keepLocation = false
     @Flag(name: .customLong("no-chapters"), help: "Drop the input's chapters (kept by default, retimed by --start/--duration).") var noChapters = false
+    @Flag(name: .customLong("no-subtitles"), help: "Drop the input's subtitle tracks (text ones are kept by default, retimed).") var noSubtitles = false
     @Option(help: ArgumentHelp("Stickers described in a JSON file (see README).", valueName: "FILE.json")) var overlays: String?
     @Option(help: ArgumentHelp("A sticker: FILE@X,Y[,WxH][,START-END]; X, Y, W, H in pixels or percent.", valueName: "SPEC"))
     var sticker: [String] = []
@@ -87,6 +88,7 @@ struct Convert: ParsableCommand {
         options.duration = duration
         options.keepLocation = keepLocation
         options.keepChapters = !noChapters
+        options.keepSubtitles = !noSubtitles
         if let overlays { options.overlays = try OverlaySpec.load(jsonFile: overlays) }
         options.overlays.stickers += try sticker.map { try OverlaySpec.sticker(shorthand: $0) }
         options.overlays.captions += captionFlags.tracks
@@ -104,7 +106,7 @@ struct Convert: ParsableCommand {
 
 /// Captions burned in from the command line, and how SRT/WebVTT ones look.
 struct CaptionFlags: ParsableArguments {
-    @Option(help: ArgumentHelp("Burn in captions or lyrics from an SRT, WebVTT or ASS file (repeatable).", valueName: "FILE"))
+    @Option(help: ArgumentHelp("Burn in captions or lyrics from an SRT, WebVTT, ASS, TTML/iTT or SCC file, or input:N for the input's subtitle track N (repeatable).", valueName: "FILE"))
     var captions: [String] = []
     @Option(name: .customLong("caption-size"), help: ArgumentHelp("Text height: a percentage of the short edge or pixels (default 5.5%).", valueName: "SIZE"))
     var size: String?
@@ -131,7 +133,9 @@ struct CaptionFlags: ParsableArguments {
     }
 
     func validate() throws {
-        for file in captions where !FileManager.default.isReadableFile(atPath: file) { throw ValidationError("--captions: cannot read \(file)") }
+        for file in captions where CaptionTrack(file: file).inputTrack == nil && !FileManager.default.isReadableFile(atPath: file) {
+            throw ValidationError("--captions: cannot read \(file)")
+        }
         if let size, !((Length(parsing: size)?.resolve(against: 100) ?? 0) > 0) { throw ValidationError("--caption-size: expected a percentage like 6% or pixels") }
         if let margin, !((Length(parsing: margin)?.resolve(against: 100) ?? -1) >= 0) { throw ValidationError("--caption-margin: expected a percentage like 5% or pixels") }
         if let position, CaptionStyle.Position(rawValue: position) == nil { throw ValidationError("--caption-position must be bottom, top or center") }

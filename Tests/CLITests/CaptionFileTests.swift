@@ -275,4 +275,39 @@ final class CaptionFileTests: CLITestCase {
         let missing = try Support.sdrify(file("grey.mp4"), file("x.mp4"), "--subtitles", file("none.srt"))
         XCTAssertEqual(missing.status, 64, missing.stderr)
     }
+
+    /// The input's own text subtitle tracks are kept (retimed with a cut; --no-subtitles drops them), and one of
+    /// them burns in with --captions input:N.
+    func testInputSubtitleTracksAreKeptOrBurnedIn() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30", "-t", "3", "-c:v", "libx264", "-pix_fmt", "yuv420p", file("grey.mp4")])
+        let srt = try write("1\n00:00:00,500 --> 00:00:01,500\nFirst <i>one</i>\n\n2\n00:00:02,000 --> 00:00:02,800\nSecond\n", "en.srt")
+        try ffmpeg(["-i", file("grey.mp4"), "-i", srt, "-map", "0", "-map", "1", "-c:v", "copy", "-c:s", "mov_text",
+                    "-metadata:s:s:0", "language=deu", file("with.mp4")])
+        func track(_ path: String) throws -> [(Double, Double, String)] {
+            let ff = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", path, "-map", "0:s:0", "-f", "srt", "-"])
+            return cues(ff.stdout)
+        }
+        XCTAssertEqual(try Support.sdrify(file("with.mp4"), file("kept.mp4")).status, 0)
+        let kept = try track(file("kept.mp4"))
+        XCTAssertEqual(kept.map(\.2), ["First one", "Second"])
+        XCTAssertEqual(kept.map(\.0), [0.5, 2.0])
+        XCTAssertEqual(Support.streams(try Support.ffprobe(file("kept.mp4")), "subtitle").first.flatMap { ($0["tags"] as? [String: Any])?["language"] as? String }, "deu")
+        XCTAssertEqual(try Support.sdrify(file("with.mp4"), file("cut.mp4"), "--start", "1").status, 0)
+        XCTAssertEqual(try track(file("cut.mp4")).map(\.0), [0, 1.0])
+        XCTAssertEqual(try Support.sdrify(file("with.mp4"), file("none.mp4"), "--no-subtitles").status, 0)
+        XCTAssertTrue(Support.streams(try Support.ffprobe(file("none.mp4")), "subtitle").isEmpty)
+        // Burned in from the input's own track 1: drawn while the first cue shows, not before.
+        let burn = try Support.sdrify(file("with.mp4"), file("burn.mp4"), "--captions", "input:1", "--no-subtitles")
+        XCTAssertEqual(burn.status, 0, burn.stderr)
+        func shown(_ n: Int) throws -> Bool {
+            let a = try Support.rawFrame(file("burn.mp4"), index: n, pixelFormat: "yuv420p").prefix(320 * 240)
+            let b = try Support.rawFrame(file("grey.mp4"), index: n, pixelFormat: "yuv420p").prefix(320 * 240)
+            return zip(a, b).contains { abs(Int($0) - Int($1)) > 12 }
+        }
+        XCTAssertTrue(try shown(30))
+        XCTAssertFalse(try shown(6))
+        let wrong = try Support.sdrify(file("with.mp4"), file("x.mp4"), "--captions", "input:0")
+        XCTAssertEqual(wrong.status, 64, wrong.stderr)
+        XCTAssertTrue(wrong.stderr.contains("not a subtitle track"), wrong.stderr)
+    }
 }

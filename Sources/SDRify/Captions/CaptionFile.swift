@@ -49,6 +49,21 @@ enum CaptionFile {
         }
     }
 
+    /// The cues of subtitle track `track` of a media file (`--captions input:N`, the input's own subtitles kept).
+    static func cues(ofTrack track: Int, in path: String) throws -> [Cue] {
+        let demuxer = try Demuxer(path: path)
+        guard let info = demuxer.subtitleTracks.first(where: { $0.index == track }) else {
+            throw SDRifyError.usage("\(path): track \(track) is not a subtitle track")
+        }
+        guard info.isText else { throw SDRifyError.unsupported("\(path): subtitle track \(track) (\(info.codec)) is pictures, not text") }
+        return try demuxer.subtitleEvents(track: track).compactMap { e in
+            var settings: [String: String] = [:]
+            let lines = ASSReader.markup(e.text, settings: &settings).components(separatedBy: "\n")
+                .filter { !SubtitleParser.plain($0).trimmingCharacters(in: .whitespaces).isEmpty }
+            return lines.isEmpty ? nil : Cue(start: e.start, end: e.end, lines: lines, settings: settings)
+        }
+    }
+
     /// UTF-16 with a byte-order mark (Windows tools write it), else UTF-8, else Windows-1252 (old SRT files).
     static func decode(_ data: Data, path: String) throws -> String {
         let utf16 = data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF])

@@ -13,9 +13,17 @@ final class CaptionLayer: @unchecked Sendable {
     private let frameWidth: Int, frameHeight: Int
     private var tile: StickerTile?
 
-    convenience init(track: CaptionTrack, frameWidth: Int, frameHeight: Int) throws {
+    /// `input`: the media file whose subtitle track `input:N` names (convert's input).
+    convenience init(track: CaptionTrack, frameWidth: Int, frameHeight: Int, input: String? = nil) throws {
         let script: String
-        switch try CaptionFile.read(track.file) {
+        let content: CaptionContent
+        if let n = track.inputTrack {
+            guard let input else { throw SDRifyError.usage("captions input:\(n): only convert has an input to read") }
+            content = .cues(try CaptionFile.cues(ofTrack: n, in: input))
+        } else {
+            content = try CaptionFile.read(track.file)
+        }
+        switch content {
         case .ass(let text):
             script = track.offset == 0 ? text : ASSScript.shifted(text, by: track.offset)
         case .cues(let cues):

@@ -31,6 +31,12 @@ public struct CaptionTrack: Equatable, Sendable {
     public var file: String
     public var style = CaptionStyle()
     public var offset = 0.0   // seconds added to every caption time
+
+    /// `input:N` names subtitle track N of the input instead of a file.
+    public var inputTrack: Int? {
+        guard file.hasPrefix("input:"), let n = Int(file.dropFirst(6)), n >= 0 else { return nil }
+        return n
+    }
     public init(file: String, style: CaptionStyle = CaptionStyle()) { self.file = file; self.style = style }
 }
 

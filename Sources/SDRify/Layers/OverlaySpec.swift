@@ -75,7 +75,10 @@ public struct OverlaySpec: Equatable, Sendable {
             for (i, item) in try parser.array(list, at: "\(path).captions").enumerated() {
                 let at = "\(path).captions[\(i)]"
                 let o = try parser.object(item, at: at, allowed: Parser.captionStyleKeys.union(["file"]))
-                guard let file = try parser.file(o["file"], at: "\(at).file") else { throw parser.fail("\(at).file", "expected a caption file name") }
+                var file: String? = nil
+                if let name = o["file"] as? String, CaptionTrack(file: name).inputTrack != nil { file = name }
+                else { file = try parser.file(o["file"], at: "\(at).file") }
+                guard let file else { throw parser.fail("\(at).file", "expected a caption file name or input:N") }
                 spec.captions.append(try parser.captionTrack(o, file: file, at: at))
             }
         }

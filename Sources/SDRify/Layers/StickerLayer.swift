@@ -192,7 +192,7 @@ public final class OverlayStage: @unchecked Sendable {
             }
             return StickerLayer(spec: s, pictures: pictures, frameWidth: frameWidth, frameHeight: frameHeight)
         }
-        let captions: [VideoLayer] = try spec.captions.map { try CaptionLayer(track: $0, frameWidth: frameWidth, frameHeight: frameHeight) }
+        let captions: [VideoLayer] = try spec.captions.map { try CaptionLayer(track: $0, frameWidth: frameWidth, frameHeight: frameHeight, input: input) }
         let effects: [VideoLayer] = try spec.effects.map { try EffectLayer(spec: $0, frameWidth: frameWidth, frameHeight: frameHeight) }
         let titles: [VideoLayer] = try spec.titles.enumerated().map { i, t in
             let data = try t.source.map { try DataSeries.load($0, input: input, label: "title \(i + 1)") }

@@ -12,6 +12,7 @@ public struct ConvertOptions: Sendable {
     public var duration: Double? = nil       // seconds
     public var keepLocation = false
     public var keepChapters = true   // the input's chapters, retimed by start/duration
+    public var keepSubtitles = true  // the input's text subtitle tracks, retimed by start/duration
     public var overlays = OverlaySpec()
     public var subtitles: [(file: String, language: String?)] = []   // soft subtitle tracks to write (mov_text)
     public var background = Background.black   // behind the picture when the source shrinks mid-stream
@@ -123,10 +124,21 @@ public enum Transcoder {
             : TargetSize.fit(width: dw, height: dh, into: options.preset.box)
 
         // Soft subtitles are read now too, on the output's clock (a cut moves and trims them).
-        let softSubtitles = try options.subtitles.map { entry -> (cues: [Cue], language: String?) in
-            var cues = CaptionFile.shifted(try CaptionFile.cues(entry.file), by: -(options.start ?? 0))
-            if let d = options.duration { cues = cues.compactMap { c in c.start < d ? Cue(start: c.start, end: min(c.end, d), lines: c.lines, settings: c.settings) : nil } }
-            return (cues, entry.language)
+        func onOutputClock(_ cues: [Cue], shift: Double) -> [Cue] {
+            let moved = CaptionFile.shifted(cues, by: -shift)
+            guard let d = options.duration else { return moved }
+            return moved.compactMap { c in c.start < d ? Cue(start: c.start, end: min(c.end, d), lines: c.lines, settings: c.settings) : nil }
+        }
+        var softSubtitles = try options.subtitles.map { entry in
+            (cues: onOutputClock(try CaptionFile.cues(entry.file), shift: options.start ?? 0), language: entry.language)
+        }
+        // The input's own text subtitle tracks are kept (as mov_text, retimed with the picture).
+        if options.keepSubtitles && info.tracks.contains(where: { $0.type == "subtitle" }) {
+            let start = max(info.format.startTime ?? 0, 0) + (options.start ?? 0)
+            for track in try Demuxer(path: options.input).subtitleTracks {
+                guard track.isText else { warn("subtitle track \(track.index) (\(track.codec)) is pictures: not kept"); continue }
+                softSubtitles.append((onOutputClock(try CaptionFile.cues(ofTrack: track.index, in: options.input), shift: start), track.language))
+            }
         }
         // Overlay pictures are decoded now: a bad one fails before any output exists.
         let overlays = options.overlays.isEmpty ? nil
