@@ -129,14 +129,7 @@ enum SCCWriter {
     /// Columns a row takes: its characters and a space for each change of style (a mid-row code).
     static func width(_ input: [TextRun]) -> Int {
         let runs = spaced(input)
-        var n = 0
-        var style = TextRun(text: "")
-        for (k, r) in runs.enumerated() {
-            if k == 0 ? !r.sameStyle(as: style) && (r.italic || r.underline || r.color != nil) : !r.sameStyle(as: style) { n += 1 }
-            n += r.text.count
-            style = r
-        }
-        return n
+        return runs.indices.reduce(0) { n, k in n + runs[k].text.count + (changesStyle(runs, at: k) ? 1 : 0) }
     }
 
     /// Rows re-flowed word by word into rows of at most 32 columns (style kept per word).
@@ -199,14 +192,12 @@ enum SCCWriter {
                 if let p = pending { words.append(word(p, b)); pending = nil } else { pending = b }
             }
             func flush() { if let p = pending { words.append(word(p, 0)); pending = nil } }
-            var style = TextRun(text: "")
             for (k, run) in runs.enumerated() {
-                if k == 0 ? !run.sameStyle(as: style) && (run.italic || run.underline || run.color != nil) : !run.sameStyle(as: style) {
+                if changesStyle(runs, at: k) {
                     flush()
                     let code: UInt8 = run.italic ? 0x2E : 0x20 + 2 * UInt8(CEA608.colors.firstIndex(of: run.color) ?? 0)
                     control(0x11, code | (run.underline ? 1 : 0))
                 }
-                style = run
                 for c in run.text {
                     switch CEA608.encodings[c] {
                     case .basic(let b): byte(b)

@@ -5,9 +5,6 @@ struct Cue: Equatable {
     var start: Double, end: Double   // seconds
     var lines: [String]
     var settings: [String: String] = [:]   // WebVTT: line, position, align (size and vertical are not honoured)
-
-    /// The text without markup (for measuring and messages).
-    var plainLines: [String] { lines.map(SubtitleParser.plain) }
 }
 
 /// A stretch of caption text in one style.

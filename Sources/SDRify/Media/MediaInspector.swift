@@ -90,9 +90,7 @@ enum MediaInspector {
         let format = FormatInfo(name: String(cString: ctx.pointee.iformat.pointee.name), duration: duration, startTime: start, size: size,
                                 bitRate: ctx.pointee.bit_rate > 0 ? Int(ctx.pointee.bit_rate) : nil)
         var info = MediaInfo(path: path, format: format, video: video, audio: audio)
-        info.tracks = (0..<Int(ctx.pointee.nb_streams)).map { i in
-            track(demuxer.stream(i), index: i, main: i == demuxer.videoStreamIndex || i == demuxer.audioStreamIndex)
-        }
+        info.tracks = (0..<demuxer.trackCount).map(demuxer.track)
         if info.tracks.contains(where: { $0.codecTag == "mebx" }) {
             let table = QuickTimeMetadata(path: path)
             for i in info.tracks.indices where info.tracks[i].codecTag == "mebx" {

@@ -11,6 +11,11 @@ extension Demuxer {
         let isText: Bool   // text cues (mov_text, SubRip, ASS, WebVTT…); bitmaps (DVD, PGS) cannot be restyled
     }
 
+    /// Track `i` as probe describes it (type, codec, sample entry, language, dispositions).
+    func track(_ i: Int) -> TrackInfo {
+        MediaInspector.track(stream(i), index: i, main: i == videoStreamIndex || i == audioStreamIndex)
+    }
+
     var subtitleTracks: [SubtitleTrackInfo] {
         (0..<trackCount).compactMap { i in
             let par = stream(i).pointee.codecpar.pointee

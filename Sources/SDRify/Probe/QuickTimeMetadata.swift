@@ -155,11 +155,10 @@ public enum TimedMetadata {
                 throw SDRifyError.usage("\(path): track \(track) is not a timed-metadata (data) track")
             }
         }
-        let info = try Prober.probe(path: path)
         let table = QuickTimeMetadata(path: path)
         var out: [JSONValue] = []
         for sample in try demuxer.dataSamples(only: track) {
-            let t = info.tracks[sample.track]
+            let t = demuxer.track(sample.track)
             func line(_ key: String, _ value: JSONValue) -> JSONValue {
                 .object([("t", .double((sample.time * 1_000_000).rounded() / 1_000_000)),
                          ("duration", .double((sample.duration * 1_000_000).rounded() / 1_000_000)),

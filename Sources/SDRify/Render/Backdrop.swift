@@ -44,11 +44,10 @@ public final class Backdrop: @unchecked Sendable {
             switch background {
             case .color(let c):
                 let v = [c.ycbcr709.y, c.ycbcr709.cb, c.ycbcr709.cr][p]
-                Backdrop.segments(of: dst, around: hole) { row, x0, x1 in (row + x0).update(repeating: v, count: x1 - x0) }
+                Backdrop.segments(of: dst, around: hole) { _, row, x0, x1 in (row + x0).update(repeating: v, count: x1 - x0) }
             case .image:
                 let src = still!.plane(p)
-                Backdrop.segments(of: dst, around: hole) { row, x0, x1 in
-                    let y = (row - dst.data) / dst.stride
+                Backdrop.segments(of: dst, around: hole) { y, row, x0, x1 in
                     (row + x0).update(from: src.row(y) + x0, count: x1 - x0)
                 }
             case .blur:
@@ -58,15 +57,15 @@ public final class Backdrop: @unchecked Sendable {
         }
     }
 
-    /// Calls `body` with each run of a row of `plane` outside `hole`: (row start, first x, end x).
-    private static func segments(of plane: PlaneRef, around hole: EffectRect, _ body: (UnsafeMutablePointer<UInt8>, Int, Int) -> Void) {
+    /// Calls `body` with each run of a row of `plane` outside `hole`: (row number, row start, first x, end x).
+    private static func segments(of plane: PlaneRef, around hole: EffectRect, _ body: (Int, UnsafeMutablePointer<UInt8>, Int, Int) -> Void) {
         for y in 0..<plane.height {
             let row = plane.row(y)
             if y < hole.y || y >= hole.y + hole.h {
-                body(row, 0, plane.width)
+                body(y, row, 0, plane.width)
             } else {
-                if hole.x > 0 { body(row, 0, min(hole.x, plane.width)) }
-                if hole.x + hole.w < plane.width { body(row, hole.x + hole.w, plane.width) }
+                if hole.x > 0 { body(y, row, 0, min(hole.x, plane.width)) }
+                if hole.x + hole.w < plane.width { body(y, row, hole.x + hole.w, plane.width) }
             }
         }
     }
@@ -119,8 +118,8 @@ public final class Backdrop: @unchecked Sendable {
             }
         } } }
         wide.withUnsafeBufferPointer { g in
-            segments(of: dst, around: hole) { row, x0, x1 in
-                let (j0, j1, fy) = tap((row - dst.data) / dst.stride, sh)
+            segments(of: dst, around: hole) { y, row, x0, x1 in
+                let (j0, j1, fy) = tap(y, sh)
                 let top = g.baseAddress! + j0 * W, bottom = g.baseAddress! + j1 * W
                 for x in x0..<x1 {
                     let v = top[x] + (bottom[x] - top[x]) * fy + 0.5
