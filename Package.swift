@@ -36,9 +36,11 @@ let package = Package(
             name: "CKernels",
             cSettings: [.unsafeFlags(["-O3", "-fno-math-errno"])]
         ),
+        // Process containment: the seccomp sandbox and the output helper (see include/sdrify_system.h).
+        .target(name: "CSystem"),
         .target(
             name: "SDRify",
-            dependencies: ["CFFmpeg", "CZimg", "CAss", "CKernels"],
+            dependencies: ["CFFmpeg", "CZimg", "CAss", "CKernels", "CSystem"],
             swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
         .executableTarget(

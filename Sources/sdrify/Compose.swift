@@ -25,6 +25,7 @@ struct Compose: ParsableCommand {
     @Option(help: ArgumentHelp("Stickers and captions (JSON) on the output's clock.", valueName: "FILE.json")) var overlays: String?
     @OptionGroup var captionFlags: CaptionFlags
     @OptionGroup var encoding: EncodingFlags
+    @OptionGroup var service: ServiceFlags
 
     func validate() throws {
         if timeline != nil && !clips.isEmpty { throw ValidationError("give CLIP arguments or --timeline, not both") }
@@ -54,6 +55,7 @@ struct Compose: ParsableCommand {
     }
 
     func run() throws {
+        service.apply(enterNow: false)
         var spec = OutputSpec(path: output, preset: encoding.exportPreset)
         spec.fps = fps.flatMap { FrameRate(parsing: $0) }
         spec.background = Background(argument: background)!
@@ -84,7 +86,7 @@ struct Compose: ParsableCommand {
         if let overlays, edit.overlays.isEmpty { edit.overlays = try OverlaySpec.load(jsonFile: overlays) }
         edit.overlays.captions += captionFlags.tracks
         let described = edit
-        try Job(encoding, identity: [("output", .string(output))]).run { warn, report in
+        try Job(encoding, output: described.output.path, overwrite: described.output.overwrite, identity: [("output", .string(output))]).run { warn, report in
             let result = try Composer.run(described, clipName: name, warn: warn, progress: report)
             return (result.json, result.decodeErrors,
                     "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames, \(result.clips.count) clips)")

@@ -28,6 +28,7 @@ func log(_ line: String) {
 /// The single `sdrify:` line for a failure, then the exit status.
 func fail(_ message: String, _ status: Int32) -> Never {
     let oneLine = message.split(whereSeparator: \.isNewline).map(String.init).joined(separator: "; ")
+    OutputReservation.release()
     log("sdrify: \(oneLine)")
     exit(status)
 }
@@ -59,6 +60,7 @@ struct Convert: ParsableCommand {
                                valueName: "FILE[:LANG]")) var subtitles: [String] = []
     @Option(help: ArgumentHelp("Behind a letterboxed picture, and the picture of an audio-only input: a colour, blur[:RADIUS] or an image file.",
                                valueName: "#RRGGBB|blur|FILE")) var background: String?
+    @OptionGroup var service: ServiceFlags
 
     func validate() throws {
         if let start, !(start >= 0 && start.isFinite) { throw ValidationError("--start must be 0 or more seconds") }
@@ -80,6 +82,7 @@ struct Convert: ParsableCommand {
     }
 
     func run() throws {
+        service.apply(enterNow: false)
         var options = ConvertOptions(input: input, output: output, preset: encoding.exportPreset)
         options.overwrite = encoding.overwrite
         options.crf = encoding.crf
@@ -97,7 +100,7 @@ struct Convert: ParsableCommand {
         options.threads = encoding.threads
         options.toneMap = encoding.toneMap
         options.tolerateErrors = encoding.tolerateErrors
-        try Job(encoding, identity: [("input", .string(input)), ("output", .string(output))]).run { warn, report in
+        try Job(encoding, output: output, overwrite: encoding.overwrite, identity: [("input", .string(input)), ("output", .string(output))]).run { warn, report in
             let result = try Transcoder.run(options, warn: warn, progress: report)
             return (result.json, result.decodeErrors, "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames)")
         }
@@ -145,6 +148,55 @@ struct CaptionFlags: ParsableArguments {
     }
 }
 
+/// Containment and limits for services (README "Running sdrify in a service"). Every command that reads media has them.
+struct ServiceFlags: ParsableArguments {
+    @Flag(name: .customLong("no-sandbox"), help: "Run without the sandbox (for debugging only: see README).") var noSandbox = false
+    @Option(name: .customLong("max-pixels"), help: ArgumentHelp("Refuse pictures larger than this many pixels (exit 3).", valueName: "N"))
+    var maxPixels: Int?
+    @Option(name: .customLong("max-duration"), help: ArgumentHelp("Refuse inputs longer than this (exit 3).", valueName: "SECONDS"))
+    var maxDuration: Double?
+    @Option(name: .customLong("max-memory"), help: ArgumentHelp("Stop (exit 1, no output) if memory use passes this (e.g. 800M, 2G).", valueName: "BYTES"))
+    var maxMemory: String?
+    @Option(help: ArgumentHelp("Stop (exit 124, no output) after this much wall-clock time.", valueName: "SECONDS")) var timeout: Double?
+
+    func validate() throws {
+        if let maxPixels, maxPixels <= 0 { throw ValidationError("--max-pixels must be more than 0") }
+        if let maxDuration, !(maxDuration > 0 && maxDuration.isFinite) { throw ValidationError("--max-duration must be more than 0 seconds") }
+        if let maxMemory, ServiceFlags.bytes(maxMemory) == nil { throw ValidationError("--max-memory: expected bytes like 800M or 2G, not '\(maxMemory)'") }
+        if let timeout, !(timeout > 0 && timeout.isFinite) { throw ValidationError("--timeout must be more than 0 seconds") }
+    }
+
+    /// `800M`, `2G`, `1500000000`: decimal or binary suffixes K/M/G (KiB/MiB/GiB are 1024-based).
+    static func bytes(_ text: String) -> Int? {
+        let units: [(String, Double)] = [("KiB", 1024), ("MiB", 1_048_576), ("GiB", 1_073_741_824), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9),
+                                         ("K", 1e3), ("M", 1e6), ("G", 1e9), ("B", 1), ("", 1)]
+        for (suffix, scale) in units where text.hasSuffix(suffix) {
+            guard let n = Double(text.dropLast(suffix.count)), n > 0, n * scale < 1e15 else { continue }
+            return Int(n * scale)
+        }
+        return nil
+    }
+
+    /// Sets the process up for the run: limits first (the wall clock starts now), then the sandbox is asked for;
+    /// it closes once the output is open (`beginOutput`), or at once for commands that write no file.
+    func apply(enterNow: Bool) {
+        var limits = Limits()
+        limits.maxPixels = maxPixels
+        limits.maxDuration = maxDuration
+        limits.maxMemory = maxMemory.flatMap(ServiceFlags.bytes)
+        limits.timeout = timeout
+        Limits.apply(limits)
+        Sandbox.requested = !noSandbox
+        if enterNow { Sandbox.enter() }
+    }
+
+    /// Opens the output (unnamed until finished) and closes the sandbox behind it, before any input is read.
+    static func beginOutput(path: String, overwrite: Bool) throws {
+        try OutputReservation.reserve(path: path, overwrite: overwrite)
+        Sandbox.enter()
+    }
+}
+
 /// `--background`: a colour, blur[:RADIUS], or a readable image file.
 func checkBackground(_ text: String) throws {
     guard let b = Background(argument: text) else {
@@ -163,9 +215,11 @@ struct Job {
     let quiet: Bool
     let progress: String?
     let identity: [(String, JSONValue)]   // what the failure report names
+    let output: (path: String, overwrite: Bool)
 
-    init(_ flags: EncodingFlags, identity: [(String, JSONValue)]) {
+    init(_ flags: EncodingFlags, output: String, overwrite: Bool, identity: [(String, JSONValue)]) {
         json = flags.json; quiet = flags.quiet; progress = flags.progress; self.identity = identity
+        self.output = (output, overwrite)
     }
 
     /// `body` returns the report, the damage concealed, and the line said when done.
@@ -181,12 +235,14 @@ struct Job {
         }
         reporter.warn = warn
         do {
+            try ServiceFlags.beginOutput(path: output.path, overwrite: output.overwrite)
             let (report, concealed, summary) = try body(warn, reporter.report)
             if concealed > 0 { warn("concealed \(concealed) decode errors") }
             // The output is in place; until `conclude`, a signal is held and undoes it (one decision point).
             SignalCleanup.checkpoint()
             if json, case .object(var fields) = report {
                 fields.append(("warnings", .array(warnings.all.map { .string($0) })))
+                fields.append(("sandbox", .string(Sandbox.description)))
                 // The report is part of the result: if it cannot be written, the conversion has failed (exit 4).
                 guard writeAll(1, JSONValue.object(fields).serialized(pretty: true) + "\n") else {
                     SignalCleanup.revokeOutput()
@@ -199,7 +255,8 @@ struct Job {
         } catch let e as SDRifyError {
             reporter.clearBar()
             if json {
-                writeAll(1, JSONValue.object(identity + [("error", .string(e.message)), ("exit_code", .int(Int64(e.status.rawValue)))])
+                writeAll(1, JSONValue.object(identity + [("error", .string(e.message)), ("exit_code", .int(Int64(e.status.rawValue))),
+                                                         ("sandbox", .string(Sandbox.description))])
                     .serialized(pretty: true) + "\n")
             }
             throw e
@@ -309,8 +366,10 @@ struct Probe: ParsableCommand {
     @Flag(name: .customLong("timed-metadata"), help: "Print the timed-metadata samples as JSON Lines: t, duration, track, key, value.")
     var timedMetadata = false
     @Option(help: "With --timed-metadata: only this track (its index).") var track: Int?
+    @OptionGroup var service: ServiceFlags
 
     func run() throws {
+        service.apply(enterNow: true)
         if timedMetadata {
             let text = try TimedMetadata.lines(path: input, track: track).map { $0.serialized(pretty: false) + "\n" }.joined()
             guard writeAll(1, text) else { throw SDRifyError(.outputProblem, "stdout: cannot write the samples") }
@@ -318,7 +377,9 @@ struct Probe: ParsableCommand {
         }
         let info = try Prober.probe(path: input)
         for w in info.warnings { log("sdrify: warning: \(input): \(w)") }
-        guard writeAll(1, (json ? info.json.serialized(pretty: true) : info.summary) + "\n") else {
+        var report = info.json
+        if case .object(var fields) = report { fields.append(("sandbox", .string(Sandbox.description))); report = .object(fields) }
+        guard writeAll(1, (json ? report.serialized(pretty: true) : info.summary) + "\n") else {
             throw SDRifyError(.outputProblem, "stdout: cannot write the report (\(String(cString: strerror(errno))))")
         }
     }
@@ -339,8 +400,11 @@ struct Captions: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds added to every caption time.", valueName: "SECONDS")) var offset: Double = 0
     @Flag(help: "Replace an existing output file.") var overwrite = false
     @Flag(help: "Print nothing but the error line.") var quiet = false
+    @OptionGroup var service: ServiceFlags
 
     func run() throws {
+        service.apply(enterNow: false)
+        try ServiceFlags.beginOutput(path: output, overwrite: overwrite)
         let result = try CaptionConversion.run(input: input, output: output, fix: fix, offset: offset, overwrite: overwrite)
         SignalCleanup.checkpoint()
         SignalCleanup.conclude()

@@ -127,7 +127,7 @@ public enum CaptionConversion {
         let cues = CaptionFile.shifted(try CaptionFile.cues(input), by: offset)
         guard !cues.isEmpty else { throw SDRifyError.usage("\(input): no captions") }
         let (text, repairs) = try CaptionWriter.text(cues, format: format, fix: fix)
-        let out = try AtomicOutput(finalPath: output, inputPath: input, overwrite: overwrite)
+        let out = try AtomicOutput.open(finalPath: output, inputPaths: [input], overwrite: overwrite)
         defer { out.discard() }
         var bytes = Array(text.utf8)
         var done = 0

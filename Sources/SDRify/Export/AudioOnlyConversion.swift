@@ -15,6 +15,7 @@ enum AudioOnlyConversion {
 
     static func run(_ options: ConvertOptions, length: Double, warn: @escaping Transcoder.Warning,
                     progress: @escaping Transcoder.ProgressHandler) throws -> ConversionResult {
+        try Limits.checkDuration(length, of: options.input)   // the sound is how long the video will be
         let from = options.start ?? 0
         guard from < length else {
             throw SDRifyError.usage(String(format: "\(options.input): the start (%.3f s) is past the end of the sound (%.3f s)", from, length))

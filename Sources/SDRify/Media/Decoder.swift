@@ -20,6 +20,8 @@ final class Decoder {
         c.pointee.pkt_timebase = stream.pointee.time_base
         // Every check the decoders offer (checksums, bitstream conformance, buffer bounds) reports damage.
         c.pointee.err_recognition = AV_EF_CRCCHECK | AV_EF_BITSTREAM | AV_EF_BUFFER | AV_EF_CAREFUL | AV_EF_COMPLIANT
+        // --max-pixels also binds a picture that grows mid-stream: libavcodec refuses to allocate it.
+        if let cap = Limits.current.maxPixels { c.pointee.max_pixels = Int64(cap) }
         c.pointee.thread_count = Int32(threads)  // 0 = one per core
         c.pointee.thread_type = sideDataOnly ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE
         if sideDataOnly { c.pointee.skip_loop_filter = AVDISCARD_ALL }
@@ -58,7 +60,13 @@ final class Decoder {
     func send(_ packet: Packet?) throws {
         let r = avcodec_send_packet(ctx, packet?.av)
         if r == ffEAGAIN || r == ffEOF { return }
+        if r < 0 { try checkPictureSize() }
         try ffCheck(r, "\(label): decoding", status: .invalidInput)
+    }
+
+    /// A decoding failure because the stream's pictures grew beyond --max-pixels is that limit (exit 3).
+    private func checkPictureSize() throws {
+        try Limits.checkPicture(width: Int(ctx.pointee.width), height: Int(ctx.pointee.height), in: label)
     }
 
     /// The next decoded frame, or nil when the decoder needs more input (or is drained).
@@ -66,6 +74,7 @@ final class Decoder {
         let frame = try Frame()
         let r = avcodec_receive_frame(ctx, frame.av)
         if r == ffEAGAIN || r == ffEOF { return nil }
+        if r < 0 { try checkPictureSize() }
         try ffCheck(r, "\(label): decoding", status: .invalidInput)
         frame.av.pointee.pts = frame.av.pointee.best_effort_timestamp
         return frame

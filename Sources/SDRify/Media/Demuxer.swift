@@ -27,10 +27,6 @@ final class Demuxer {
     /// The codec of the audio track FFmpeg ranks first when it cannot be decoded here (then not kept).
     let undecodableAudio: String?
 
-    /// Largest picture we accept, checked before any decoder allocates for it (hostile headers).
-    static let maxDimension = 16384
-    static let maxPixels = 1 << 28
-
     init(path: String) throws {
         self.path = path
         var c: UnsafeMutablePointer<AVFormatContext>? = nil
@@ -39,16 +35,19 @@ final class Demuxer {
             throw SDRifyError.invalidInput("\(path): not a readable media file (\(ffErrorString(opened)))")
         }
         self.ctx = ctx
-        // Hostile headers: refuse absurd picture sizes before anything reads (and allocates) a packet for them.
-        for i in 0..<Int(ctx.pointee.nb_streams) {
-            let par = ctx.pointee.streams[i]!.pointee.codecpar.pointee
-            guard par.codec_type == AVMEDIA_TYPE_VIDEO else { continue }
-            let (w, h) = (Int(par.width), Int(par.height))
-            if w > Demuxer.maxDimension || h > Demuxer.maxDimension || w * h > Demuxer.maxPixels {
-                var p: UnsafeMutablePointer<AVFormatContext>? = ctx
-                avformat_close_input(&p)
-                throw SDRifyError.unsupported("\(path): picture size \(w)x\(h) is beyond the \(Demuxer.maxDimension)x\(Demuxer.maxDimension), 2^28-pixel limit")
+        // Hostile headers: refuse absurd picture sizes (and those beyond --max-pixels), and inputs longer than
+        // --max-duration, before anything reads (and allocates) a packet for them.
+        do {
+            for i in 0..<Int(ctx.pointee.nb_streams) {
+                let par = ctx.pointee.streams[i]!.pointee.codecpar.pointee
+                guard par.codec_type == AVMEDIA_TYPE_VIDEO else { continue }
+                try Limits.checkPicture(width: Int(par.width), height: Int(par.height), in: path)
             }
+            if ctx.pointee.duration > 0 { try Limits.checkDuration(Double(ctx.pointee.duration) / Double(AV_TIME_BASE), of: path) }
+        } catch {
+            var p: UnsafeMutablePointer<AVFormatContext>? = ctx
+            avformat_close_input(&p)
+            throw error
         }
         // Small probe budget: the container headers carry what we report; this must not decode the clip.
         ctx.pointee.probesize = 8 << 20
@@ -106,6 +105,10 @@ final class Demuxer {
         if r < 0 {
             // Truncated files surface as EOF mid-stream or I/O errors.
             throw SDRifyError.invalidInput("\(path): damaged or truncated input (\(ffErrorString(r)))")
+        }
+        // --max-duration binds inputs whose headers do not say (or understate) how long they are.
+        if Limits.current.maxDuration != nil, packet.streamIndex == videoStreamIndex, let pts = packet.pts {
+            try Limits.checkDuration(Double(pts - videoStartTicks) * videoTimeBase.seconds, of: path, running: true)
         }
         return true
     }

@@ -40,6 +40,7 @@ enum ImageDecoder {
         guard index >= 0 else { throw SDRifyError.usage("\(path): not an image") }
         let stream = ctx.pointee.streams[Int(index)]!
         let par = stream.pointee.codecpar!
+        try Limits.checkPicture(width: Int(par.pointee.width), height: Int(par.pointee.height), in: path)
         guard par.pointee.width > 0, par.pointee.height > 0, Int(par.pointee.width) * Int(par.pointee.height) <= maxPixels else {
             throw SDRifyError.usage("\(path): image size \(par.pointee.width)x\(par.pointee.height) is not usable here")
         }

@@ -14,9 +14,7 @@ enum MediaInspector {
 
         let (w, h) = (Int(par.width), Int(par.height))
         guard w > 0, h > 0 else { throw SDRifyError.invalidInput("\(path): video stream has no picture size") }
-        guard w <= Demuxer.maxDimension, h <= Demuxer.maxDimension, w * h <= Demuxer.maxPixels else {
-            throw SDRifyError.unsupported("\(path): picture size \(w)x\(h) is beyond the \(Demuxer.maxDimension)x\(Demuxer.maxDimension), 2^28-pixel limit")
-        }
+        try Limits.checkPicture(width: w, height: h, in: path)
         if let cut = truncation(demuxer), !allowTruncated { throw SDRifyError.invalidInput(cut) }
         // probe describes a video this libavcodec cannot decode (AV1 Dolby Vision 'dav1', say); convert refuses it.
         let decodable = avcodec_find_decoder(par.codec_id) != nil

@@ -26,7 +26,7 @@ final class EncodingSink: MediaSink {
 
     /// Creates the output file now (so an output problem shows before any work); `inputs` may not be it.
     init(path: String, inputs: [String], overwrite: Bool, settings: VideoEncoderSettings) throws {
-        output = try AtomicOutput(finalPath: path, inputPaths: inputs, overwrite: overwrite)
+        output = try AtomicOutput.open(finalPath: path, inputPaths: inputs, overwrite: overwrite)
         muxer = try Muxer(fd: output.fd, path: path, formatName: try CodecCatalog.muxer(forOutput: path))
         self.settings = settings
         packet = try Packet()

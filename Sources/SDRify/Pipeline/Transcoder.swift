@@ -143,7 +143,7 @@ public enum Transcoder {
         // Overlay pictures are decoded now: a bad one fails before any output exists.
         let overlays = options.overlays.isEmpty ? nil
             : try OverlayStage(spec: options.outputOverlays, frameWidth: target.0, frameHeight: target.1, input: options.input)
-        let output = try AtomicOutput(finalPath: options.output, inputPath: options.input, overwrite: options.overwrite)
+        let output = try AtomicOutput.open(finalPath: options.output, inputPaths: [options.input], overwrite: options.overwrite)
         defer { output.discard() }
         let muxer = try Muxer(fd: output.fd, path: options.output, formatName: muxerName)
         let tb = demuxer.videoTimeBase

@@ -1,0 +1,37 @@
+#ifndef SDRIFY_SYSTEM_H
+#define SDRIFY_SYSTEM_H
+// Process containment (Linux): the seccomp sandbox and the small helper process that puts the finished output in
+// place for a sandboxed worker. In C because the kernel interfaces are C structures and variadic calls (prctl,
+// syscall) that Swift cannot make, and because the helper runs between fork and exit, where only plain system
+// calls are safe.
+
+#include <sys/types.h>
+
+/// Gives the finished output its name (see output_helper.c for the cases) and flushes the directory. Returns 0 or
+/// an errno value. `named_temp` is NULL for an unnamed (O_TMPFILE) file; `spare_temp` is the short name an
+/// unnamed file is linked under before being renamed over an existing output (overwrite only).
+int sdrify_place_output(int fd, const char *directory, const char *final_path, const char *named_temp,
+                        const char *spare_temp, int overwrite);
+
+/// Starts the output helper: a child process, itself confined to naming and removing these files, that acts on
+/// one-byte requests (see SDRIFY_HELPER_*) over the returned socket and answers each with a 4-byte errno value.
+/// When the socket closes (the worker exited, however it died) it removes a named temporary not yet placed.
+/// Returns the socket, or -errno. The strings are read by the child only.
+int sdrify_output_helper_start(int fd, const char *directory, const char *final_path, const char *named_temp,
+                               const char *spare_temp, int overwrite);
+#define SDRIFY_HELPER_PLACE 'P'    // put the output in place
+#define SDRIFY_HELPER_REVOKE 'R'   // remove the placed output (its report could not be delivered, or a signal)
+#define SDRIFY_HELPER_DISCARD 'D'  // remove a named temporary (the run failed)
+
+/// One request to the helper, answered with its errno value (or the errno of a failed exchange). Uses only
+/// write and read, so it may be called from a signal handler.
+int sdrify_output_helper_request(int socket, char request);
+
+/// Enters the sandbox for this process and all its threads: no_new_privs, then a seccomp filter (see sandbox.c for
+/// each rule). Returns 0, or an errno value when the kernel cannot (no seccomp: ENOSYS or EINVAL).
+int sdrify_sandbox_enter(void);
+
+/// The kernel's view: the Seccomp field of /proc/self/status (0 none, 2 filter), or -1 where it is not shown.
+int sdrify_seccomp_mode(void);
+
+#endif

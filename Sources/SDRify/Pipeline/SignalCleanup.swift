@@ -1,0 +1,154 @@
+import CSystem
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a run ends early: on a signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM: the
+/// temporary, if named, removed; one line; exit 128 + n), or when a limit trips (`--timeout`: exit 124;
+/// `--max-memory`: exit 1). SIGPIPE is ignored (a write to a closed pipe fails with EPIPE instead, and is handled
+/// where it happens). Installed first thing in main.
+///
+/// One decision point: while the finished output is being put in place and reported (from `beginCommit` to
+/// `conclude`), a stop is held; `conclude` then removes the output and exits with it, so the result is either
+/// exit 0 with the complete output or the stop's status with none. After `conclude` the process has decided on
+/// exit 0 and stops are ignored. The phase moves by compare-and-swap, so a signal handler, the limits' watchdog
+/// thread and the committing thread agree on who ends the run. The ending path only reads preallocated memory and
+/// calls async-signal-safe functions (unlink, write, read, _exit).
+public enum SignalCleanup {
+    public static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM]
+
+    /// Stops that are not signals (above any signal number).
+    static let timeoutStop: Int32 = 1000, memoryStop: Int32 = 1001
+
+    private static let running: Int32 = 0, committing: Int32 = 1, decided: Int32 = 2, ending: Int32 = 3
+    private static let phase = Atomic<Int32>(0)
+    private static let held = Atomic<Int32>(0)   // the stop that arrived while committing
+    nonisolated(unsafe) private static var tempPath: UnsafeMutablePointer<CChar>? = nil
+    nonisolated(unsafe) private static var helper: Int32 = -1
+    nonisolated(unsafe) private static var finalPath: UnsafeMutablePointer<CChar>? = nil
+    nonisolated(unsafe) private static var timeoutLine: UnsafeMutablePointer<CChar>? = nil
+    nonisolated(unsafe) private static var memoryLine: UnsafeMutablePointer<CChar>? = nil
+    nonisolated(unsafe) private static var installed = false
+
+    public static func install() {
+        guard !installed else { return }
+        installed = true
+        signal(SIGPIPE, SIG_IGN)
+        let handler: @convention(c) (Int32) -> Void = { sig in SignalCleanup.stop(sig) }
+        for sig in handled {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = handler
+            sigemptyset(&action.sa_mask)
+            for other in handled { sigaddset(&action.sa_mask, other) }  // one handler at a time
+            action.sa_flags = 0
+            sigaction(sig, &action, nil)
+        }
+    }
+
+    /// The line a limit's stop says (made now: the ending path does not allocate).
+    static func setLine(_ line: String, for stop: Int32) {
+        if stop == timeoutStop { timeoutLine = strdup(line + "\n") } else if stop == memoryStop { memoryLine = strdup(line + "\n") }
+    }
+
+    /// Ends the run for `stop` (a signal number or a limit), or holds it while the output is being committed.
+    static func stop(_ stop: Int32) {
+        while true {
+            switch phase.load(ordering: .sequentiallyConsistent) {
+            case running:
+                guard phase.compareExchange(expected: running, desired: ending, ordering: .sequentiallyConsistent).exchanged else { continue }
+                end(stop, removingOutput: false)
+            case committing:
+                _ = held.compareExchange(expected: 0, desired: stop, ordering: .sequentiallyConsistent)
+                return
+            default:
+                return  // decided on exit 0, or another thread is already ending the run
+            }
+        }
+    }
+
+    private static func end(_ stop: Int32, removingOutput: Bool) -> Never {
+        if removingOutput { removeOutput() }
+        // A named temporary: removed here, or by the output helper when this process is gone.
+        if helper < 0, let p = tempPath { unlink(p) }
+        say(stop)
+        _exit(status(of: stop))
+    }
+
+    private static func status(of stop: Int32) -> Int32 {
+        switch stop {
+        case timeoutStop: ExitStatus.timedOut.rawValue
+        case memoryStop: ExitStatus.conversionFailed.rawValue
+        default: 128 + stop
+        }
+    }
+
+    /// The one line for `stop` (static or preallocated strings: no allocation here).
+    private static func say(_ stop: Int32) {
+        if let line = stop == timeoutStop ? timeoutLine : stop == memoryStop ? memoryLine : nil {
+            _ = write(2, line, strlen(line))
+            return
+        }
+        let msg: StaticString = switch stop {
+        case SIGINT: "sdrify: interrupted (SIGINT)\n"
+        case SIGTERM: "sdrify: terminated (SIGTERM)\n"
+        case SIGHUP: "sdrify: terminated (SIGHUP)\n"
+        case SIGQUIT: "sdrify: terminated (SIGQUIT)\n"
+        case SIGUSR1: "sdrify: terminated (SIGUSR1)\n"
+        case SIGUSR2: "sdrify: terminated (SIGUSR2)\n"
+        case SIGALRM: "sdrify: terminated (SIGALRM)\n"
+        default: "sdrify: terminated by a signal\n"
+        }
+        _ = write(2, msg.utf8Start, msg.utf8CodeUnitCount)
+    }
+
+    static func register(temp: String?, helper socket: Int32) {
+        tempPath = temp.map { strdup($0) }
+        helper = socket
+    }
+    static func unregister() { tempPath = nil }
+
+    static func beginCommit(_ output: String) {
+        finalPath = strdup(output)
+        // Another thread already ending the run (a limit, a signal) exits in a moment: the output must not appear.
+        guard phase.compareExchange(expected: running, desired: committing, ordering: .sequentiallyConsistent).exchanged else {
+            while true { pause() }
+        }
+    }
+
+    static func abandonCommit() {
+        phase.store(running, ordering: .sequentiallyConsistent)
+        let stop = held.exchange(0, ordering: .sequentiallyConsistent)
+        if stop != 0 { SignalCleanup.stop(stop) }
+    }
+
+    /// Ends the window opened by a commit: with a stop held, the output is removed and the process exits with it;
+    /// otherwise exit 0 is decided and later stops are ignored.
+    public static func conclude() {
+        guard installed, phase.compareExchange(expected: committing, desired: decided, ordering: .sequentiallyConsistent).exchanged else { return }
+        deliverHeld()
+    }
+
+    /// Within the commit window: a stop held so far is delivered now (the output removed, its exit status).
+    public static func checkpoint() {
+        guard installed, phase.load(ordering: .sequentiallyConsistent) == committing else { return }
+        deliverHeld()
+    }
+
+    /// Undoes a committed output before a failing exit (the report that goes with it could not be written).
+    public static func revokeOutput() {
+        if phase.load(ordering: .sequentiallyConsistent) != running { removeOutput() }
+    }
+
+    private static func removeOutput() {
+        if helper >= 0 { _ = sdrify_output_helper_request(helper, CChar(UInt8(ascii: "R"))) }
+        else if let p = finalPath { unlink(p) }
+    }
+
+    private static func deliverHeld() {
+        let stop = held.load(ordering: .sequentiallyConsistent)
+        guard stop != 0 else { return }
+        end(stop, removingOutput: true)
+    }
+}
