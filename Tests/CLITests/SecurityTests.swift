@@ -30,7 +30,7 @@ final class SecurityTests: CLITestCase {
         let probe = try Support.sdrify("probe", file("a.mp4"), "--json")
         XCTAssertEqual(probe.status, 0, probe.stderr)
         XCTAssertEqual(try json(probe)["sandbox"] as? String, "on")
-        let compose = try Support.sdrify("compose", input, "color:#204080:0.5", "--transition", "fade:0.3", "--output", file("c.mp4"), "--json")
+        let compose = try Support.sdrify("compose", input, "color:#204080:1", "--transition", "fade:0.3", "--output", file("c.mp4"), "--json")
         XCTAssertEqual(compose.status, 0, compose.stderr)
         XCTAssertEqual(try json(compose)["sandbox"] as? String, "on")
         let off = try Support.sdrify(input, file("b.mp4"), "--json", "--no-sandbox")

@@ -57,7 +57,7 @@ final class SandboxTests: XCTestCase {
         Sandbox.requested = true
         Sandbox.enter()
         XCTAssertEqual(Sandbox.status, .on)
-        func say(_ finding: String) { print("sandbox: \(finding)"); fflush(stdout) }
+        func say(_ finding: String) { let line = "sandbox: \(finding)\n"; _ = write(1, line, line.utf8.count) }
         func refused(_ result: Int32, _ finding: String, file: StaticString = #filePath, line: UInt = #line) {
             let err = errno
             XCTAssertEqual(result, -1, finding, file: file, line: line)

@@ -188,7 +188,7 @@ public final class OverlayStage: @unchecked Sendable {
         let stickers: [VideoLayer] = try spec.stickers.enumerated().map { i, s in
             let pictures: [RGBAImage]
             do { pictures = try StickerImages.load(s.image) } catch let e as SDRifyError {
-                throw SDRifyError.usage("\(e.message) (sticker \(i + 1))")
+                throw SDRifyError(e.status, "\(e.message) (sticker \(i + 1))")
             }
             return StickerLayer(spec: s, pictures: pictures, frameWidth: frameWidth, frameHeight: frameHeight)
         }

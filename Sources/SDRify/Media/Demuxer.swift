@@ -26,6 +26,7 @@ final class Demuxer {
     let audioStreamIndex: Int?
     /// The codec of the audio track FFmpeg ranks first when it cannot be decoded here (then not kept).
     let undecodableAudio: String?
+    private var videoPacketsRead = 0   // for --max-duration on streams without times
 
     init(path: String) throws {
         self.path = path
@@ -107,8 +108,12 @@ final class Demuxer {
             throw SDRifyError.invalidInput("\(path): damaged or truncated input (\(ffErrorString(r)))")
         }
         // --max-duration binds inputs whose headers do not say (or understate) how long they are.
-        if Limits.current.maxDuration != nil, packet.streamIndex == videoStreamIndex, let pts = packet.pts {
-            try Limits.checkDuration(Double(pts - videoStartTicks) * videoTimeBase.seconds, of: path, running: true)
+        // A raw stream's packets carry no times: their count at the frame rate stands in.
+        if Limits.current.maxDuration != nil, packet.streamIndex == videoStreamIndex {
+            videoPacketsRead += 1
+            let seconds = packet.pts.map { Double($0 - videoStartTicks) * videoTimeBase.seconds }
+                ?? Double(videoPacketsRead - 1) / videoFrameRate.seconds
+            try Limits.checkDuration(seconds, of: path, running: true)
         }
         return true
     }
