@@ -46,29 +46,12 @@ static void refuse(program *p, long nr, int err) {
     emit(p, RET_ERRNO(err));
 }
 
-// The call numbered `nr` fails with EPERM when its argument `arg` has any bit of `mask`.
-static void refuse_if_any(program *p, long nr, int arg, unsigned mask) {
+// The call numbered `nr` fails with EPERM when its argument `arg` passes `test` against `k` (BPF_JSET: has any
+// bit of k; BPF_JEQ: equals k), or with `unless`, when it does not.
+static void refuse_when(program *p, long nr, int arg, unsigned test, unsigned k, int unless) {
     emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 3));
     emit(p, LOAD(ARG_LOW(arg)));
-    emit(p, JUMP(BPF_JMP | BPF_JSET | BPF_K, mask, 0, 1));
-    emit(p, RET_ERRNO(EPERM));
-    emit(p, LOAD(NR));
-}
-
-// The call numbered `nr` fails with EPERM unless its argument `arg` has a bit of `mask`.
-static void refuse_unless_any(program *p, long nr, int arg, unsigned mask) {
-    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 3));
-    emit(p, LOAD(ARG_LOW(arg)));
-    emit(p, JUMP(BPF_JMP | BPF_JSET | BPF_K, mask, 1, 0));
-    emit(p, RET_ERRNO(EPERM));
-    emit(p, LOAD(NR));
-}
-
-// The call numbered `nr` fails with EPERM when its argument `arg` equals `value` (or, with `unless`, when not).
-static void refuse_if_equal(program *p, long nr, int arg, unsigned value, int unless) {
-    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 3));
-    emit(p, LOAD(ARG_LOW(arg)));
-    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, value, unless ? 1 : 0, unless ? 0 : 1));
+    emit(p, JUMP(BPF_JMP | test | BPF_K, k, unless ? 1 : 0, unless ? 0 : 1));
     emit(p, RET_ERRNO(EPERM));
     emit(p, LOAD(NR));
 }
@@ -89,7 +72,7 @@ static void build(program *p, unsigned self) {
 
     // No new processes; threads only (the pipeline's and the codecs'). clone3 passes its flags in memory the
     // filter cannot read, so it reports itself missing and glibc falls back to clone, whose flags it can.
-    refuse_unless_any(p, __NR_clone, 0, CLONE_THREAD);
+    refuse_when(p, __NR_clone, 0, BPF_JSET, CLONE_THREAD, 1);
     refuse(p, __NR_clone3, ENOSYS);
 #ifdef __NR_fork
     refuse(p, __NR_fork, EPERM);
@@ -110,10 +93,10 @@ static void build(program *p, unsigned self) {
     // uses openat.
     const unsigned writing = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC;
 #ifdef __NR_open
-    refuse_if_any(p, __NR_open, 1, writing);
+    refuse_when(p, __NR_open, 1, BPF_JSET, writing, 0);
     refuse(p, __NR_creat, EPERM);
 #endif
-    refuse_if_any(p, __NR_openat, 2, writing);
+    refuse_when(p, __NR_openat, 2, BPF_JSET, writing, 0);
     refuse(p, __NR_openat2, ENOSYS);
     refuse(p, __NR_open_by_handle_at, EPERM);  // opens by inode, around directory permissions
 
@@ -148,14 +131,14 @@ static void build(program *p, unsigned self) {
     for (size_t i = 0; i < sizeof reach / sizeof reach[0]; i++) refuse(p, reach[i], EPERM);
 
     // Signals to this process only (glibc's raise and pthread_kill name it); no other process is signalled.
-    refuse_if_equal(p, __NR_kill, 0, self, 1);
-    refuse_if_equal(p, __NR_tgkill, 0, self, 1);
-    refuse_if_equal(p, __NR_rt_sigqueueinfo, 0, self, 1);
-    refuse_if_equal(p, __NR_rt_tgsigqueueinfo, 0, self, 1);
+    refuse_when(p, __NR_kill, 0, BPF_JEQ, self, 1);
+    refuse_when(p, __NR_tgkill, 0, BPF_JEQ, self, 1);
+    refuse_when(p, __NR_rt_sigqueueinfo, 0, BPF_JEQ, self, 1);
+    refuse_when(p, __NR_rt_tgsigqueueinfo, 0, BPF_JEQ, self, 1);
 
     // No typing into the terminal sdrify was started from (TIOCSTI pushes input to whatever reads it next).
-    refuse_if_equal(p, __NR_ioctl, 1, TIOCSTI, 0);
-    refuse_if_equal(p, __NR_ioctl, 1, TIOCLINUX, 0);
+    refuse_when(p, __NR_ioctl, 1, BPF_JEQ, TIOCSTI, 0);
+    refuse_when(p, __NR_ioctl, 1, BPF_JEQ, TIOCLINUX, 0);
 
     // Privileges cannot be gained: no_new_privs (set below) makes set-user-ID programs and file capabilities
     // inert, and the process holds none to begin with.
