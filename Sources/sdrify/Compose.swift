@@ -12,16 +12,18 @@ struct Compose: ParsableCommand {
 
     @Argument(help: ArgumentHelp("Clips in order.", valueName: "CLIP")) var clips: [String] = []
     @Option(help: ArgumentHelp("An edit description (JSON) instead of CLIP arguments.", valueName: "EDIT.json")) var timeline: String?
-    @Option(help: "Output file (.mp4, .m4v or .mov).") var output: String
+    @Option(name: [.short, .long], help: "Output file (.mp4, .m4v or .mov).") var output: String
     @Option(help: "Output frame rate (30, 29.97, 30000/1001); default: the first video clip's.") var fps: String?
     @Option(help: ArgumentHelp("Between every two clips: \(TransitionKind.allCases.map(\.rawValue).joined(separator: ", ")) (crossfade = fade); SECONDS default 0.5.",
                                valueName: "TYPE[:SECONDS]")) var transition: String = "none"
     @Option(help: "contain: whole picture on the background; cover: fill, centre cropped; stretch: fill, shape lost.") var fit: String = Fit.contain.rawValue
     @Option(help: ArgumentHelp("Behind contained clips: a colour, blur[:RADIUS] (the clip itself, blurred) or an image file (covering the frame).",
                                valueName: "#RRGGBB|blur|FILE")) var background: String = "#000000"
-    @Option(name: .customLong("image-duration"), help: "Seconds each image is shown.") var imageDuration: Double = 3
+    @Option(name: .customLong("image-duration"), parsing: .unconditional, help: ArgumentHelp("How long each image is shown (default 3 s).", valueName: "TIME"))
+    var imageTime: TimeArgument?
+    var imageDuration: Double { imageTime?.seconds ?? 3 }
     @Option(help: "Music mixed under the clips' own sound, looped or cut to the video.") var music: String?
-    @Option(name: .customLong("music-volume"), help: "Linear gain of the music (1 = as recorded).") var musicVolume: Double = 1
+    @Option(name: .customLong("music-volume"), parsing: .unconditional, help: "Linear gain of the music (1 = as recorded).") var musicVolume: Double = 1
     @Option(help: ArgumentHelp("Stickers and captions (JSON) on the output's clock.", valueName: "FILE.json")) var overlays: String?
     @OptionGroup var captionFlags: CaptionFlags
     @OptionGroup var encoding: EncodingFlags
@@ -55,6 +57,7 @@ struct Compose: ParsableCommand {
     }
 
     func run() throws {
+        FailureReport.identity = [("output", .string(output))]
         service.apply(enterNow: false)
         var spec = OutputSpec(path: output, preset: encoding.exportPreset)
         spec.fps = fps.flatMap { FrameRate(parsing: $0) }
@@ -63,7 +66,7 @@ struct Compose: ParsableCommand {
         spec.imageDuration = imageDuration
         spec.overwrite = encoding.overwrite
         spec.crf = encoding.crf
-        spec.encoderPreset = encoding.x264Preset
+        spec.encoderPreset = encoding.encoderPreset
         spec.threads = encoding.threads
         spec.toneMap = encoding.toneMap
         spec.tolerateErrors = encoding.tolerateErrors
@@ -86,7 +89,7 @@ struct Compose: ParsableCommand {
         if let overlays, edit.overlays.isEmpty { edit.overlays = try OverlaySpec.load(jsonFile: overlays) }
         edit.overlays.captions += captionFlags.tracks
         let described = edit
-        try Job(encoding, output: described.output.path, overwrite: described.output.overwrite, identity: [("output", .string(output))]).run { warn, report in
+        try Job(encoding, output: described.output.path, overwrite: described.output.overwrite).run { warn, report in
             let result = try Composer.run(described, clipName: name, warn: warn, progress: report)
             return (result.json, result.decodeErrors,
                     "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames, \(result.clips.count) clips)")

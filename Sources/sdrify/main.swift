@@ -25,85 +25,47 @@ func log(_ line: String) {
     writeAll(2, line + "\n")
 }
 
-/// The single `sdrify:` line for a failure, then the exit status.
+/// The single `sdrify:` line for a failure (and under `--json` the error object on stdout), then the exit status.
 func fail(_ message: String, _ status: Int32) -> Never {
     let oneLine = message.split(whereSeparator: \.isNewline).map(String.init).joined(separator: "; ")
     OutputReservation.release()
+    if FailureReport.json { writeAll(1, FailureReport.serialize(FailureReport.object(error: oneLine, status: status))) }
     log("sdrify: \(oneLine)")
     exit(status)
 }
 
 struct SDRifyCommand: ParsableCommand {
+    static let usage = """
+        sdrify IN OUT [--preset NAME] [options]
+          sdrify convert IN... --output-dir DIR [--name PATTERN] [--skip-existing] [--jobs N] [options]
+          sdrify <subcommand> [options]
+        """
+    static let examples = """
+        EXAMPLES:
+          sdrify IMG_0042.MOV out.mp4 --preset 960x540
+          sdrify convert ~/Videos/*.MOV --output-dir sdr/ --skip-existing --jobs 2
+          sdrify compose a.mov b.mp4 photo.jpg -o film.mp4 --transition fade --music song.m4a
+
+        EXIT STATUS:
+          0 done; 1 conversion failed or --max-memory; 2 damaged input; 3 unsupported input or a limit;
+          4 output problem; 64 usage; 124 --timeout; 128+n signal n. A batch exits with its worst (highest) status.
+        """
+
     static let configuration = CommandConfiguration(
         commandName: "sdrify",
         abstract: "Turn phone HDR video into SDR H.264 MP4 that plays correctly everywhere.",
+        usage: usage,
+        discussion: "Every clip comes out upright, tone mapped to BT.709 SDR, H.264/AAC in a fast-start MP4.\n\n" + examples,
+        version: SDRifyVersion.report,
         subcommands: [Convert.self, Compose.self, Captions.self, Probe.self, Presets.self],
         defaultSubcommand: Convert.self)
-}
 
-struct Convert: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Convert a video to upright BT.709 SDR H.264/AAC MP4 (the default command).")
-
-    @Argument(help: "Input video file.") var input: String
-    @Argument(help: "Output file (.mp4, .m4v or .mov).") var output: String
-    @OptionGroup var encoding: EncodingFlags
-    @Option(help: "Start the output this many seconds into the input (frame-accurate).") var start: Double?
-    @Option(help: "Make the output this many seconds long.") var duration: Double?
-    @Flag(name: .customLong("keep-location"), help: "Keep GPS location metadata (dropped by default).") var keepLocation = false
-    @Flag(name: .customLong("no-chapters"), help: "Drop the input's chapters (kept by default, retimed by --start/--duration).") var noChapters = false
-    @Flag(name: .customLong("no-subtitles"), help: "Drop the input's subtitle tracks (text ones are kept by default, retimed).") var noSubtitles = false
-    @Option(help: ArgumentHelp("Stickers described in a JSON file (see README).", valueName: "FILE.json")) var overlays: String?
-    @Option(help: ArgumentHelp("A sticker: FILE@X,Y[,WxH][,START-END]; X, Y, W, H in pixels or percent.", valueName: "SPEC"))
-    var sticker: [String] = []
-    @OptionGroup var captionFlags: CaptionFlags
-    @Option(help: ArgumentHelp("Add a soft subtitle track (mov_text) from a caption file, with its ISO 639-2 language (repeatable).",
-                               valueName: "FILE[:LANG]")) var subtitles: [String] = []
-    @Option(help: ArgumentHelp("Behind a letterboxed picture, and the picture of an audio-only input: a colour, blur[:RADIUS] or an image file.",
-                               valueName: "#RRGGBB|blur|FILE")) var background: String?
-    @OptionGroup var service: ServiceFlags
-
-    func validate() throws {
-        if let start, !(start >= 0 && start.isFinite) { throw ValidationError("--start must be 0 or more seconds") }
-        if let duration, !(duration > 0 && duration.isFinite) { throw ValidationError("--duration must be more than 0 seconds") }
-        if let background { try checkBackground(background) }
-        for entry in subtitles {
-            let (file, _) = Convert.subtitleEntry(entry)
-            guard FileManager.default.isReadableFile(atPath: file) else { throw ValidationError("--subtitles: cannot read \(file)") }
-        }
-    }
-
-    /// `FILE[:LANG]`: a two- or three-letter suffix after the last colon is the language.
-    static func subtitleEntry(_ text: String) -> (file: String, language: String?) {
-        if let colon = text.lastIndex(of: ":") {
-            let lang = text[text.index(after: colon)...]
-            if (2...3).contains(lang.count), lang.allSatisfy({ $0.isASCII && $0.isLetter }) { return (String(text[..<colon]), lang.lowercased()) }
-        }
-        return (text, nil)
-    }
-
-    func run() throws {
-        service.apply(enterNow: false)
-        var options = ConvertOptions(input: input, output: output, preset: encoding.exportPreset)
-        options.overwrite = encoding.overwrite
-        options.crf = encoding.crf
-        options.encoderPreset = encoding.x264Preset
-        options.start = start
-        options.duration = duration
-        options.keepLocation = keepLocation
-        options.keepChapters = !noChapters
-        options.keepSubtitles = !noSubtitles
-        if let overlays { options.overlays = try OverlaySpec.load(jsonFile: overlays) }
-        options.overlays.stickers += try sticker.map { try OverlaySpec.sticker(shorthand: $0) }
-        options.overlays.captions += captionFlags.tracks
-        if let background { options.background = Background(argument: background)! }
-        options.subtitles = subtitles.map(Convert.subtitleEntry)
-        options.threads = encoding.threads
-        options.toneMap = encoding.toneMap
-        options.tolerateErrors = encoding.tolerateErrors
-        try Job(encoding, output: output, overwrite: encoding.overwrite, identity: [("input", .string(input)), ("output", .string(output))]).run { warn, report in
-            let result = try Transcoder.run(options, warn: warn, progress: report)
-            return (result.json, result.decodeErrors, "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames)")
-        }
+    /// `sdrify --help` and bare `sdrify`: the main form first, then examples, then the commands.
+    static var leadingHelp: String {
+        let generated = helpMessage()
+        let rest = generated.range(of: "\nOPTIONS:").map { String(generated[$0.lowerBound...]) } ?? generated
+        let aligned = usage.replacingOccurrences(of: "\n  ", with: "\n       ")  // under "USAGE: "
+        return "USAGE: " + aligned + "\n\n" + configuration.abstract + "\n\n" + examples + "\n" + rest
     }
 }
 
@@ -117,9 +79,11 @@ struct CaptionFlags: ParsableArguments {
     @Option(name: .customLong("caption-margin"), help: ArgumentHelp("Distance from the edge: a percentage of the short edge or pixels (default 5%).", valueName: "SIZE"))
     var margin: String?
     @Option(name: .customLong("caption-color"), help: ArgumentHelp("Text colour.", valueName: "#RRGGBB")) var color: String?
-    @Option(name: .customLong("caption-outline"), help: ArgumentHelp("Outline width in pixels (0: none).", valueName: "PIXELS")) var outline: Double?
-    @Option(name: .customLong("captions-offset"), help: ArgumentHelp("Seconds added to every caption time (negative: earlier).", valueName: "SECONDS"))
-    var offset: Double = 0
+    @Option(name: .customLong("caption-outline"), parsing: .unconditional, help: ArgumentHelp("Outline width in pixels (0: none).", valueName: "PIXELS"))
+    var outline: Double?
+    @Option(name: .customLong("captions-offset"), parsing: .unconditional, help: ArgumentHelp("Time added to every caption (negative: earlier).", valueName: "TIME"))
+    var offsetTime: TimeArgument?
+    var offset: Double { offsetTime?.seconds ?? 0 }
 
     var style: CaptionStyle {
         var s = CaptionStyle()
@@ -144,20 +108,22 @@ struct CaptionFlags: ParsableArguments {
         if let position, CaptionStyle.Position(rawValue: position) == nil { throw ValidationError("--caption-position must be bottom, top or center") }
         if let color, RGBColor(hex: color) == nil { throw ValidationError("--caption-color must be a colour like #RRGGBB") }
         if let outline, !(outline >= 0 && outline.isFinite) { throw ValidationError("--caption-outline must be 0 or more pixels") }
-        if !offset.isFinite { throw ValidationError("--captions-offset must be a number of seconds") }
     }
 }
 
 /// Containment and limits for services (README "Running sdrify in a service"). Every command that reads media has them.
 struct ServiceFlags: ParsableArguments {
     @Flag(name: .customLong("no-sandbox"), help: "Run without the sandbox (for debugging only: see README).") var noSandbox = false
-    @Option(name: .customLong("max-pixels"), help: ArgumentHelp("Refuse pictures larger than this many pixels (exit 3).", valueName: "N"))
+    @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: ArgumentHelp("Refuse pictures larger than this many pixels (exit 3).", valueName: "N"))
     var maxPixels: Int?
-    @Option(name: .customLong("max-duration"), help: ArgumentHelp("Refuse inputs longer than this (exit 3).", valueName: "SECONDS"))
-    var maxDuration: Double?
+    @Option(name: .customLong("max-duration"), parsing: .unconditional, help: ArgumentHelp("Refuse inputs longer than this (exit 3).", valueName: "TIME"))
+    var maxDurationTime: TimeArgument?
+    var maxDuration: Double? { maxDurationTime?.seconds }
     @Option(name: .customLong("max-memory"), help: ArgumentHelp("Stop (exit 1, no output) if memory use passes this (e.g. 800M, 2G).", valueName: "BYTES"))
     var maxMemory: String?
-    @Option(help: ArgumentHelp("Stop (exit 124, no output) after this much wall-clock time.", valueName: "SECONDS")) var timeout: Double?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop (exit 124, no output) after this much wall-clock time.", valueName: "TIME"))
+    var timeoutTime: TimeArgument?
+    var timeout: Double? { timeoutTime?.seconds }
 
     func validate() throws {
         if let maxPixels, maxPixels <= 0 { throw ValidationError("--max-pixels must be more than 0") }
@@ -214,11 +180,10 @@ struct Job {
     let json: Bool
     let quiet: Bool
     let progress: String?
-    let identity: [(String, JSONValue)]   // what the failure report names
     let output: (path: String, overwrite: Bool)
 
-    init(_ flags: EncodingFlags, output: String, overwrite: Bool, identity: [(String, JSONValue)]) {
-        json = flags.json; quiet = flags.quiet; progress = flags.progress; self.identity = identity
+    init(_ flags: EncodingFlags, output: String, overwrite: Bool) {
+        json = flags.json; quiet = flags.quiet; progress = flags.progress
         self.output = (output, overwrite)
     }
 
@@ -236,6 +201,7 @@ struct Job {
         reporter.warn = warn
         do {
             try ServiceFlags.beginOutput(path: output.path, overwrite: output.overwrite)
+            FailureReport.prepareStops()  // the sandbox's state is known now
             let (report, concealed, summary) = try body(warn, reporter.report)
             if concealed > 0 { warn("concealed \(concealed) decode errors") }
             // The output is in place; until `conclude`, a signal is held and undoes it (one decision point).
@@ -243,8 +209,9 @@ struct Job {
             if json, case .object(var fields) = report {
                 fields.append(("warnings", .array(warnings.all.map { .string($0) })))
                 fields.append(("sandbox", .string(Sandbox.description)))
+                fields += [("status", .string("converted")), ("exit_code", .int(0))]
                 // The report is part of the result: if it cannot be written, the conversion has failed (exit 4).
-                guard writeAll(1, JSONValue.object(fields).serialized(pretty: true) + "\n") else {
+                guard writeAll(1, FailureReport.serialize(.object(fields))) else {
                     SignalCleanup.revokeOutput()
                     fail("stdout: cannot write the JSON report (\(String(cString: strerror(errno)))); the output was removed",
                          ExitStatus.outputProblem.rawValue)
@@ -252,14 +219,9 @@ struct Job {
             }
             SignalCleanup.conclude()
             if !quiet, !json { log(summary) }
-        } catch let e as SDRifyError {
+        } catch {
             reporter.clearBar()
-            if json {
-                writeAll(1, JSONValue.object(identity + [("error", .string(e.message)), ("exit_code", .int(Int64(e.status.rawValue))),
-                                                         ("sandbox", .string(Sandbox.description))])
-                    .serialized(pretty: true) + "\n")
-            }
-            throw e
+            throw error  // reported (as JSON too, under --json) by `fail`
         }
     }
 }
@@ -269,13 +231,15 @@ struct EncodingFlags: ParsableArguments {
     @Option(help: "Export preset (see `sdrify presets`).") var preset: String = ExportPreset.defaultName
     @Option(help: "Tone-mapping operator for HDR input: auto follows each scene's light; fixed curves: \(ToneMapOperator.allCases.filter { $0 != .auto }.map(\.rawValue).joined(separator: ", ")).")
     var tonemap: String = ToneMapOperator.default.rawValue
-    @Flag(help: "Replace an existing output file.") var overwrite = false
-    @Flag(help: "Print a JSON report on stdout when done.") var json = false
-    @Option(help: "x264 constant rate factor (0–51); default from the preset.") var crf: Int?
-    @Option(name: .customLong("x264-preset"), help: "x264/x265 speed preset (ultrafast … veryslow); default from the preset.")
-    var x264Preset: String?
-    @Option(help: "Thread budget shared by decoders and encoder, for running several at once (1: one thread in all; 0 = automatic).") var threads: Int = 0
-    @Flag(help: "Print nothing but the error line.") var quiet = false
+    @Flag(name: [.customShort("y"), .long], help: "Replace an existing output file.") var overwrite = false
+    @Flag(help: "Print a JSON report on stdout when done (and the error object when not).") var json = false
+    @Option(parsing: .unconditional, help: "Constant rate factor of the preset's encoder, x264 (H.264) or x265 (HEVC): 0–51, lower is better; default from the preset.")
+    var crf: Int?
+    @Option(name: [.customLong("encoder-preset"), .customLong("x264-preset")],
+            help: "Speed preset of the preset's encoder, x264 (H.264) or x265 (HEVC): ultrafast … veryslow; default from the preset. --x264-preset is the old name.")
+    var encoderPreset: String?
+    @Option(parsing: .unconditional, help: "Thread budget shared by decoders and encoder, for running several at once (1: one thread in all; 0 = automatic).") var threads: Int = 0
+    @Flag(name: [.short, .long], help: "Print nothing but the error line.") var quiet = false
     @Flag(name: .customLong("tolerate-errors"), help: "Conceal decode errors and continue (they are counted) instead of failing.")
     var tolerateErrors = false
     @Option(help: ArgumentHelp("Write ffmpeg-style key=value progress blocks to a file descriptor, or - for stdout.", valueName: "FD|-"))
@@ -295,10 +259,12 @@ struct EncodingFlags: ParsableArguments {
         if let crf, !codec.crfRange.contains(crf) {
             throw ValidationError("--crf must be between \(codec.crfRange.lowerBound) and \(codec.crfRange.upperBound)")
         }
-        if let x264Preset, !codec.speedPresets.contains(x264Preset) {
-            throw ValidationError("--x264-preset must be one of \(codec.speedPresets.joined(separator: ", "))")
+        if let encoderPreset, !codec.speedPresets.contains(encoderPreset) {
+            throw ValidationError("--encoder-preset must be one of \(codec.speedPresets.joined(separator: ", ")) (\(codec.shortName))")
         }
         guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
+        // stdout carries the JSON report alone, so it stays parseable.
+        if progress == "-", json { throw ValidationError("--progress - and --json both write to stdout: give --progress a file descriptor (e.g. --progress 2)") }
         if let progress, progress != "-" {
             guard let fd = Int32(progress), fd >= 0 else { throw ValidationError("--progress takes a file descriptor number or -") }
             guard fcntl(fd, F_GETFD) != -1 else { throw ValidationError("--progress: file descriptor \(fd) is not open") }
@@ -365,10 +331,16 @@ struct Probe: ParsableCommand {
     @Flag(help: "Print JSON (ffprobe's key names) instead of a summary.") var json = false
     @Flag(name: .customLong("timed-metadata"), help: "Print the timed-metadata samples as JSON Lines: t, duration, track, key, value.")
     var timedMetadata = false
-    @Option(help: "With --timed-metadata: only this track (its index).") var track: Int?
+    @Option(parsing: .unconditional, help: "With --timed-metadata: only this track (its index).") var track: Int?
     @OptionGroup var service: ServiceFlags
 
+    func validate() throws {
+        if let track, track < 0 { throw ValidationError("--track must be 0 or more") }
+    }
+
     func run() throws {
+        FailureReport.json = json
+        FailureReport.identity = [("input", .string(input))]
         service.apply(enterNow: true)
         if timedMetadata {
             let text = try TimedMetadata.lines(path: input, track: track).map { $0.serialized(pretty: false) + "\n" }.joined()
@@ -397,12 +369,16 @@ struct Captions: ParsableCommand {
     @Argument(help: "Input captions (SRT, WebVTT, ASS/SSA, TTML/iTT or SCC).") var input: String
     @Argument(help: "Output captions: .srt, .vtt, .ass, .ttml, .itt or .scc.") var output: String
     @Flag(help: "Repair what the output format cannot hold, saying what changed.") var fix = false
-    @Option(help: ArgumentHelp("Seconds added to every caption time.", valueName: "SECONDS")) var offset: Double = 0
-    @Flag(help: "Replace an existing output file.") var overwrite = false
-    @Flag(help: "Print nothing but the error line.") var quiet = false
+    @Option(parsing: .unconditional, help: ArgumentHelp("Time added to every caption (negative: earlier).", valueName: "TIME"))
+    var offsetTime: TimeArgument?
+    @Flag(name: [.customShort("y"), .long], help: "Replace an existing output file.") var overwrite = false
+    @Flag(name: [.short, .long], help: "Print nothing but the error line.") var quiet = false
     @OptionGroup var service: ServiceFlags
 
+    var offset: Double { offsetTime?.seconds ?? 0 }
+
     func run() throws {
+        FailureReport.json = false  // it has no report to give
         service.apply(enterNow: false)
         try ServiceFlags.beginOutput(path: output, overwrite: overwrite)
         let result = try CaptionConversion.run(input: input, output: output, fix: fix, offset: offset, overwrite: overwrite)
@@ -444,11 +420,53 @@ struct Presets: ParsableCommand {
     }
 }
 
+/// A first word that is no file but close to a command's name is a typo of it ("prob" for "probe"), not an input.
+func misspelledCommand(_ word: String) -> String? {
+    guard !word.isEmpty, !word.hasPrefix("-"), !word.contains("."), !word.contains("/"),
+          !FileManager.default.fileExists(atPath: word) else { return nil }
+    let names = SDRifyCommand.configuration.subcommands.map { $0._commandName }
+    guard !names.contains(word) else { return nil }
+    let typed = Array(word.lowercased())
+    let closest = names.map { ($0, editDistance(typed, Array($0))) }.min { $0.1 < $1.1 }!
+    return closest.1 <= max(1, closest.0.count / 3) ? closest.0 : nil
+}
+
+/// Levenshtein distance: the fewest single-character insertions, deletions and substitutions from a to b.
+func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+    var row = Array(0...b.count)
+    for (i, ca) in a.enumerated() {
+        var diagonal = row[0]
+        row[0] = i + 1
+        for (j, cb) in b.enumerated() {
+            let above = row[j + 1]
+            row[j + 1] = min(above + 1, row[j] + 1, diagonal + (ca == cb ? 0 : 1))
+            diagonal = above
+        }
+    }
+    return row[b.count]
+}
+
 SignalCleanup.install()  // before anything else, so a signal at any moment ends the run cleanly
 MemoryPolicy.install()
 silenceFFmpegLogging()
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.isEmpty {  // bare `sdrify`: how to use it, not a complaint about a missing input
+    writeAll(2, SDRifyCommand.leadingHelp + "\n")
+    exit(ExitStatus.usage.rawValue)
+}
+if arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
+    print(SDRifyCommand.leadingHelp)
+    exit(0)
+}
+if arguments == ["--version"] || arguments == ["-V"] || arguments == ["version"] {
+    print(SDRifyVersion.report)
+    exit(0)
+}
+if let first = arguments.first, let command = misspelledCommand(first) {
+    fail("unknown command '\(first)'; did you mean '\(command)'? (see sdrify --help)", ExitStatus.usage.rawValue)
+}
 do {
-    var command = try SDRifyCommand.parseAsRoot()
+    var command = try SDRifyCommand.parseAsRoot(arguments)
     try command.run()
 } catch let error as SDRifyError {
     fail(error.message, error.status.rawValue)

@@ -252,3 +252,9 @@ enum ASSScript {
         return String(format: "%d:%02d:%02d.%02d", cs / 360000, cs / 6000 % 60, cs / 100 % 60, cs % 100)
     }
 }
+
+/// The libass version this process runs with (for `--version`): its number is written in hex digits, 0xMmmpp000.
+public func libassVersion() -> String {
+    let v = UInt32(bitPattern: ass_library_version())
+    return "\(String(v >> 28, radix: 16)).\(String((v >> 20) & 0xFF, radix: 16)).\(String((v >> 12) & 0xFF, radix: 16))"
+}

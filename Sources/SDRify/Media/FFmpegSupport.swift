@@ -75,3 +75,11 @@ func planeArrays(_ f: UnsafeMutablePointer<AVFrame>) -> (data: [UnsafeMutablePoi
 extension AVRational {
     var double: Double { den == 0 ? 0 : Double(num) / Double(den) }
 }
+
+/// The FFmpeg release and library versions this process runs with (for `--version`).
+public func ffmpegVersions() -> [(name: String, version: String)] {
+    func triple(_ v: UInt32) -> String { "\(v >> 16).\((v >> 8) & 0xFF).\(v & 0xFF)" }
+    return [("FFmpeg", String(cString: av_version_info())), ("libavformat", triple(avformat_version())),
+            ("libavcodec", triple(avcodec_version())), ("libavutil", triple(avutil_version())),
+            ("libswscale", triple(swscale_version())), ("libswresample", triple(swresample_version()))]
+}

@@ -31,6 +31,15 @@ public enum SignalCleanup {
     nonisolated(unsafe) private static var timeoutLine: UnsafeMutablePointer<CChar>? = nil
     nonisolated(unsafe) private static var memoryLine: UnsafeMutablePointer<CChar>? = nil
     nonisolated(unsafe) private static var installed = false
+    /// Under `--json`, the error object each stop prints on stdout, by stop (signal number, or 64/65 for the limits).
+    private static let jsonSlots = 66
+    nonisolated(unsafe) private static let jsonReports: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
+        let p = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: jsonSlots)
+        p.initialize(repeating: nil, count: jsonSlots)
+        return p
+    }()
+    nonisolated(unsafe) private static var jsonMaker: ((String, Int32) -> String)? = nil
+    nonisolated(unsafe) private static var limitText: [Int32: String] = [:]
 
     public static func install() {
         guard !installed else { return }
@@ -50,6 +59,23 @@ public enum SignalCleanup {
     /// The line a limit's stop says (made now: the ending path does not allocate).
     static func setLine(_ line: String, for stop: Int32) {
         if stop == timeoutStop { timeoutLine = strdup(line + "\n") } else if stop == memoryStop { memoryLine = strdup(line + "\n") }
+        limitText[stop] = line.hasPrefix("sdrify: ") ? String(line.dropFirst(8)) : line
+        if let jsonMaker { reportAsJSON(jsonMaker) }
+    }
+
+    /// Under `--json`: every stop also prints the error object `make(message, exit status)` on stdout. Made now,
+    /// because the ending path cannot allocate; called again whenever what the object says changes.
+    public static func reportAsJSON(_ make: @escaping (String, Int32) -> String) {
+        jsonMaker = make
+        for sig in handled { jsonReports[Int(sig)] = strdup(make(message(of: sig), 128 + sig)) }
+        for (stop, text) in limitText { jsonReports[slot(of: stop)] = strdup(make(text, status(of: stop))) }
+    }
+
+    private static func slot(of stop: Int32) -> Int { stop == timeoutStop ? 64 : stop == memoryStop ? 65 : Int(stop) }
+
+    private static func message(of sig: Int32) -> String {
+        let names = [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP", SIGQUIT: "SIGQUIT", SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2", SIGALRM: "SIGALRM"]
+        return sig == SIGINT ? "interrupted (SIGINT)" : "terminated (\(names[sig] ?? "signal \(sig)"))"
     }
 
     /// Ends the run for `stop` (a signal number or a limit), or holds it while the output is being committed.
@@ -86,6 +112,8 @@ public enum SignalCleanup {
 
     /// The one line for `stop` (static or preallocated strings: no allocation here).
     private static func say(_ stop: Int32) {
+        let slot = slot(of: stop)
+        if slot >= 0, slot < jsonSlots, let json = jsonReports[slot] { _ = write(1, json, strlen(json)) }
         if let line = stop == timeoutStop ? timeoutLine : stop == memoryStop ? memoryLine : nil {
             _ = write(2, line, strlen(line))
             return

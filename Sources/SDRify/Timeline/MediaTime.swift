@@ -80,3 +80,29 @@ public struct FrameRate: Equatable, Sendable, CustomStringConvertible {
     /// How many whole frames fit in `seconds`, to the nearest frame.
     public func frames(in seconds: Double) -> Int { Int((seconds * fps).rounded()) }
 }
+
+extension MediaTime {
+    /// A time as people type it: seconds ("90", "1.5", "-2") or `[HH:]MM:SS[.mmm]` ("1:30", "01:02:03.250").
+    /// Minutes and seconds after a colon are below 60. nil for anything else (NaN and infinity included).
+    public static func seconds(parsing text: String) -> Double? {
+        let t = text.trimmingCharacters(in: .whitespaces)
+        guard !t.isEmpty else { return nil }
+        let negative = t.hasPrefix("-")
+        let body = negative ? String(t.dropFirst()) : t
+        let parts = body.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard (1...3).contains(parts.count) else { return nil }
+        let digits: (String) -> Bool = { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
+        // The last part may have a fraction; the others are whole numbers.
+        let last = parts[parts.count - 1].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard last.count <= 2, digits(last[0]), last.count == 1 || digits(last[1]) else { return nil }
+        guard parts.dropLast().allSatisfy(digits), let s = Double(parts[parts.count - 1]) else { return nil }
+        var total = s
+        if parts.count >= 2 {
+            guard s < 60, let m = Double(parts[parts.count - 2]) else { return nil }
+            if parts.count == 3 { guard m < 60 else { return nil } }
+            total += m * 60
+        }
+        if parts.count == 3, let h = Double(parts[0]) { total += h * 3600 }
+        return negative ? -total : total
+    }
+}

@@ -150,3 +150,10 @@ final class ZimgGraph: @unchecked Sendable {
         }
     }
 }
+
+/// The zimg version this process runs with (for `--version`).
+public func zimgVersion() -> String {
+    var major: UInt32 = 0, minor: UInt32 = 0, micro: UInt32 = 0
+    zimg_get_version_info(&major, &minor, &micro)
+    return "\(major).\(minor).\(micro)"
+}

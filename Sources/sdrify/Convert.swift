@@ -1,0 +1,170 @@
+import ArgumentParser
+import Foundation
+import SDRify
+
+struct Convert: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Convert videos to upright BT.709 SDR H.264/AAC MP4 (the default command).",
+        usage: """
+        sdrify [convert] IN OUT [options]
+          sdrify [convert] IN -o OUT [options]
+          sdrify [convert] IN... --output-dir DIR [--name PATTERN] [--skip-existing] [--jobs N] [options]
+        """,
+        discussion: """
+        With --output-dir (or a folder as the last argument) every IN becomes DIR/PATTERN. Files run --jobs at a time, \
+        sharing the --threads budget; each is finished or not there at all, also when the batch is interrupted. With \
+        --json each file's report is one line (JSON Lines), then a summary line; the exit status is the worst \
+        (highest) of the files'.
+        """)
+
+    @Argument(help: ArgumentHelp("Input videos, then the output file unless -o or --output-dir names it.", valueName: "IN... OUT"))
+    var paths: [String] = []
+    @Option(name: [.short, .long], help: ArgumentHelp("Output file (.mp4, .m4v or .mov), for one input.", valueName: "OUT"))
+    var output: String?
+    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Write every input into this folder (made if missing).", valueName: "DIR"))
+    var outputDir: String?
+    @Option(help: ArgumentHelp("Output file name in --output-dir: {stem} (input name without extension), {name}, {ext}, {index}, {preset}.",
+                               valueName: "PATTERN")) var name: String = Batch.defaultPattern
+    @Flag(name: .customLong("skip-existing"), help: "Skip an input whose output is already there, complete (a file cut short is not skipped).")
+    var skipExisting = false
+    @Option(parsing: .unconditional, help: ArgumentHelp("Convert this many files side by side (they share the --threads budget).", valueName: "N"))
+    var jobs: Int = 1
+    @OptionGroup var encoding: EncodingFlags
+    @Option(parsing: .unconditional, help: ArgumentHelp("Start the output this far into the input (frame-accurate).", valueName: "TIME"))
+    var start: TimeArgument?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Make the output this long.", valueName: "TIME")) var duration: TimeArgument?
+    @Option(name: [.customLong("end"), .customLong("to")], parsing: .unconditional,
+            help: ArgumentHelp("End the output at this time of the input (instead of --duration).", valueName: "TIME"))
+    var end: TimeArgument?
+    @Flag(name: .customLong("keep-location"), help: "Keep GPS location metadata (dropped by default).") var keepLocation = false
+    @Flag(name: .customLong("no-chapters"), help: "Drop the input's chapters (kept by default, retimed by --start/--duration).") var noChapters = false
+    @Flag(name: .customLong("no-subtitles"), help: "Drop the input's subtitle tracks (text ones are kept by default, retimed).") var noSubtitles = false
+    @Option(help: ArgumentHelp("Stickers described in a JSON file (see README).", valueName: "FILE.json")) var overlays: String?
+    @Option(help: ArgumentHelp("A sticker: FILE@X,Y[,WxH][,START-END]; X, Y, W, H in pixels or percent.", valueName: "SPEC"))
+    var sticker: [String] = []
+    @OptionGroup var captionFlags: CaptionFlags
+    @Option(help: ArgumentHelp("Add a soft subtitle track (mov_text) from a caption file, with its ISO 639-2 language (repeatable).",
+                               valueName: "FILE[:LANG]")) var subtitles: [String] = []
+    @Option(help: ArgumentHelp("Behind a letterboxed picture, and the picture of an audio-only input: a colour, blur[:RADIUS] or an image file.",
+                               valueName: "#RRGGBB|blur|FILE")) var background: String?
+    @OptionGroup var service: ServiceFlags
+
+    /// The inputs and where each goes: one output file, or a folder with a name pattern.
+    enum Targets {
+        case single(input: String, output: String)
+        case folder(inputs: [String], directory: String)
+    }
+
+    var targets: Targets {
+        get throws {
+            if let outputDir {
+                guard output == nil else { throw ValidationError("give -o OUT or --output-dir DIR, not both") }
+                guard !paths.isEmpty else { throw ValidationError("no inputs: give IN... --output-dir DIR") }
+                return .folder(inputs: paths, directory: outputDir)
+            }
+            if let output {
+                guard paths.count == 1 else {
+                    throw ValidationError(paths.isEmpty ? "no input: give IN -o OUT" : "-o names one output; for several inputs use --output-dir DIR")
+                }
+                return .single(input: paths[0], output: output)
+            }
+            // `sdrify a.mov b.mov sdr/`: a last argument that is a folder is the output folder, as with cp.
+            if paths.count >= 2, let last = paths.last, last.hasSuffix("/") || isDirectory(last) {
+                return .folder(inputs: Array(paths.dropLast()), directory: last)
+            }
+            switch paths.count {
+            case 0: throw ValidationError("no input: give IN OUT (see sdrify --help)")
+            case 1: throw ValidationError("no output: give IN OUT, IN -o OUT, or IN... --output-dir DIR")
+            case 2: return .single(input: paths[0], output: paths[1])
+            default: throw ValidationError("\(paths.count) files given: for several inputs name the output folder with --output-dir DIR")
+            }
+        }
+    }
+
+    private func isDirectory(_ path: String) -> Bool {
+        var dir: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &dir) && dir.boolValue
+    }
+
+    /// The part of the input to convert, in input seconds.
+    var range: (start: Double?, duration: Double?) {
+        let from = start?.seconds
+        if let end { return (from, end.seconds - (from ?? 0)) }
+        return (from, duration?.seconds)
+    }
+
+    func validate() throws {
+        let targets = try targets
+        if case .single = targets, name != Batch.defaultPattern { throw ValidationError("--name applies to --output-dir only") }
+        if case .folder(let inputs, let directory) = targets { _ = try Batch.plan(inputs: inputs, directory: directory, pattern: name, preset: encoding.preset) }
+        guard (1...Batch.maxJobs).contains(jobs) else { throw ValidationError("--jobs must be from 1 to \(Batch.maxJobs)") }
+        if let start, !(start.seconds >= 0) { throw ValidationError("--start must be 0 or more seconds") }
+        if let duration, !(duration.seconds > 0) { throw ValidationError("--duration must be more than 0 seconds") }
+        if let end {
+            guard duration == nil else { throw ValidationError("give --duration or --end, not both") }
+            guard end.seconds > (start?.seconds ?? 0) else { throw ValidationError("--end must be after --start (and after 0)") }
+        }
+        if let background { try checkBackground(background) }
+        for entry in subtitles {
+            let (file, _) = Convert.subtitleEntry(entry)
+            guard FileManager.default.isReadableFile(atPath: file) else { throw ValidationError("--subtitles: cannot read \(file)") }
+        }
+    }
+
+    /// `FILE[:LANG]`: a two- or three-letter suffix after the last colon is the language.
+    static func subtitleEntry(_ text: String) -> (file: String, language: String?) {
+        if let colon = text.lastIndex(of: ":") {
+            let lang = text[text.index(after: colon)...]
+            if (2...3).contains(lang.count), lang.allSatisfy({ $0.isASCII && $0.isLetter }) { return (String(text[..<colon]), lang.lowercased()) }
+        }
+        return (text, nil)
+    }
+
+    func run() throws {
+        switch try targets {
+        case .single(let input, let output):
+            try convert(input: input, output: output, threads: encoding.threads)
+        case .folder(let inputs, let directory):
+            let plan = try Batch.plan(inputs: inputs, directory: directory, pattern: name, preset: encoding.preset)
+            if let item = Batch.Item.current {  // one file of a batch, in its own process
+                FailureReport.compact = true
+                try convert(input: plan[item.index].input, output: plan[item.index].output, threads: item.threads)
+            } else {
+                try Batch.run(plan, directory: directory, jobs: jobs, threads: encoding.threads, json: encoding.json, quiet: encoding.quiet)
+            }
+        }
+    }
+
+    private func convert(input: String, output: String, threads: Int) throws {
+        FailureReport.identity = [("input", .string(input)), ("output", .string(output))]
+        service.apply(enterNow: false)
+        if skipExisting, FinishedOutput.isComplete(path: output) {
+            if encoding.json {
+                writeAll(1, FailureReport.serialize(.object(FailureReport.identity + [("status", .string("skipped")), ("exit_code", .int(0))])))
+            } else if !encoding.quiet {
+                log("sdrify: skipped \(output) (already there, complete)")
+            }
+            return
+        }
+        var options = ConvertOptions(input: input, output: output, preset: encoding.exportPreset)
+        options.overwrite = encoding.overwrite
+        options.crf = encoding.crf
+        options.encoderPreset = encoding.encoderPreset
+        (options.start, options.duration) = range
+        options.keepLocation = keepLocation
+        options.keepChapters = !noChapters
+        options.keepSubtitles = !noSubtitles
+        if let overlays { options.overlays = try OverlaySpec.load(jsonFile: overlays) }
+        options.overlays.stickers += try sticker.map { try OverlaySpec.sticker(shorthand: $0) }
+        options.overlays.captions += captionFlags.tracks
+        if let background { options.background = Background(argument: background)! }
+        options.subtitles = subtitles.map(Convert.subtitleEntry)
+        options.threads = threads
+        options.toneMap = encoding.toneMap
+        options.tolerateErrors = encoding.tolerateErrors
+        try Job(encoding, output: output, overwrite: encoding.overwrite).run { warn, report in
+            let result = try Transcoder.run(options, warn: warn, progress: report)
+            return (result.json, result.decodeErrors, "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames)")
+        }
+    }
+}
