@@ -105,7 +105,7 @@ final class BatchRunner {
     private let json: Bool
 
     /// The signal that stopped the batch, and the live children a signal is passed on to (read by the handler).
-    nonisolated(unsafe) static let stopSignal = Atomic<Int32>(0)
+    static let stopSignal = Atomic<Int32>(0)
     nonisolated(unsafe) static let livePids: UnsafeMutablePointer<Atomic<Int32>> = {
         let p = UnsafeMutablePointer<Atomic<Int32>>.allocate(capacity: Batch.maxJobs)
         for i in 0..<Batch.maxJobs { (p + i).initialize(to: Atomic<Int32>(0)) }

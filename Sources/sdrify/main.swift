@@ -121,7 +121,7 @@ struct ServiceFlags: ParsableArguments {
     var maxDuration: Double? { maxDurationTime?.seconds }
     @Option(name: .customLong("max-memory"), help: ArgumentHelp("Stop (exit 1, no output) if memory use passes this (e.g. 800M, 2G).", valueName: "BYTES"))
     var maxMemory: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Stop (exit 124, no output) after this much wall-clock time.", valueName: "TIME"))
+    @Option(name: .customLong("timeout"), parsing: .unconditional, help: ArgumentHelp("Stop (exit 124, no output) after this much wall-clock time.", valueName: "TIME"))
     var timeoutTime: TimeArgument?
     var timeout: Double? { timeoutTime?.seconds }
 
@@ -369,7 +369,7 @@ struct Captions: ParsableCommand {
     @Argument(help: "Input captions (SRT, WebVTT, ASS/SSA, TTML/iTT or SCC).") var input: String
     @Argument(help: "Output captions: .srt, .vtt, .ass, .ttml, .itt or .scc.") var output: String
     @Flag(help: "Repair what the output format cannot hold, saying what changed.") var fix = false
-    @Option(parsing: .unconditional, help: ArgumentHelp("Time added to every caption (negative: earlier).", valueName: "TIME"))
+    @Option(name: .customLong("offset"), parsing: .unconditional, help: ArgumentHelp("Time added to every caption (negative: earlier).", valueName: "TIME"))
     var offsetTime: TimeArgument?
     @Flag(name: [.customShort("y"), .long], help: "Replace an existing output file.") var overwrite = false
     @Flag(name: [.short, .long], help: "Print nothing but the error line.") var quiet = false

@@ -72,7 +72,10 @@ final class ProbeTests: XCTestCase {
             let r = try Support.sdrify("probe", Support.vector(name), "--json")
             XCTAssertEqual(r.status, Int32(code), name)
             XCTAssertFalse(r.signalled, name)
-            XCTAssertTrue(r.stdout.isEmpty, "\(name): nothing on stdout")
+            // Under --json, stdout carries the error object and nothing else.
+            let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any]
+            XCTAssertEqual(report?["exit_code"] as? Int, code, "\(name): \(r.stdout)")
+            XCTAssertEqual(report?["input"] as? String, Support.vector(name))
             let lines = r.stderr.split(separator: "\n")
             XCTAssertEqual(lines.count, 1, "\(name): \(r.stderr)")
             XCTAssertTrue(lines.first?.hasPrefix("sdrify: ") == true, r.stderr)

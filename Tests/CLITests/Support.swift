@@ -24,9 +24,10 @@ enum Support {
         var signalled: Bool
     }
 
-    static func run(_ executable: String, _ args: [String]) throws -> Result {
+    static func run(_ executable: String, _ args: [String], in directory: URL? = nil) throws -> Result {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
+        if let directory { p.currentDirectoryURL = directory }
         p.arguments = args
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
