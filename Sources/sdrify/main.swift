@@ -199,6 +199,7 @@ struct Job {
             log("sdrify: warning: \(message)")
         }
         reporter.warn = warn
+        if Batch.Item.current != nil, case .string(let input)? = FailureReport.identity.first(where: { $0.0 == "input" })?.1 { reporter.input = input }
         do {
             try ServiceFlags.beginOutput(path: output.path, overwrite: output.overwrite)
             FailureReport.prepareStops()  // the sandbox's state is known now
@@ -284,6 +285,8 @@ final class WarningLog: @unchecked Sendable {
 final class ProgressReporter: @unchecked Sendable {
     private var fd: Int32?
     private let bar: Bool
+    /// In a batch, each block starts with `input=PATH`: the files' blocks share one descriptor.
+    var input: String?
     private let lock = NSLock()
     private var barShown = false
     /// Where a failed progress write is reported (once): progress is a side channel, the conversion goes on.
@@ -296,7 +299,7 @@ final class ProgressReporter: @unchecked Sendable {
 
     func report(_ p: ConversionProgress) {
         lock.lock(); defer { lock.unlock() }
-        if let target = fd, !writeAll(target, p.keyValueBlock) {  // one write per block: it reaches the reader whole
+        if let target = fd, !writeAll(target, (input.map { "input=\($0)\n" } ?? "") + p.keyValueBlock) {  // one write per block: it reaches the reader whole
             fd = nil
             let reason = String(cString: strerror(errno))
             lock.unlock()
