@@ -5,12 +5,18 @@ import subprocess
 import time
 
 
-def ensure(path, args):
-    """Generates `path` with ffmpeg `args` once (inputs are cached outside the repository)."""
+def ensure(path, args, portrait_height=None):
+    """Generates `path` with ffmpeg `args` once (inputs are cached outside the repository). `portrait_height`: the
+    coded height of a clip to be shown rotated 90° clockwise, as phones store portrait. ffmpeg 5.1's CLI does not
+    turn `-metadata:s:v rotate=90` into a display matrix, so the matrix is written into the file here (every time:
+    the rewrite is in place and cheap, and so also fixes inputs cached before)."""
     if not os.path.exists(path):
         print(f"bench: generating {path}", file=__import__("sys").stderr)
         subprocess.run(["ffmpeg", "-v", "error", "-y"] + args + [path + ".tmp.mov"], check=True)
         os.replace(path + ".tmp.mov", path)
+    if portrait_height:
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "set-display-matrix.py")
+        subprocess.run(["python3", script, path, "0", "1", "-1", "0", str(portrait_height), "0"], check=True)
     return path
 
 

@@ -24,8 +24,8 @@ HABLE = "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap
 
 
 
-def cached(name, args):
-    return ensure(os.path.join(CACHE, name), args)
+def cached(name, args, portrait_height=None):
+    return ensure(os.path.join(CACHE, name), args, portrait_height)
 
 
 def phone_clips():
@@ -46,7 +46,7 @@ def clips():
     return [
         (cached("compose_hlg_portrait.mov", ["-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate=30,{grain}", "-f", "lavfi", "-i",
                 "sine=f=440:duration=3", "-t", "3", "-vf", lift("arib-std-b67")] + hdr +
-               ["-color_trc", "arib-std-b67", "-c:a", "aac", "-metadata:s:v", "rotate=90"]), "hlg", True),
+               ["-color_trc", "arib-std-b67", "-c:a", "aac"], portrait_height=1080), "hlg", True),
         (cached("compose_sdr_60.mp4", ["-f", "lavfi", "-i", f"testsrc=size=1920x1080:rate=60,{grain}", "-f", "lavfi", "-i",
                 "sine=f=660:duration=3", "-t", "3"] + sdr + ["-c:a", "aac"]), "sdr", True),
         (cached("compose_pq.mp4", ["-f", "lavfi", "-i", f"mandelbrot=size=1920x1080:rate=30,{grain}", "-t", "3",
@@ -129,7 +129,7 @@ def main():
                                                            "-vf", lift("arib-std-b67"), "-c:v", "libx265", "-preset", "ultrafast",
                                                            "-x265-params", "log-level=error", "-tag:v", "hvc1", "-pix_fmt",
                                                            "yuv420p10le", "-color_primaries", "bt2020", "-colorspace", "bt2020nc",
-                                                           "-color_trc", "arib-std-b67", "-metadata:s:v", "rotate=90"])]
+                                                           "-color_trc", "arib-std-b67"], portrait_height=1080)]
         for seconds, counts in ((0.5, (2, 10, 100)), (2, (2, 10, 100))):
             short = pair(seconds)
             rss = {}

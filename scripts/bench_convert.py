@@ -30,7 +30,7 @@ def inputs():
         "-f", "lavfi", "-i", f"testsrc2=size=3840x2160:rate=30,{grain}", "-f", "lavfi", "-i", "sine=duration=4",
         "-t", "4", "-vf", lift("arib-std-b67"), "-c:v", "libx265", "-preset", "ultrafast", "-b:v", "60M",
         "-x265-params", "log-level=error", "-tag:v", "hvc1", "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020",
-        "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", "-c:a", "aac", "-metadata:s:v", "rotate=90"])
+        "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", "-c:a", "aac"], portrait_height=2160)
     pq = os.path.join(CACHE, "pq_1080p.mp4")  # made by scripts/bench
     return [("4K HLG portrait (matrix 0,1,-1,0) → 960x540", hlg, "960x540", 540, 960),
             ("1080p PQ → 1920x1080", pq, "1920x1080", 1920, 1080)]

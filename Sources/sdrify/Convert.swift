@@ -94,10 +94,13 @@ struct Convert: ParsableCommand {
     }
 
     func validate() throws {
-        let targets = try targets
-        if case .single = targets, name != Batch.defaultPattern { throw ValidationError("--name applies to --output-dir only") }
-        if case .folder(let inputs, let directory) = targets { _ = try Batch.plan(inputs: inputs, directory: directory, pattern: name, preset: encoding.preset) }
         guard (1...Batch.maxJobs).contains(jobs) else { throw ValidationError("--jobs must be from 1 to \(Batch.maxJobs)") }
+        let targets = try targets
+        if case .single = targets {
+            if name != Batch.defaultPattern { throw ValidationError("--name applies to --output-dir only") }
+            if jobs != 1 { throw ValidationError("--jobs applies to --output-dir only (one input converts with --threads)") }
+        }
+        if case .folder(let inputs, let directory) = targets { _ = try Batch.plan(inputs: inputs, directory: directory, pattern: name, preset: encoding.preset) }
         if let start, !(start.seconds >= 0) { throw ValidationError("--start must be 0 or more seconds") }
         if let duration, !(duration.seconds > 0) { throw ValidationError("--duration must be more than 0 seconds") }
         if let end {
