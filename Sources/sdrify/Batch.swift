@@ -75,7 +75,7 @@ enum Batch {
                                                   ("not_started", .int(Int64(plan.count - outcome.statuses.count)))]
             if let sig = outcome.signal { summary.append(("interrupted", .string(BatchRunner.signalName(sig)))) }
             summary.append(("exit_code", .int(Int64(outcome.signal.map { 128 + $0 } ?? worst))))
-            writeAll(1, JSONValue.object([("summary", .object(summary))]).serialized(pretty: false) + "\n")
+            if !writeAll(1, JSONValue.object([("summary", .object(summary))]).serialized(pretty: false) + "\n") { runner.reportLost = true }
         }
         if let sig = outcome.signal {
             log("sdrify: batch \(sig == SIGINT ? "interrupted" : "terminated") (\(BatchRunner.signalName(sig))): \(converted) of \(plan.count) files finished, \(plan.count - outcome.statuses.count) not started")
@@ -83,6 +83,11 @@ enum Batch {
         }
         if !quiet, !json, plan.count > 1 {
             log("sdrify: batch done: \(converted) of \(plan.count) files finished\(outcome.failed > 0 ? ", \(outcome.failed) failed (exit \(worst))" : "")")
+        }
+        // The files are done and stay; the reports are part of the result, so losing them is an output problem.
+        if runner.reportLost {
+            log("sdrify: stdout: cannot write the JSON reports; the converted files stay")
+            exit(max(worst, ExitStatus.outputProblem.rawValue))
         }
         if worst != 0 { exit(worst) }
     }
@@ -103,6 +108,8 @@ final class BatchRunner {
     private let jobs: Int
     private let threadsPerFile: Int
     private let json: Bool
+    /// A JSON line could not be written (a closed or full stdout).
+    var reportLost = false
 
     /// The signal that stopped the batch, and the live children a signal is passed on to (read by the handler).
     static let stopSignal = Atomic<Int32>(0)
@@ -255,12 +262,13 @@ final class BatchRunner {
         guard json else { return }
         let report = String(decoding: child.report, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if !report.isEmpty, !report.contains("\n") {
-            writeAll(1, report + "\n")
+            if !writeAll(1, report + "\n") { reportLost = true }
         } else {  // it ended without its report (killed): say so in its place
             let entry = plan[child.index]
-            writeAll(1, JSONValue.object([("input", .string(entry.input)), ("output", .string(entry.output)), ("status", .string("failed")),
-                                          ("error", .string("ended with status \(exitCode) without a report")),
-                                          ("exit_code", .int(Int64(exitCode)))]).serialized(pretty: false) + "\n")
+            let line = JSONValue.object([("input", .string(entry.input)), ("output", .string(entry.output)), ("status", .string("failed")),
+                                        ("error", .string("ended with status \(exitCode) without a report")),
+                                        ("exit_code", .int(Int64(exitCode)))])
+            if !writeAll(1, line.serialized(pretty: false) + "\n") { reportLost = true }
         }
     }
 }

@@ -41,6 +41,16 @@ final class BatchTests: CLITestCase {
         XCTAssertEqual(portrait["width"] as? Int, 240, "each file gets the full single-file treatment (upright)")
     }
 
+    /// The JSON lines are part of the result: a stdout that cannot take them makes the batch exit 4, and the files
+    /// it converted stay (they are complete).
+    func testJSONLinesThatCannotBeWrittenExitFourAndKeepTheFiles() throws {
+        let command = "'\(Support.binary.path)' '\(Support.vector("orient_1.mp4"))' '\(Support.vector("orient_6.mp4"))' --output-dir '\(file("out"))' --jobs 2 --json >/dev/full"
+        let r = try Support.run("/bin/sh", ["-c", command])
+        XCTAssertEqual(r.status, 4, r.stderr)
+        XCTAssertTrue(r.stderr.contains("sdrify: stdout: cannot write the JSON reports; the converted files stay"), r.stderr)
+        XCTAssertEqual(try outputs(file("out")), ["orient_1.mp4", "orient_6.mp4"])
+    }
+
     func testSkipExistingSkipsOnlyCompleteOutputs() throws {
         let inputs = [Support.vector("orient_1.mp4"), Support.vector("orient_6.mp4")]
         let first = try Support.sdrify(inputs + ["--output-dir", file("out"), "-q"])
