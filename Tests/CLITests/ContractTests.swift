@@ -48,6 +48,36 @@ final class ContractTests: CLITestCase {
         }
     }
 
+    /// The one decision point: a signal that arrives after the finished output is in place but before the run has
+    /// reported it undoes it (exit 128 + n, the output removed, no "wrote" line; under --json the error object).
+    /// SDRIFY_TEST_HOLD_COMMIT_MS holds that window open so the signal lands inside it every time.
+    func testASignalInsideTheCommitWindowRemovesThePlacedOutput() throws {
+        for (sig, line) in [(SIGTERM, "sdrify: terminated (SIGTERM)"), (SIGINT, "sdrify: interrupted (SIGINT)")] {
+            let out = file("placed-\(sig).mp4")
+            let p = Process()
+            p.executableURL = Support.binary
+            p.arguments = [Support.vector("orient_1.mp4"), out, "--json"]
+            p.environment = ProcessInfo.processInfo.environment.merging(["SDRIFY_TEST_HOLD_COMMIT_MS": "5000"]) { $1 }
+            let stdout = Pipe(), stderr = Pipe()
+            p.standardOutput = stdout; p.standardError = stderr
+            let started = Date()
+            try p.run()
+            while !FileManager.default.fileExists(atPath: out) && Date().timeIntervalSince(started) < 30 { usleep(5_000) }
+            XCTAssertTrue(FileManager.default.fileExists(atPath: out), "the output was placed (the window is open)")
+            kill(p.processIdentifier, sig)
+            let report = stdout.fileHandleForReading.readDataToEndOfFile()
+            let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            XCTAssertLessThan(Date().timeIntervalSince(started), 5, "the signal ended the hold at once")
+            XCTAssertEqual(p.terminationStatus, 128 + sig, errors)
+            XCTAssertEqual(errors, line + "\n", "one line, and no \"wrote\"")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "the placed output was removed")
+            let object = try JSONSerialization.jsonObject(with: report) as? [String: Any]
+            XCTAssertEqual(object?["exit_code"] as? Int, Int(128 + sig), String(decoding: report, as: UTF8.self))
+            XCTAssertEqual(object?["output"] as? String, out)
+        }
+    }
+
     /// SIGKILL (like a power cut or the OOM killer) cannot be handled: the output, unnamed until complete, is
     /// simply gone with the process.
     func testSIGKILLLeavesNothingBehind() throws {

@@ -138,6 +138,7 @@ final class AtomicOutput {
         }
         committed = true
         close(fd)
+        SignalCleanup.holdCommitWindowForTests()
     }
 }
 

@@ -145,6 +145,15 @@ public enum SignalCleanup {
         }
     }
 
+    /// For tests only: `SDRIFY_TEST_HOLD_COMMIT_MS` keeps the commit window open that long once the output is in
+    /// place, so a test can send a signal inside it and check that it undoes the output (not reachable otherwise:
+    /// the window lasts microseconds). A signal ends the wait early.
+    static func holdCommitWindowForTests() {
+        guard let ms = ProcessInfo.processInfo.environment["SDRIFY_TEST_HOLD_COMMIT_MS"].flatMap(Int.init), ms > 0 else { return }
+        var pause = timespec(tv_sec: ms / 1000, tv_nsec: (ms % 1000) * 1_000_000)
+        _ = nanosleep(&pause, nil)
+    }
+
     static func abandonCommit() {
         phase.store(running, ordering: .sequentiallyConsistent)
         let stop = held.exchange(0, ordering: .sequentiallyConsistent)
