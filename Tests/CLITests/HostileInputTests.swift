@@ -100,6 +100,33 @@ final class HostileInputTests: CLITestCase {
         XCTAssertLessThan(frames, total, "not more than it holds")
     }
 
+    /// A fragmented file cut exactly between fragments is a valid, shorter file to the demuxer; its segment index
+    /// (sidx) still lists the missing fragments, so the cut is found: exit 2, or converted as far as it goes.
+    func testFragmentedFileCutBetweenFragmentsIsFoundByItsIndex() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=f=440", "-t", "4",
+                    "-c:v", "libx264", "-g", "15", "-c:a", "aac", "-movflags", "dash+global_sidx", path("fragmented.mp4")])
+        let whole = try Data(contentsOf: URL(fileURLWithPath: path("fragmented.mp4")))
+        var fragments: [Int] = [], at = 0
+        while at + 8 <= whole.count {
+            let size = whole[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) }
+            if whole[(at + 4)..<(at + 8)].elementsEqual("moof".utf8) { fragments.append(at) }
+            guard size >= 8 else { break }
+            at += size
+        }
+        XCTAssertGreaterThan(fragments.count, 4)
+        try whole.prefix(fragments[fragments.count - 3]).write(to: URL(fileURLWithPath: path("cut.mp4")))
+        XCTAssertEqual(try Support.sdrify(path("fragmented.mp4"), file("whole.mp4")).status, 0, "the intact file converts")
+        let refused = try Support.sdrify(path("cut.mp4"), file("refused.mp4"))
+        XCTAssertEqual(refused.status, 2, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("truncated: its fragment index (sidx) lists"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("refused.mp4")))
+        let salvaged = try Support.sdrify(path("cut.mp4"), file("salvaged.mp4"), "--tolerate-errors")
+        XCTAssertEqual(salvaged.status, 0, salvaged.stderr)
+        XCTAssertTrue(salvaged.stderr.contains("warning"), salvaged.stderr)
+        let frames = Int(Support.streams(try Support.ffprobe(file("salvaged.mp4")), "video").first?["nb_frames"] as? String ?? "") ?? 0
+        XCTAssertTrue((60...105).contains(frames), "the fragments the file holds: \(frames) of 120")
+    }
+
     /// A corrupt sample table that spaces frames 70 hours apart (found by fuzzing: the encoder was given an absurd
     /// frame rate and the muxer refused the output, exit 4). It is the input's damage (exit 2); with
     /// --tolerate-errors the frames get the nominal interval.

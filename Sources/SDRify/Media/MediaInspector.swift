@@ -167,16 +167,23 @@ enum MediaInspector {
         return r > 0 && r < 1000 ? r : nil
     }
 
-    /// A moov that indexes samples past the end of the file means the file was cut short: the reason, or nil.
+    /// A moov or a segment index that lists samples past the end of the file means the file was cut short: the
+    /// reason, or nil.
     static func truncation(_ demuxer: Demuxer) -> String? {
         guard let pb = demuxer.ctx.pointee.pb else { return nil }
         let fileSize = avio_size(pb)
         guard fileSize > 0 else { return nil }
         let st = demuxer.videoStream
         let count = avformat_index_get_entries_count(st)
-        guard count > 0, let last = avformat_index_get_entry(st, count - 1) else { return nil }
-        guard last.pointee.pos + Int64(last.pointee.size) > fileSize else { return nil }
-        return "\(demuxer.path): truncated: the video samples run past the end of the file (\(fileSize) bytes)"
+        if count > 0, let last = avformat_index_get_entry(st, count - 1), last.pointee.pos + Int64(last.pointee.size) > fileSize {
+            return "\(demuxer.path): truncated: the video samples run past the end of the file (\(fileSize) bytes)"
+        }
+        // A fragmented file cut at a fragment boundary plays as a shorter, valid file; only its segment index says
+        // what is missing.
+        if let end = TopLevelBoxes(path: demuxer.path)?.indexedEnd(path: demuxer.path), end > UInt64(fileSize) {
+            return "\(demuxer.path): truncated: its fragment index (sidx) lists \(end) bytes, the file has \(fileSize)"
+        }
+        return nil
     }
 
     static func sideData(_ st: UnsafeMutablePointer<AVStream>, _ type: AVPacketSideDataType) -> (UnsafeRawPointer, Int)? {
