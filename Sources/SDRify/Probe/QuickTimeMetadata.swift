@@ -15,44 +15,28 @@ struct QuickTimeMetadata {
     let keys: [Int: [Key]]
 
     init(path: String) {
-        guard let file = FileHandle(forReadingAtPath: path) else { keys = [:]; return }
-        defer { try? file.close() }
+        // Only the movie box is read into memory (it is small next to the media).
+        guard let top = TopLevelBoxes(path: path), let moovBox = top.boxes.first(where: { $0.type == "moov" }),
+              let body = top.payload(of: moovBox, path: path, limit: 64 << 20) else { keys = [:]; return }
         var found: [Int: [Key]] = [:]
-        // Top-level boxes: only the movie box is read into memory (it is small next to the media).
-        var offset: UInt64 = 0
-        let end = (try? file.seekToEnd()) ?? 0
-        while offset + 8 <= end {
-            try? file.seek(toOffset: offset)
-            guard let head = try? file.read(upToCount: 16), head.count >= 8 else { break }
-            var size = UInt64(QuickTimeMetadata.u32(head, 0)), header: UInt64 = 8
-            if size == 1, head.count >= 16 { size = QuickTimeMetadata.u64(head, 8); header = 16 }
-            if size == 0 { size = end - offset }
-            guard size >= header else { break }
-            if head[4..<8].elementsEqual("moov".utf8), size < 64 << 20,
-               let moov = try? file.read(upToCount: Int(size - UInt64(head.count))) {
-                let body = Data(head[Int(header)...]) + moov
-                for trak in QuickTimeMetadata.children(body, type: "trak") {
-                    guard let tkhd = QuickTimeMetadata.children(trak, type: "tkhd").first, tkhd.count >= 16 else { continue }
-                    let id = Int(QuickTimeMetadata.u32(tkhd, tkhd[tkhd.startIndex] == 1 ? 20 : 12))
-                    var stsd = [trak]
-                    for type in ["mdia", "minf", "stbl", "stsd"] { stsd = stsd.flatMap { QuickTimeMetadata.children($0, type: type) } }
-                    guard let entries = stsd.first, entries.count > 16 else { continue }
-                    let entry = entries.dropFirst(8)   // version, flags, entry count
-                    guard entry.count > 16, entry.dropFirst(4).prefix(4).elementsEqual("mebx".utf8) else { continue }
-                    let inner = entry.dropFirst(16).prefix(Int(QuickTimeMetadata.u32(entry, 0)) - 16)   // after the sample entry header
-                    guard let keysBox = QuickTimeMetadata.children(Data(inner), type: "keys").first else { continue }
-                    found[id] = QuickTimeMetadata.boxes(keysBox).compactMap { type, payload in
-                        guard let keyd = QuickTimeMetadata.children(payload, type: "keyd").first, keyd.count >= 4 else { return nil }
-                        let ns = String(decoding: keyd.prefix(4), as: UTF8.self)
-                        let name = String(decoding: keyd.dropFirst(4), as: UTF8.self)
-                        let dtyp = QuickTimeMetadata.children(payload, type: "dtyp").first
-                        let dataType = dtyp.flatMap { $0.count >= 8 && QuickTimeMetadata.u32($0, 0) == 0 ? QuickTimeMetadata.u32($0, 4) : nil }
-                        return Key(id: type, namespace: ns, name: name, dataType: dataType)
-                    }
-                }
-                break
+        for trak in QuickTimeMetadata.children(body, type: "trak") {
+            guard let tkhd = QuickTimeMetadata.children(trak, type: "tkhd").first, tkhd.count >= 16 else { continue }
+            let id = Int(QuickTimeMetadata.u32(tkhd, tkhd[tkhd.startIndex] == 1 ? 20 : 12))
+            var stsd = [trak]
+            for type in ["mdia", "minf", "stbl", "stsd"] { stsd = stsd.flatMap { QuickTimeMetadata.children($0, type: type) } }
+            guard let entries = stsd.first, entries.count > 16 else { continue }
+            let entry = entries.dropFirst(8)   // version, flags, entry count
+            guard entry.count > 16, entry.dropFirst(4).prefix(4).elementsEqual("mebx".utf8) else { continue }
+            let inner = entry.dropFirst(16).prefix(Int(QuickTimeMetadata.u32(entry, 0)) - 16)   // after the sample entry header
+            guard let keysBox = QuickTimeMetadata.children(Data(inner), type: "keys").first else { continue }
+            found[id] = QuickTimeMetadata.boxes(keysBox).compactMap { type, payload in
+                guard let keyd = QuickTimeMetadata.children(payload, type: "keyd").first, keyd.count >= 4 else { return nil }
+                let ns = String(decoding: keyd.prefix(4), as: UTF8.self)
+                let name = String(decoding: keyd.dropFirst(4), as: UTF8.self)
+                let dtyp = QuickTimeMetadata.children(payload, type: "dtyp").first
+                let dataType = dtyp.flatMap { $0.count >= 8 && QuickTimeMetadata.u32($0, 0) == 0 ? QuickTimeMetadata.u32($0, 4) : nil }
+                return Key(id: type, namespace: ns, name: name, dataType: dataType)
             }
-            offset += size
         }
         keys = found
     }
