@@ -4,6 +4,7 @@ preset (sum of wall times) and (b) an ffmpeg filtergraph doing the same job (per
 scale/pad + fps, xfade and acrossfade chains), in one run, alternating; then peak RSS from 2 to 100 clips.
 All x264 veryfast crf 23. Prints Markdown rows.
 """
+import json
 import os
 import re
 import statistics
@@ -59,9 +60,10 @@ def clips():
 
 
 def seconds(path):
-    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=duration", "-of", "csv=p=0",
+    # JSON: with a display matrix, ffprobe's csv adds the side data to the row.
+    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=duration", "-of", "json",
                           path], capture_output=True, text=True).stdout
-    return float(out.strip())
+    return float(json.loads(out)["streams"][0]["duration"])
 
 
 def ffmpeg_graph(inputs, out):
