@@ -73,12 +73,12 @@ enum Batch {
             var summary: [(String, JSONValue)] = [("files", .int(Int64(plan.count))), ("finished", .int(Int64(converted))),
                                                   ("failed", .int(Int64(outcome.failed))),
                                                   ("not_started", .int(Int64(plan.count - outcome.statuses.count)))]
-            if let sig = outcome.signal { summary.append(("interrupted", .string(BatchRunner.signalName(sig)))) }
+            if let sig = outcome.signal { summary.append(("interrupted", .string(SignalCleanup.name(of: sig)))) }
             summary.append(("exit_code", .int(Int64(outcome.signal.map { 128 + $0 } ?? worst))))
             if !writeAll(1, JSONValue.object([("summary", .object(summary))]).serialized(pretty: false) + "\n") { runner.reportLost = true }
         }
         if let sig = outcome.signal {
-            log("sdrify: batch \(sig == SIGINT ? "interrupted" : "terminated") (\(BatchRunner.signalName(sig))): \(converted) of \(plan.count) files finished, \(plan.count - outcome.statuses.count) not started")
+            log("sdrify: batch \(SignalCleanup.message(of: sig)): \(converted) of \(plan.count) files finished, \(plan.count - outcome.statuses.count) not started")
             exit(128 + sig)
         }
         if !quiet, !json, plan.count > 1 {
@@ -121,11 +121,6 @@ final class BatchRunner {
 
     init(plan: [Batch.Entry], jobs: Int, threadsPerFile: Int, json: Bool) {
         self.plan = plan; self.jobs = jobs; self.threadsPerFile = threadsPerFile; self.json = json
-    }
-
-    static func signalName(_ sig: Int32) -> String {
-        [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP", SIGQUIT: "SIGQUIT", SIGUSR1: "SIGUSR1",
-         SIGUSR2: "SIGUSR2", SIGALRM: "SIGALRM"][sig] ?? "signal \(sig)"
     }
 
     /// A signal stops the batch: no file is started after it, and each running child gets it too (and removes its

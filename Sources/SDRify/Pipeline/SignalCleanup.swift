@@ -28,16 +28,17 @@ public enum SignalCleanup {
     nonisolated(unsafe) private static var tempPath: UnsafeMutablePointer<CChar>? = nil
     nonisolated(unsafe) private static var helper: Int32 = -1
     nonisolated(unsafe) private static var finalPath: UnsafeMutablePointer<CChar>? = nil
-    nonisolated(unsafe) private static var timeoutLine: UnsafeMutablePointer<CChar>? = nil
-    nonisolated(unsafe) private static var memoryLine: UnsafeMutablePointer<CChar>? = nil
     nonisolated(unsafe) private static var installed = false
-    /// Under `--json`, the error object each stop prints on stdout, by stop (signal number, or 64/65 for the limits).
-    private static let jsonSlots = 66
-    nonisolated(unsafe) private static let jsonReports: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
-        let p = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: jsonSlots)
-        p.initialize(repeating: nil, count: jsonSlots)
+    /// What each stop says, made ahead (the ending path cannot allocate), by slot: the signal number, or 64/65 for
+    /// the limits. `lines`: the stderr line; `jsonReports`: under `--json`, the error object for stdout.
+    private static let slots = 66
+    private static func table() -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
+        let p = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: slots)
+        p.initialize(repeating: nil, count: slots)
         return p
-    }()
+    }
+    nonisolated(unsafe) private static let lines = table()
+    nonisolated(unsafe) private static let jsonReports = table()
     nonisolated(unsafe) private static var jsonMaker: ((String, Int32) -> String)? = nil
     nonisolated(unsafe) private static var limitText: [Int32: String] = [:]
 
@@ -45,6 +46,7 @@ public enum SignalCleanup {
         guard !installed else { return }
         installed = true
         signal(SIGPIPE, SIG_IGN)
+        for sig in handled { lines[slot(of: sig)] = strdup("sdrify: \(message(of: sig))\n") }
         let handler: @convention(c) (Int32) -> Void = { sig in SignalCleanup.stop(sig) }
         for sig in handled {
             var action = sigaction()
@@ -58,7 +60,7 @@ public enum SignalCleanup {
 
     /// The line a limit's stop says (made now: the ending path does not allocate).
     static func setLine(_ line: String, for stop: Int32) {
-        if stop == timeoutStop { timeoutLine = strdup(line + "\n") } else if stop == memoryStop { memoryLine = strdup(line + "\n") }
+        lines[slot(of: stop)] = strdup(line + "\n")
         limitText[stop] = line.hasPrefix("sdrify: ") ? String(line.dropFirst(8)) : line
         if let jsonMaker { reportAsJSON(jsonMaker) }
     }
@@ -73,9 +75,15 @@ public enum SignalCleanup {
 
     private static func slot(of stop: Int32) -> Int { stop == timeoutStop ? 64 : stop == memoryStop ? 65 : Int(stop) }
 
-    private static func message(of sig: Int32) -> String {
-        let names = [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP", SIGQUIT: "SIGQUIT", SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2", SIGALRM: "SIGALRM"]
-        return sig == SIGINT ? "interrupted (SIGINT)" : "terminated (\(names[sig] ?? "signal \(sig)"))"
+    /// A handled signal's name ("SIGTERM").
+    public static func name(of sig: Int32) -> String {
+        [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP", SIGQUIT: "SIGQUIT", SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2",
+         SIGALRM: "SIGALRM"][sig] ?? "signal \(sig)"
+    }
+
+    /// What a run stopped by `sig` says: "interrupted (SIGINT)", "terminated (SIGTERM)" …
+    public static func message(of sig: Int32) -> String {
+        "\(sig == SIGINT ? "interrupted" : "terminated") (\(name(of: sig)))"
     }
 
     /// Ends the run for `stop` (a signal number or a limit), or holds it while the output is being committed.
@@ -110,25 +118,12 @@ public enum SignalCleanup {
         }
     }
 
-    /// The one line for `stop` (static or preallocated strings: no allocation here).
+    /// The one line for `stop`, and its JSON object under --json (preallocated: no allocation here).
     private static func say(_ stop: Int32) {
         let slot = slot(of: stop)
-        if slot >= 0, slot < jsonSlots, let json = jsonReports[slot] { _ = write(1, json, strlen(json)) }
-        if let line = stop == timeoutStop ? timeoutLine : stop == memoryStop ? memoryLine : nil {
-            _ = write(2, line, strlen(line))
-            return
-        }
-        let msg: StaticString = switch stop {
-        case SIGINT: "sdrify: interrupted (SIGINT)\n"
-        case SIGTERM: "sdrify: terminated (SIGTERM)\n"
-        case SIGHUP: "sdrify: terminated (SIGHUP)\n"
-        case SIGQUIT: "sdrify: terminated (SIGQUIT)\n"
-        case SIGUSR1: "sdrify: terminated (SIGUSR1)\n"
-        case SIGUSR2: "sdrify: terminated (SIGUSR2)\n"
-        case SIGALRM: "sdrify: terminated (SIGALRM)\n"
-        default: "sdrify: terminated by a signal\n"
-        }
-        _ = write(2, msg.utf8Start, msg.utf8CodeUnitCount)
+        guard slot >= 0, slot < slots else { return }
+        if let json = jsonReports[slot] { _ = write(1, json, strlen(json)) }
+        if let line = lines[slot] { _ = write(2, line, strlen(line)) }
     }
 
     static func register(temp: String?, helper socket: Int32) {
@@ -147,11 +142,13 @@ public enum SignalCleanup {
 
     /// For tests only: `SDRIFY_TEST_HOLD_COMMIT_MS` keeps the commit window open that long once the output is in
     /// place, so a test can send a signal inside it and check that it undoes the output (not reachable otherwise:
-    /// the window lasts microseconds). A signal ends the wait early.
+    /// the window lasts microseconds). A held stop ends the wait early, whichever thread the signal reached.
     static func holdCommitWindowForTests() {
         guard let ms = ProcessInfo.processInfo.environment["SDRIFY_TEST_HOLD_COMMIT_MS"].flatMap(Int.init), ms > 0 else { return }
-        var pause = timespec(tv_sec: ms / 1000, tv_nsec: (ms % 1000) * 1_000_000)
-        _ = nanosleep(&pause, nil)
+        for _ in 0..<(ms / 10) where held.load(ordering: .sequentiallyConsistent) == 0 {
+            var tick = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+            _ = nanosleep(&tick, nil)
+        }
     }
 
     static func abandonCommit() {
