@@ -38,9 +38,14 @@ let package = Package(
         ),
         // Process containment: the seccomp sandbox and the output helper (see include/sdrify_system.h).
         .target(name: "CSystem"),
+        // Our own bitstream checks: HEVC slice data parsed to its end (see include/sdrify_hevc_check.h).
+        .target(
+            name: "CBitstream",
+            cSettings: [.unsafeFlags(["-O3"])]
+        ),
         .target(
             name: "SDRify",
-            dependencies: ["CFFmpeg", "CZimg", "CAss", "CKernels", "CSystem"],
+            dependencies: ["CFFmpeg", "CZimg", "CAss", "CKernels", "CSystem", "CBitstream"],
             swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
         .executableTarget(

@@ -67,15 +67,23 @@ public struct ConversionResult: Sendable {
     public var toneMappingDetail: JSONValue? = nil
     public var decodeErrors: Int  // concealed with --tolerate-errors
     public var elapsed: Double    // seconds
+    /// HEVC slice segments our own check parsed to their end, and those it left unchecked (BitstreamCheck).
+    public var slicesChecked: (checked: Int, unchecked: Int)? = nil
 
     public var json: JSONValue {
-        .object([("input", .string(input)), ("output", .string(output)), ("preset", .string(preset)),
-                 ("width", .int(Int64(width))), ("height", .int(Int64(height))), ("duration", .double(duration)),
-                 ("frames", .int(Int64(frames))), ("hdr", .string(hdr.rawValue)),
-                 ("orientation", .object([("exif", .int(Int64(orientationExif)))])),
-                 ("tonemap", .string(toneMapping))] + (toneMappingDetail.map { [("tone_mapping", $0)] } ?? []) + [
-                 ("decode_errors", .int(Int64(decodeErrors))),
-                 ("elapsed_s", .double((elapsed * 1000).rounded() / 1000))])
+        var fields: [(String, JSONValue)] = [
+            ("input", .string(input)), ("output", .string(output)), ("preset", .string(preset)),
+            ("width", .int(Int64(width))), ("height", .int(Int64(height))), ("duration", .double(duration)),
+            ("frames", .int(Int64(frames))), ("hdr", .string(hdr.rawValue)),
+            ("orientation", .object([("exif", .int(Int64(orientationExif)))])), ("tonemap", .string(toneMapping))]
+        if let toneMappingDetail { fields.append(("tone_mapping", toneMappingDetail)) }
+        fields.append(("decode_errors", .int(Int64(decodeErrors))))
+        if let slicesChecked {
+            fields.append(("bitstream_check", .object([("slices_checked", .int(Int64(slicesChecked.checked))),
+                                                       ("slices_unchecked", .int(Int64(slicesChecked.unchecked)))])))
+        }
+        fields.append(("elapsed_s", .double((elapsed * 1000).rounded() / 1000)))
+        return .object(fields)
     }
 }
 
@@ -160,6 +168,7 @@ public enum Transcoder {
         if let start = options.start, start > 0 { try demuxer.seek(toSeconds: cutStart) }
 
         var frames = 0, decodeErrors = 0
+        var slicesChecked: (checked: Int, unchecked: Int)? = nil
         var convertedFrom: ColorDescription? = nil
         var toneDetail: JSONValue? = nil
         var firstPTS: Int64? = nil, lastPTS: Int64? = nil
@@ -229,6 +238,7 @@ public enum Transcoder {
             convertedFrom = chain.sourceColor
             if chain.toneMapped && options.toneMap == .auto { toneDetail = chain.scenes.report }
             decodeErrors = conversion.errorsConcealed
+            slicesChecked = clip.bitstreamCheck?.counts
             firstPTS = clip.firstPTS
             lastPTS = clip.lastPTS
             lastDuration = clip.lastDuration
@@ -250,6 +260,7 @@ public enum Transcoder {
                                 toneMapping: hdr == .sdr || options.preset.passthrough ? "none" : options.toneMap.rawValue,
                                 decodeErrors: decodeErrors, elapsed: Date().timeIntervalSince(started))
         result.toneMappingDetail = toneDetail
+        result.slicesChecked = slicesChecked
         return result
     }
 

@@ -19,6 +19,8 @@ final class ClipDecoder {
     let video: VideoInfo
     let demuxer: Demuxer
     let decoder: Decoder
+    /// Our own check of what the decoder conceals silently (HEVC slice data); nil for other codecs.
+    let bitstreamCheck: BitstreamCheck?
     let audio: AudioOutput?
     let orientation: Orientation
     let range: Range
@@ -38,6 +40,7 @@ final class ClipDecoder {
          orientation: Orientation, range: Range, warn: @escaping Transcoder.Warning) {
         self.label = label; self.tolerateErrors = tolerateErrors; self.video = video; self.demuxer = demuxer
         self.decoder = decoder; self.audio = audio; self.orientation = orientation; self.range = range; self.warn = warn
+        bitstreamCheck = BitstreamCheck(stream: demuxer.videoStream)
         tb = demuxer.videoTimeBase
         let rate = demuxer.videoFrameRate
         frameTicks = rate.num > 0 ? max(1, Int64((1 / rate.seconds / tb.seconds).rounded())) : 1
@@ -67,6 +70,7 @@ final class ClipDecoder {
             if videoDone && audioDone { break }
         }
         if !videoDone {
+            if let problem = bitstreamCheck?.problemAtEnd() { try tolerate("\(label): damaged video at the end: \(problem)") }
             _ = try decode(nil)
             decoder.finish()  // every decoding thread idle: all it logged is counted
             try checkLoggedDamage(at: nil)
@@ -119,6 +123,9 @@ final class ClipDecoder {
 
     /// Feeds one packet (nil drains); returns true once the range's end is reached.
     private func decode(_ packet: Packet?) throws -> Bool {
+        if let packet, let problem = bitstreamCheck?.problem(in: packet) {
+            try tolerate("\(label): damaged video at \(seconds(packet.pts)): \(problem)")
+        }
         do {
             try decoder.send(packet)
         } catch let e as SDRifyError where e.status == .invalidInput {
