@@ -65,12 +65,20 @@ final class RealMediaTests: CLITestCase {
     }
 
     func testEveryRealFileConvertsUprightWithItsAspectDurationAndAudio() throws {
+        var hevcChecked = 0
         for path in try realFiles() {
             let name = (path as NSString).lastPathComponent
             let output = file("\(name).mp4")
             let r = try Support.sdrify(path, output, "--preset", "960x540", "--json")
             XCTAssertEqual(r.status, 0, "\(name): \(r.stderr)")
             guard r.status == 0 else { continue }
+            // HEVC: every slice parsed to its end by our own check (phone encoders' tiles, WPP, dependent slices).
+            let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
+            if let check = report["bitstream_check"] as? [String: Any] {
+                XCTAssertGreaterThan(check["slices_checked"] as? Int ?? 0, 0, name)
+                XCTAssertEqual(check["slices_unchecked"] as? Int, 0, name)
+                hevcChecked += 1
+            }
             let probe = try JSONSerialization.jsonObject(with: try Support.sdrify("probe", path, "--json").stdoutData) as? [String: Any] ?? [:]
             let v = probe["video"] as? [String: Any] ?? [:]
             let (dw, dh) = (Double(v["display_width"] as? Int ?? 0), Double(v["display_height"] as? Int ?? 0))
@@ -98,6 +106,7 @@ final class RealMediaTests: CLITestCase {
             let hasAudio = !(probe["audio"] as? [[String: Any]] ?? []).isEmpty
             XCTAssertEqual(!Support.streams(out, "audio").isEmpty, hasAudio, "\(name): audio")
         }
+        XCTAssertGreaterThanOrEqual(hevcChecked, 4, "the HEVC real files were all checked")
     }
 
     /// AV1 Dolby Vision ('dav1') has no decoder in this libavcodec: probe describes it, convert refuses it.

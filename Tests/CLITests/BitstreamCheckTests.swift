@@ -1,0 +1,86 @@
+import Foundation
+import XCTest
+
+/// Our own HEVC slice-data check (Sources/CBitstream): damage libavcodec decodes without a word is refused (or
+/// counted under --tolerate-errors), and valid streams from every encoder setting at hand pass it.
+final class BitstreamCheckTests: CLITestCase {
+    func packets(_ path: String) throws -> [(size: Int, pos: Int)] {
+        let r = try Support.run(Support.tool("ffprobe"), ["-v", "error", "-select_streams", "v", "-show_entries",
+                                                          "packet=size,pos", "-of", "csv=p=0", path])
+        return r.stdout.split(separator: "\n").compactMap { line in
+            let f = line.split(separator: ",").compactMap { Int($0) }
+            return f.count == 2 ? (f[0], f[1]) : nil
+        }
+    }
+
+    /// One flipped bit in the entropy-coded data of a picture, in HLG and PQ clips: libavcodec decodes the
+    /// damaged pictures with no error, flag or log line (checked here with ffmpeg), sdrify refuses every one.
+    func testOneFlippedBitInHEVCSliceDataIsRefused() throws {
+        var silent = 0
+        for vector in ["sample_hlg_portrait.mov", "pq_hevc_hdr10.mp4"] {
+            let clean = try Data(contentsOf: URL(fileURLWithPath: Support.vector(vector)))
+            let video = try packets(Support.vector(vector))
+            XCTAssertGreaterThan(video.count, 20)
+            for k in stride(from: 1, to: video.count, by: video.count / 4) {
+                var d = clean
+                d[video[k].pos + video[k].size * 2 / 3] ^= 0x10
+                let damaged = file("flip\(k)-\(vector)")
+                try d.write(to: URL(fileURLWithPath: damaged))
+                let ffmpeg = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", damaged, "-f", "null", "-"])
+                if ffmpeg.status == 0 && ffmpeg.stderr.isEmpty { silent += 1 }
+                let out = file("flip\(k)-\(vector).mp4")
+                let r = try Support.sdrify(damaged, out)
+                XCTAssertEqual(r.status, 2, "\(vector) packet \(k): \(r.stderr)")
+                XCTAssertTrue(r.stderr.contains("damaged video") && r.stderr.contains("slice data"), r.stderr)
+                XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+            }
+        }
+        XCTAssertGreaterThanOrEqual(silent, 4, "damage libavcodec is silent about is what this test is for")
+    }
+
+    func testTolerateErrorsCountsDamagedSliceData() throws {
+        var d = try Data(contentsOf: URL(fileURLWithPath: Support.vector("sample_hlg_portrait.mov")))
+        let video = try packets(Support.vector("sample_hlg_portrait.mov"))
+        d[video[10].pos + video[10].size / 2] ^= 0x04
+        let damaged = file("tolerated.mov")
+        try d.write(to: URL(fileURLWithPath: damaged))
+        let r = try Support.sdrify(damaged, file("tolerated.mp4"), "--tolerate-errors", "--json")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
+        XCTAssertGreaterThan(report["decode_errors"] as? Int ?? 0, 0)
+    }
+
+    /// Valid streams are never refused: x265 with the settings that change the slice syntax (slices, WPP off,
+    /// CTB and transform sizes, AMP, transform skip, lossless CUs, sign hiding off, SAO off, QP groups, weighted
+    /// prediction, scaling lists, B pyramids, monochrome, 10 and 12 bits). Every slice is parsed (none left
+    /// unchecked) and none is called damaged. 4:2:2, which the check does not parse, is left unchecked.
+    func testValidHEVCFromManyEncoderSettingsPassesTheCheck() throws {
+        let settings: [(String, String, String)] = [
+            ("default", "yuv420p", ""), ("slices", "yuv420p10le", "slices=3"), ("nowpp", "yuv420p", "wpp=0:bframes=4:b-pyramid=1"),
+            ("ctu16", "yuv420p", "ctu=16:min-cu-size=8:max-tu-size=4"), ("amp", "yuv420p", "rect=1:amp=1:tu-inter-depth=3:tu-intra-depth=3"),
+            ("tskip", "yuv420p", "tskip=1:cu-lossless=1:signhide=0"), ("lossless", "yuv420p", "lossless=1"),
+            ("aq", "yuv420p", "aq-mode=3:qg-size=8:cbqpoffs=3:crqpoffs=-2:sao=0"), ("weights", "yuv420p", "weightp=1:weightb=1:ref=4"),
+            ("scaling", "yuv420p12le", "scaling-list=default:max-merge=1:temporal-mvp=0"), ("mono", "gray10le", "keyint=4"),
+            ("lowqp", "yuv420p", "qp=1:rd=6:rdoq-level=2"),
+        ]
+        let source = file("source.y4m")
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=200x120:rate=25,noise=alls=10:allf=t", "-frames:v", "10", "-pix_fmt", "yuv420p", source])
+        for (name, pixels, params) in settings {
+            let clip = file("\(name).mp4")
+            try ffmpeg(["-i", source, "-pix_fmt", pixels, "-c:v", "libx265", "-x265-params", "log-level=error" + (params.isEmpty ? "" : ":" + params), clip])
+            let r = try Support.sdrify(clip, file("\(name).out.mp4"), "--json")
+            XCTAssertEqual(r.status, 0, "\(name): \(r.stderr)")
+            let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
+            let check = report["bitstream_check"] as? [String: Any] ?? [:]
+            XCTAssertGreaterThanOrEqual(check["slices_checked"] as? Int ?? 0, 10, name)
+            XCTAssertEqual(check["slices_unchecked"] as? Int, 0, name)
+            XCTAssertEqual(report["decode_errors"] as? Int, 0, name)
+        }
+        let clip = file("422.mp4")
+        try ffmpeg(["-i", source, "-pix_fmt", "yuv422p", "-c:v", "libx265", "-x265-params", "log-level=error", clip])
+        let r = try Support.sdrify(clip, file("422.out.mp4"), "--json")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let check = (try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])?["bitstream_check"] as? [String: Any] ?? [:]
+        XCTAssertEqual(check["slices_unchecked"] as? Int, 10)
+    }
+}
