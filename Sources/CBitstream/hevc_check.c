@@ -808,8 +808,8 @@ static void skip_pred_weight_table(BitReader *b, const HEVCSPS *sps, const Slice
     }
 }
 
-/// 7.3.6.1. Returns NULL when read, else why the segment cannot be checked (`*damaged` set when the header
-/// itself is impossible for the active parameter sets).
+/// 7.3.6.1. Returns NULL when read, else why the segment cannot be checked; a reason starting with '!' is a
+/// header the active parameter sets make impossible (damage: libavcodec decodes such slices with wrong fields).
 static const char *parse_segment_header(sdrify_hevc_check *c, BitReader *b, int nal_type, SegmentHeader *seg,
                                         SliceHeader *sh) {
     Picture *pic = &c->pic;
@@ -837,7 +837,7 @@ static const char *parse_segment_header(sdrify_hevc_check *c, BitReader *b, int 
     if (!seg->first_in_pic) {
         if (pps->dependent_slices) seg->dependent = br_flag(b);
         seg->address = (int)br_bits(b, ceil_log2((uint32_t)pic->ctbs));
-        if (seg->address >= pic->ctbs) return "slice address outside the picture";
+        if (seg->address >= pic->ctbs) return "!slice header: address outside the picture";
     }
     if (seg->dependent) {
         if (!pic->have_sh) return "dependent slice segment without its slice";
@@ -847,7 +847,7 @@ static const char *parse_segment_header(sdrify_hevc_check *c, BitReader *b, int 
         sh->slice_addr_rs = seg->address;
         br_bits(b, pps->num_extra_bits);
         uint32_t type = br_ue(b);
-        if (type > 2) return "slice type";
+        if (type > 2) return "!slice header: impossible slice type";
         sh->slice_type = (int)type;
         if (pps->output_flag_present) br_flag(b);
         int num_pic_total = 0, temporal_mvp = 0;
@@ -856,12 +856,12 @@ static const char *parse_segment_header(sdrify_hevc_check *c, BitReader *b, int 
             HEVCSPS *msps = &pic->sps;  // the slice's own set goes to st_rps[num_st_rps]
             const ShortTermRPS *rps = NULL;
             if (!br_flag(b)) {
-                if (hevc_parse_st_rps(b, msps, msps->num_st_rps) < 0) return "reference picture set";
+                if (hevc_parse_st_rps(b, msps, msps->num_st_rps) < 0) return "!slice header: impossible reference picture set";
                 rps = &msps->st_rps[msps->num_st_rps];
             } else {
-                if (msps->num_st_rps == 0) return "reference picture set";
+                if (msps->num_st_rps == 0) return "!slice header: impossible reference picture set";
                 uint32_t idx = msps->num_st_rps > 1 ? br_bits(b, ceil_log2((uint32_t)msps->num_st_rps)) : 0;
-                if (idx >= (uint32_t)msps->num_st_rps) return "reference picture set";
+                if (idx >= (uint32_t)msps->num_st_rps) return "!slice header: impossible reference picture set";
                 rps = &msps->st_rps[idx];
             }
             for (int i = 0; i < rps->num_negative + rps->num_positive; i++) num_pic_total += rps->used[i];
@@ -869,11 +869,11 @@ static const char *parse_segment_header(sdrify_hevc_check *c, BitReader *b, int 
                 uint32_t n_sps = 0;
                 if (sps->num_lt_sps > 0) n_sps = br_ue(b);
                 uint32_t n_pics = br_ue(b);
-                if (n_sps > (uint32_t)sps->num_lt_sps || n_pics > 32) return "long-term pictures";
+                if (n_sps > (uint32_t)sps->num_lt_sps || n_pics > 32) return "!slice header: impossible long-term pictures";
                 for (uint32_t i = 0; i < n_sps + n_pics; i++) {
                     if (i < n_sps) {
                         uint32_t idx = sps->num_lt_sps > 1 ? br_bits(b, ceil_log2((uint32_t)sps->num_lt_sps)) : 0;
-                        if (idx >= (uint32_t)sps->num_lt_sps) return "long-term pictures";
+                        if (idx >= (uint32_t)sps->num_lt_sps) return "!slice header: impossible long-term pictures";
                         num_pic_total += sps->lt_used_sps[idx];
                     } else {
                         br_bits(b, sps->log2_max_poc_lsb);
@@ -893,7 +893,7 @@ static const char *parse_segment_header(sdrify_hevc_check *c, BitReader *b, int 
             sh->num_ref[1] = sh->slice_type == SLICE_B ? pps->num_ref_l1_default : 0;
             if (br_flag(b)) {
                 uint32_t l0 = br_ue(b), l1 = sh->slice_type == SLICE_B ? br_ue(b) : 0;
-                if (l0 > 14 || l1 > 14) return "reference counts";
+                if (l0 > 14 || l1 > 14) return "!slice header: impossible reference counts";
                 sh->num_ref[0] = (int)l0 + 1;
                 if (sh->slice_type == SLICE_B) sh->num_ref[1] = (int)l1 + 1;
             }
@@ -912,12 +912,12 @@ static const char *parse_segment_header(sdrify_hevc_check *c, BitReader *b, int 
             if ((pps->weighted_pred && sh->slice_type == SLICE_P) || (pps->weighted_bipred && sh->slice_type == SLICE_B))
                 skip_pred_weight_table(b, sps, sh);
             uint32_t five_minus = br_ue(b);
-            if (five_minus > 4) return "merge candidates";
+            if (five_minus > 4) return "!slice header: impossible merge candidate count";
             sh->max_merge_cand = 5 - (int)five_minus;
         }
         int32_t qp_delta = br_se(b);
         sh->qp = pps->init_qp + qp_delta;
-        if (sh->qp < -6 * (sps->bit_depth_luma - 8) || sh->qp > 51) return "slice QP";
+        if (sh->qp < -6 * (sps->bit_depth_luma - 8) || sh->qp > 51) return "!slice header: QP out of range";
         if (pps->chroma_qp_offsets_present) { br_se(b); br_se(b); }
         if (pps->chroma_qp_offset_list) sh->cu_chroma_qp_offset_enabled = br_flag(b);
         int deblocking_disabled = pps->deblocking_disabled;
@@ -930,22 +930,23 @@ static const char *parse_segment_header(sdrify_hevc_check *c, BitReader *b, int 
     seg->entry_points = 0;
     if (pps->tiles || pps->wpp) {
         uint32_t n = br_ue(b);
-        if (n >= (uint32_t)pic->ctbs || n > 512) return "entry points";
+        if (n >= (uint32_t)pic->ctbs) return "!slice header: impossible entry points";
+        if (n > 512) return "more entry points than this check holds";
         seg->entry_points = (int)n;
         if (n > 0) {
             uint32_t len = br_ue(b) + 1;
-            if (len > 32) return "entry points";
+            if (len > 32) return "!slice header: impossible entry points";
             for (uint32_t i = 0; i < n; i++) seg->entry_offsets[i] = br_bits32(b, (int)len) + 1;
         }
     }
     if (pps->slice_header_extension) {
         uint32_t len = br_ue(b);
-        if (len > 256) return "slice header extension";
+        if (len > 256) return "!slice header: impossible extension";
         for (uint32_t i = 0; i < len; i++) br_bits(b, 8);
     }
-    if (!br_flag(b)) return "slice header alignment";
+    if (!br_flag(b)) return "!slice header: does not end on its alignment bit";
     while (b->pos & 7) br_flag(b);
-    if (b->overrun || (b->pos >> 3) >= b->size) return "slice header runs past its data";
+    if (b->overrun || (b->pos >> 3) >= b->size) return "!slice header: runs past its data";
     seg->data_start = b->pos >> 3;
     return NULL;
 }
@@ -1096,6 +1097,12 @@ static int check_nal(sdrify_hevc_check *c, const uint8_t *nal, size_t size, cons
     SegmentHeader seg;
     SliceHeader sh;
     const char *skip = parse_segment_header(c, &b, type, &seg, &sh);
+    if (skip && skip[0] == '!') {
+        c->pic.tracking = 0;
+        if (!damaged) *problem = skip + 1;
+        c->counts.slices_checked++;
+        return damaged + 1;
+    }
     if (skip) {
         c->counts.slices_unchecked++;
         c->pic.tracking = 0;

@@ -133,11 +133,19 @@ static inline int cffmpeg_use_fd(AVFormatContext *s, int fd) {
 // while decoding MB"), counted per decoder: a decoder context whose opaque points at an int counter gets every
 // error-level message it logs counted there (frame threads copy opaque into their contexts), and the error
 // concealment's own report ("concealing N DC, N AC, N MV errors"), which H.264/MPEG decoders log only at info
-// level. Nothing is printed.
+// level. A demuxer whose AVFormatContext.opaque points at a counter gets its error-level messages counted the
+// same way (damage it recovers from with a guess, e.g. "Invalid mdhd time scale …, defaulting to 1"). Nothing is
+// printed.
 static inline void cffmpeg_log_callback(void *avcl, int level, const char *fmt, va_list vl) {
     (void)vl;
     if (!avcl || (level > AV_LOG_ERROR && !(fmt && strncmp(fmt, "concealing ", 11) == 0))) return;
-    if (*(const AVClass **)avcl != avcodec_get_class()) return;
+    const AVClass *cls = *(const AVClass **)avcl;
+    if (cls == avformat_get_class()) {
+        AVFormatContext *f = avcl;
+        if (f->opaque && f->iformat && level <= AV_LOG_ERROR) __atomic_fetch_add((int *)f->opaque, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    if (cls != avcodec_get_class()) return;
     AVCodecContext *c = avcl;
     if (!c->opaque || !c->codec || !av_codec_is_decoder(c->codec)) return;
     __atomic_fetch_add((int *)c->opaque, 1, __ATOMIC_RELAXED);

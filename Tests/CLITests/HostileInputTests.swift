@@ -297,14 +297,45 @@ final class HostileInputTests: CLITestCase {
         XCTAssertTrue(r.stderr.contains("warning") && r.stderr.contains("video samples could be read"), r.stderr)
     }
 
-    /// A sample count cut down (stsz says 3 of 30): the demuxer delivers 3 samples without an error; the track's
-    /// duration finds the rest missing.
+    /// A sample count cut down (stsz says 3 of 30): the demuxer delivers 3 samples, logging only "wrong sample
+    /// count" (counted: a damaged container); the track's duration would find the rest missing too.
     func testPicturesThatDoNotFillTheTrackAreDamage() throws {
         var d = try data("sdr_h264_aac.mp4")
         let stsz = try XCTUnwrap(offset(of: "stsz", in: d))  // the video track's (the first track)
         d.replaceSubrange(stsz + 12..<stsz + 16, with: [0, 0, 0, 3])
-        let output = try refusedThenTolerated(d, named: "stsz.mp4", saying: "the pictures cover")
+        let output = try refusedThenTolerated(d, named: "stsz.mp4", saying: "damaged")
         XCTAssertEqual(Support.streams(try Support.ffprobe(output), "video").first?["nb_frames"] as? String, "3")
+    }
+
+    /// A damaged slice header that libavcodec decodes anyway (ffmpeg says nothing), with wrong fields: its last
+    /// bit is not the alignment bit, so sdrify's own check refuses it.
+    func testImpossibleHEVCSliceHeaderIsDamage() throws {
+        var d = try data("sample_hlg_portrait.mov")
+        let video = try packets("sample_hlg_portrait.mov", "v")
+        d[video[21].pos + 14] ^= 0x18
+        try d.write(to: URL(fileURLWithPath: path("header.mov")))
+        let ffmpeg = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", path("header.mov"), "-f", "null", "-"])
+        XCTAssertEqual(ffmpeg.stderr, "", "libavcodec is silent about this damage")
+        _ = try refusedThenTolerated(d, named: "header.mov", saying: "slice header")
+    }
+
+    /// Composition offsets garbled (a ctts sample count set to 0xFFFFFFFF): the pictures come out of the decoder
+    /// in display order with timestamps that run backwards. Damaged timing: refused, or repaired when tolerated.
+    func testTimestampsThatRunBackwardsAreDamage() throws {
+        var d = try data("sdr_h264_aac.mp4")
+        let ctts = try XCTUnwrap(offset(of: "ctts", in: d)) - 4   // the box's start
+        for i in 32..<36 { d[ctts + i] = 0xFF }
+        let output = try refusedThenTolerated(d, named: "ctts.mp4", saying: "damaged timestamps")
+        XCTAssertEqual(Support.streams(try Support.ffprobe(output), "video").first?["nb_frames"] as? String, "30")
+    }
+
+    /// A media time scale the demuxer replaces with a guess ("Invalid mdhd time scale …, defaulting to 1"; with
+    /// it, 11 of 12 pictures used to vanish with exit 0): the demuxer's own error report is damage.
+    func testDamageTheDemuxerRecoversFromIsDamage() throws {
+        var d = try data("orient_1.mp4")
+        let mdhd = try XCTUnwrap(offset(of: "mdhd", in: d)) - 4
+        d.replaceSubrange(mdhd + 20..<mdhd + 24, with: [0x90, 0x7B, 0x59, 0x0A])
+        _ = try refusedThenTolerated(d, named: "mdhd.mp4", saying: "damaged container")
     }
 
     func testTolerateErrorsConcealsAndCounts() throws {

@@ -28,9 +28,14 @@ final class Demuxer {
     let undecodableAudio: String?
     private var videoPacketsRead = 0   // for --max-duration on streams without times
 
+    /// Error-level messages the demuxer logged: damage it recovered from with a guess (a time scale of 0 …).
+    private let errorCounter = LoggedErrorCounter()
+    var loggedErrors: Int { errorCounter.count }
+
     init(path: String) throws {
         self.path = path
-        var c: UnsafeMutablePointer<AVFormatContext>? = nil
+        var c: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
+        c?.pointee.opaque = UnsafeMutableRawPointer(errorCounter.pointer)  // counted from the header on
         let opened = avformat_open_input(&c, path, nil, nil)
         guard opened >= 0, let ctx = c else {
             throw SDRifyError.invalidInput("\(path): not a readable media file (\(ffErrorString(opened)))")

@@ -26,6 +26,15 @@ let ffNoPTS = cffmpeg_nopts_value()
 
 /// FFmpeg logs to stderr by default; the CLI contract allows only our own lines there.
 /// FFmpeg prints nothing; error-level messages from sdrify's decoders are counted instead (see Decoder.loggedErrors).
+/// Where the FFmpeg log callback counts one context's error-level messages (see cffmpeg_log_callback): set as
+/// the context's `opaque`. Outlives the context it is set on (a property of its owner, released after deinit).
+final class LoggedErrorCounter {
+    let pointer = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+    init() { pointer.initialize(to: 0) }
+    deinit { pointer.deallocate() }
+    var count: Int { Int(cffmpeg_load_count(pointer)) }
+}
+
 public func silenceFFmpegLogging() {
     av_log_set_level(AV_LOG_QUIET)
     cffmpeg_count_decoder_errors()

@@ -146,12 +146,21 @@ final class ClipDecoder {
         return false
     }
 
-    private var loggedErrorsSeen = 0
+    private var loggedErrorsSeen = 0, demuxerErrorsSeen = 0
 
     /// Damage the decoder concealed and only logged (a flipped bit in a keyframe can leave every later picture
     /// visibly wrong with no failing call): refused like any damage, or counted under --tolerate-errors. The
     /// count is the decoder's own (every thread's messages), so the outcome does not depend on thread timing.
     private func checkLoggedDamage(at pts: Int64?) throws {
+        let demuxed = demuxer.loggedErrors
+        if demuxed > demuxerErrorsSeen {
+            let new = demuxed - demuxerErrorsSeen
+            demuxerErrorsSeen = demuxed
+            guard tolerateErrors else {
+                throw SDRifyError.invalidInput("\(label): damaged container (errors the demuxer recovered from with a guess)")
+            }
+            decodeErrors += new
+        }
         let logged = decoder.loggedErrors
         guard logged > loggedErrorsSeen else { return }
         let new = logged - loggedErrorsSeen
@@ -182,9 +191,19 @@ final class ClipDecoder {
         if range.active, time < range.start - halfFrame { return false }
         if let end = range.end, time >= end - halfFrame { return true }
         if frame.isCorrupt { try tolerate("\(label): damaged video at \(seconds(frame.pts))") }
-        // Strictly increasing timestamps for the encoder (a variable frame rate is kept as it is).
+        // Strictly increasing timestamps for the encoder (a variable frame rate is kept as it is). The decoder
+        // hands pictures out in display order, so a timestamp that goes backwards is damaged timing (garbage
+        // composition offsets): the input's damage, or with --tolerate-errors the nominal frame interval. An
+        // equal one (some muxers repeat a timestamp) moves on by one tick.
         var pts = max(0, sourcePTS - range.shiftTicks)
-        if let last = lastPTS, pts <= last { pts = last + 1 }
+        if let last = lastPTS, pts <= last {
+            if pts < last {
+                try tolerate("\(label): damaged timestamps: the picture at \(seconds(frame.pts)) is shown after a later one")
+                pts = last + frameTicks
+            } else {
+                pts = last + 1
+            }
+        }
         // Frames an hour apart are damaged timing (a corrupt sample table; screen recorders that send frames only
         // on change leave gaps of minutes, not hours), which the muxer would refuse as the output's fault: the
         // input's damage, or with --tolerate-errors the nominal frame interval instead.
