@@ -70,6 +70,7 @@ struct Compose: ParsableCommand {
         spec.threads = encoding.threads
         spec.toneMap = encoding.toneMap
         spec.tolerateErrors = encoding.tolerateErrors
+        spec.checkBitstream = !encoding.noBitstreamCheck
         let between = Transition(spec: transition)!
         var edit: Timeline
         var name: (Int) -> String = { "clip \($0 + 1)" }

@@ -165,6 +165,7 @@ struct Convert: ParsableCommand {
         options.threads = threads
         options.toneMap = encoding.toneMap
         options.tolerateErrors = encoding.tolerateErrors
+        options.checkBitstream = !encoding.noBitstreamCheck
         try Job(encoding, output: output, overwrite: encoding.overwrite).run { warn, report in
             let result = try Transcoder.run(options, warn: warn, progress: report)
             return (result.json, result.decodeErrors, "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames)")

@@ -48,6 +48,12 @@ final class BitstreamCheckTests: CLITestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
         XCTAssertGreaterThan(report["decode_errors"] as? Int ?? 0, 0)
+        // The opt-out for trusted input: no check, so this damage (silent to libavcodec) goes through.
+        let trusted = try Support.sdrify(damaged, file("trusted.mp4"), "--no-bitstream-check", "--json")
+        XCTAssertEqual(trusted.status, 0, trusted.stderr)
+        let trustedReport = try JSONSerialization.jsonObject(with: trusted.stdoutData) as? [String: Any] ?? [:]
+        XCTAssertNil(trustedReport["bitstream_check"])
+        XCTAssertEqual(trustedReport["decode_errors"] as? Int, 0)
     }
 
     /// Valid streams are never refused: x265 with the settings that change the slice syntax (slices, WPP off,

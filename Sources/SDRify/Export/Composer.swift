@@ -103,7 +103,8 @@ public enum Composer {
             case .video(let info, let orientation):
                 return try VideoClipSource(path: info.path, info: info, orientation: orientation, from: clip.from,
                                            seconds: clip.seconds, fit: clip.fit, canvas: canvas,
-                                           toneMap: out.toneMap, threads: decodeThreads, tolerateErrors: out.tolerateErrors, warn: warn)
+                                           toneMap: out.toneMap, threads: decodeThreads, tolerateErrors: out.tolerateErrors,
+                                           checkBitstream: out.checkBitstream, warn: warn)
             }
         }
         compositor.closed = { clip, source in reports.record(clip.index, source) }

@@ -20,6 +20,8 @@ public struct ConvertOptions: Sendable {
     public var toneMap = ToneMapOperator.default
     /// Conceal decode errors and go on (counted in the result) instead of failing with exit 2.
     public var tolerateErrors = false
+    /// Our own check of HEVC slice data (BitstreamCheck): on unless the caller trusts its input.
+    public var checkBitstream = true
 
     public init(input: String, output: String, preset: ExportPreset) {
         self.input = input; self.output = output; self.preset = preset
@@ -31,6 +33,7 @@ public struct ConvertOptions: Sendable {
         var out = OutputSpec(path: output, preset: preset)
         out.overwrite = overwrite; out.crf = crf; out.encoderPreset = encoderPreset; out.threads = threads
         out.toneMap = toneMap; out.tolerateErrors = tolerateErrors; out.background = background
+        out.checkBitstream = checkBitstream
         var clip = TimelineClip(source: .video(input))
         clip.from = start
         clip.duration = duration
@@ -223,7 +226,8 @@ public enum Transcoder {
             if options.keepChapters { try muxer.copyChapters(from: demuxer, shift: shift, end: options.duration) }
             try muxer.writeHeader()
             for (track, cues) in subtitleTracks { try track.write(cues, to: muxer) }
-            let clip = ClipDecoder(label: options.input, tolerateErrors: options.tolerateErrors, video: video, demuxer: demuxer,
+            let clip = ClipDecoder(label: options.input, tolerateErrors: options.tolerateErrors,
+                                   checkBitstream: options.checkBitstream, video: video, demuxer: demuxer,
                                    decoder: decoder, audio: audio, orientation: orientation,
                                    range: .init(active: cutting, start: cutStart, end: cutEnd, shiftTicks: tb.ticks(shift)), warn: warn)
             // Each picture may wait in `converted` and in the encoder while the next ones are made.

@@ -36,11 +36,11 @@ final class ClipDecoder {
     /// The duration of the last picture selected (ticks).
     private(set) var lastDuration: Int64 = 1
 
-    init(label: String, tolerateErrors: Bool, video: VideoInfo, demuxer: Demuxer, decoder: Decoder, audio: AudioOutput?,
+    init(label: String, tolerateErrors: Bool, checkBitstream: Bool = true, video: VideoInfo, demuxer: Demuxer, decoder: Decoder, audio: AudioOutput?,
          orientation: Orientation, range: Range, warn: @escaping Transcoder.Warning) {
         self.label = label; self.tolerateErrors = tolerateErrors; self.video = video; self.demuxer = demuxer
         self.decoder = decoder; self.audio = audio; self.orientation = orientation; self.range = range; self.warn = warn
-        bitstreamCheck = BitstreamCheck(stream: demuxer.videoStream)
+        bitstreamCheck = checkBitstream ? BitstreamCheck(stream: demuxer.videoStream) : nil
         tb = demuxer.videoTimeBase
         let rate = demuxer.videoFrameRate
         frameTicks = rate.num > 0 ? max(1, Int64((1 / rate.seconds / tb.seconds).rounded())) : 1

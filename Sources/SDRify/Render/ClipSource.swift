@@ -35,14 +35,16 @@ final class VideoClipSource: ClipSource, @unchecked Sendable {
     private var shownIsCurrent = false
 
     init(path: String, info: MediaInfo, orientation: Orientation, from: Double, seconds: Double, fit: Fit, canvas: Canvas,
-         toneMap: ToneMapOperator, threads: Int, tolerateErrors: Bool, warn: @escaping Transcoder.Warning) throws {
+         toneMap: ToneMapOperator, threads: Int, tolerateErrors: Bool, checkBitstream: Bool = true,
+         warn: @escaping Transcoder.Warning) throws {
         let demuxer = try Demuxer(path: path)  // its headers were read and checked when the composition was planned
         let tb = demuxer.videoTimeBase
         let videoStart = Double(demuxer.videoStartTicks) * tb.seconds
         let start = videoStart + from
         if from > 0 { try demuxer.seek(toSeconds: start) }
         let video = try Decoder(videoOf: demuxer, threads: threads)
-        decoder = ClipDecoder(label: path, tolerateErrors: tolerateErrors, video: info.video, demuxer: demuxer, decoder: video,
+        decoder = ClipDecoder(label: path, tolerateErrors: tolerateErrors, checkBitstream: checkBitstream, video: info.video,
+                              demuxer: demuxer, decoder: video,
                               audio: nil, orientation: orientation,
                               range: .init(active: true, start: start, end: start + seconds, shiftTicks: tb.ticks(start)), warn: warn)
         let size = canvas.fitted(info.video.displaySize, fit)
