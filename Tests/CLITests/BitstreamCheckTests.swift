@@ -4,14 +4,7 @@ import XCTest
 /// Our own HEVC slice-data check (Sources/CBitstream): damage libavcodec decodes without a word is refused (or
 /// counted under --tolerate-errors), and valid streams from every encoder setting at hand pass it.
 final class BitstreamCheckTests: CLITestCase {
-    func packets(_ path: String) throws -> [(size: Int, pos: Int)] {
-        let r = try Support.run(Support.tool("ffprobe"), ["-v", "error", "-select_streams", "v", "-show_entries",
-                                                          "packet=size,pos", "-of", "csv=p=0", path])
-        return r.stdout.split(separator: "\n").compactMap { line in
-            let f = line.split(separator: ",").compactMap { Int($0) }
-            return f.count == 2 ? (f[0], f[1]) : nil
-        }
-    }
+    func packets(_ path: String) throws -> [(size: Int, pos: Int)] { try Support.packets(path, "v") }
 
     /// One flipped bit in the entropy-coded data of a picture, in HLG and PQ clips: libavcodec decodes the
     /// damaged pictures with no error, flag or log line (checked here with ffmpeg), sdrify refuses every one.

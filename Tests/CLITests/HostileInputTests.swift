@@ -211,12 +211,7 @@ final class HostileInputTests: CLITestCase {
 
     /// (size, byte position) of each packet of the vector's `stream` ("v" or "a"), from ffprobe.
     func packets(_ vector: String, _ stream: String) throws -> [(size: Int, pos: Int)] {
-        let r = try Support.run(Support.tool("ffprobe"), ["-v", "error", "-select_streams", stream, "-show_entries",
-                                                          "packet=size,pos", "-of", "csv=p=0", Support.vector(vector)])
-        return r.stdout.split(separator: "\n").compactMap { line in
-            let f = line.split(separator: ",").compactMap { Int($0) }
-            return f.count == 2 ? (f[0], f[1]) : nil
-        }
+        try Support.packets(Support.vector(vector), stream)
     }
 
     /// Overwrites `count` bytes at `at` with a fixed pattern.

@@ -57,6 +57,16 @@ enum Support {
     }
 
     /// ffprobe's JSON for streams and format.
+    /// Size and file position of each packet of a stream ("v" or "a"), from ffprobe.
+    static func packets(_ path: String, _ stream: String) throws -> [(size: Int, pos: Int)] {
+        let r = try run(tool("ffprobe"), ["-v", "error", "-select_streams", stream, "-show_entries", "packet=size,pos",
+                                          "-of", "csv=p=0", path])
+        return r.stdout.split(separator: "\n").compactMap { line in
+            let f = line.split(separator: ",").compactMap { Int($0) }
+            return f.count == 2 ? (f[0], f[1]) : nil
+        }
+    }
+
     static func ffprobe(_ path: String) throws -> [String: Any] {
         let r = try run(tool("ffprobe"), ["-v", "error", "-show_streams", "-show_format", "-of", "json", path])
         XCTAssertEqual(r.status, 0, r.stderr)

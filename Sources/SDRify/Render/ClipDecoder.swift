@@ -151,23 +151,20 @@ final class ClipDecoder {
     /// Damage the decoder concealed and only logged (a flipped bit in a keyframe can leave every later picture
     /// visibly wrong with no failing call): refused like any damage, or counted under --tolerate-errors. The
     /// count is the decoder's own (every thread's messages), so the outcome does not depend on thread timing.
+    /// The same for the demuxer's error messages (damage it recovered from with a guess, e.g. a time scale of 0).
     private func checkLoggedDamage(at pts: Int64?) throws {
-        let demuxed = demuxer.loggedErrors
-        if demuxed > demuxerErrorsSeen {
-            let new = demuxed - demuxerErrorsSeen
-            demuxerErrorsSeen = demuxed
-            guard tolerateErrors else {
-                throw SDRifyError.invalidInput("\(label): damaged container (errors the demuxer recovered from with a guess)")
-            }
-            decodeErrors += new
-        }
-        let logged = decoder.loggedErrors
-        guard logged > loggedErrorsSeen else { return }
-        let new = logged - loggedErrorsSeen
-        loggedErrorsSeen = logged
-        guard tolerateErrors else {
-            throw SDRifyError.invalidInput("\(label): damaged video at \(seconds(pts)) (errors the decoder concealed)")
-        }
+        try countLogged(demuxer.loggedErrors, seen: &demuxerErrorsSeen,
+                        "\(label): damaged container (errors the demuxer recovered from with a guess)")
+        try countLogged(decoder.loggedErrors, seen: &loggedErrorsSeen,
+                        "\(label): damaged video at \(seconds(pts)) (errors the decoder concealed)")
+    }
+
+    /// Messages logged since the last look are damage: refused with `message`, or counted under --tolerate-errors.
+    private func countLogged(_ logged: Int, seen: inout Int, _ message: @autoclosure () -> String) throws {
+        guard logged > seen else { return }
+        let new = logged - seen
+        seen = logged
+        guard tolerateErrors else { throw SDRifyError.invalidInput(message()) }
         decodeErrors += new
     }
 
