@@ -49,6 +49,29 @@ final class BitstreamCheckTests: CLITestCase {
         XCTAssertEqual(trustedReport["decode_errors"] as? Int, 0)
     }
 
+    /// Entering clips mid-stream (compose `from`, convert `--start`) gives the check pictures from a keyframe on:
+    /// no false report. A raw elementary stream has no timestamps to seek by: it is read from its start and the
+    /// pictures before `from` skipped (seeking it used to fail with "Operation not permitted").
+    func testClipsEnteredMidStreamAndRawStreamsWithAStart() throws {
+        let raw = file("raw.h265")
+        try ffmpeg(["-i", Support.vector("pq_hevc_hdr10.mp4"), "-map", "0:v", "-c:v", "copy", "-bsf:v", "hevc_mp4toannexb", "-f", "hevc", raw])
+        let edit = file("edit.json")
+        try Data("""
+            {"clips": [{"file": "\(Support.vector("sample_hlg_portrait.mov"))", "from": 0.7, "duration": 0.8},
+                       {"file": "\(Support.vector("pq_hevc_hdr10.mp4"))", "from": 0.4, "duration": 0.5},
+                       {"file": "\(raw)", "from": 0.2}]}
+            """.utf8).write(to: URL(fileURLWithPath: edit))
+        let r = try Support.sdrify("compose", "--timeline", edit, "--output", file("edit.mp4"), "--json")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
+        XCTAssertEqual(report["decode_errors"] as? Int, 0)
+        XCTAssertEqual((report["clips"] as? [[String: Any]])?.count, 3)
+        let start = try Support.sdrify(raw, file("start.mp4"), "--start", "0.5", "--json")
+        XCTAssertEqual(start.status, 0, start.stderr)
+        let converted = (try JSONSerialization.jsonObject(with: start.stdoutData) as? [String: Any])?["frames"] as? Int ?? 0
+        XCTAssertEqual(converted, 30 - 15, "the raw stream's 30 pictures at 30 fps, from 0.5 s")
+    }
+
     /// Valid streams are never refused: x265 with the settings that change the slice syntax (slices, WPP off,
     /// CTB and transform sizes, AMP, transform skip, lossless CUs, sign hiding off, SAO off, QP groups, weighted
     /// prediction, scaling lists, B pyramids, monochrome, 10 and 12 bits). Every slice is parsed (none left

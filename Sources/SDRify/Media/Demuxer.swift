@@ -159,7 +159,11 @@ final class Demuxer {
     }
 
     /// Seeks to the keyframe at or before `seconds` (for --start).
+    /// Moves to the keyframe before `seconds`. A raw elementary stream (.h265, .h264) has no timestamps to seek
+    /// by (trying fails, and drops the parameter sets already read): it is read from its start, and the caller's
+    /// range selection skips what comes before.
     func seek(toSeconds seconds: Double) throws {
+        if videoStream.pointee.start_time == ffNoPTS { return }   // no timestamps: a raw elementary stream
         let ts = Int64(seconds * Double(AV_TIME_BASE))
         try ffCheck(avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0), "\(path): seeking to \(seconds) s",
                     status: .invalidInput)

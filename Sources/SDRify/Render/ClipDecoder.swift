@@ -169,6 +169,7 @@ final class ClipDecoder {
     }
 
     private var sawFirstPicture = false
+    private var nextUntimedPTS: Int64 = 0   // where a picture without a timestamp goes
 
     /// Applies the range and the damage policy, gives the frame its output timestamp and emits it.
     /// Returns true when the frame lies past the end of the range.
@@ -182,8 +183,10 @@ final class ClipDecoder {
                 warn("\(label): the bitstream's display-orientation SEI (\(desc)) disagrees with the container (EXIF \(orientation.rawValue)); following the container")
             }
         }
-        // A raw bitstream has no timestamps: its pictures follow each other from 0 at the nominal rate.
-        let sourcePTS = frame.pts ?? (lastPTS.map { $0 + range.shiftTicks + frameTicks } ?? 0)
+        // A raw bitstream has no timestamps: its pictures follow each other from 0 at the nominal rate (counted
+        // for skipped pictures too, so a range's start is reached).
+        let sourcePTS = frame.pts ?? nextUntimedPTS
+        nextUntimedPTS = sourcePTS + frameTicks
         let time = Double(sourcePTS) * tb.seconds
         if range.active, time < range.start - halfFrame { return false }
         if let end = range.end, time >= end - halfFrame { return true }
