@@ -4,8 +4,9 @@
 // picture comes out visibly wrong. This check parses every slice's coding tree (entropy decoding only, no
 // reconstruction) and verifies what a correct slice must satisfy: the arithmetic decoder ends exactly on the
 // slice's stop bit, substreams start where the entry points say, and the picture's coding tree blocks are all
-// covered. A desynchronised decoder almost never meets those. Streams using tools this check does not parse
-// (4:2:2, 4:4:4, some range and screen-content extensions) are left unchecked rather than guessed at.
+// covered. A desynchronised decoder almost never meets those. Slices using tools this check does not parse
+// (4:2:2, 4:4:4, PCM blocks, the range and screen-content extension tools that change the syntax, pictures over
+// 8K) are left unchecked rather than guessed at.
 #ifndef SDRIFY_HEVC_CHECK_H
 #define SDRIFY_HEVC_CHECK_H
 
