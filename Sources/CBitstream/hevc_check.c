@@ -791,7 +791,7 @@ static int layout_picture(Picture *pic) {
 // ---- slice segments ----
 
 typedef struct {
-    int first_in_pic, dependent, address, pps_id;
+    int first_in_pic, dependent, address;
     size_t data_start;             // RBSP byte where slice data begins
     int entry_points;
     uint32_t entry_offsets[512];   // bytes, NAL payload coordinates (emulation prevention included)
@@ -826,7 +826,6 @@ static const char *parse_segment_header(sdrify_hevc_check *c, BitReader *b, int 
     if (c->sps[pps->sps_id].unsupported) return c->sps[pps->sps_id].unsupported;
     // What the check allocates follows the picture size: beyond 8K its cost is not worth a hostile header's.
     if ((int64_t)c->sps[pps->sps_id].width * c->sps[pps->sps_id].height > 8192 * 4352) return "picture larger than 8K";
-    seg->pps_id = (int)pps_id;
     if (seg->first_in_pic) {
         pic->sps = c->sps[pps->sps_id];
         pic->pps = *pps;
@@ -1133,8 +1132,6 @@ static int check_nal(sdrify_hevc_check *c, const uint8_t *nal, size_t size, cons
     }
     return damaged;
 }
-
-static int check_extradata_nals(sdrify_hevc_check *c, const uint8_t *d, size_t size);
 
 static void build_sig_tables(void) {
     for (int prev = 0; prev < 4; prev++)
