@@ -151,6 +151,7 @@ struct sdrify_hevc_check {
     size_t *removed;               // NAL offsets of removed emulation prevention bytes
     size_t removed_count, removed_capacity;
     Picture pic;
+    int packet_pictures;           // base-layer VCL NAL units in the packet being checked
     sdrify_hevc_check_counts counts;
 };
 
@@ -1079,9 +1080,11 @@ static int picture_incomplete(sdrify_hevc_check *c) {
 
 static int check_nal(sdrify_hevc_check *c, const uint8_t *nal, size_t size, const char **problem) {
     if (size < 3) return 0;
+    if (nal[0] & 0x80) { *problem = "a NAL unit header with its forbidden bit set"; return 1; }
     int type = (nal[0] >> 1) & 63, layer = ((nal[0] & 1) << 5) | (nal[1] >> 3);
     if (layer != 0) return 0;
     int vcl = type <= 9 || (type >= 16 && type <= 21);
+    c->packet_pictures += vcl;
     if (!vcl && type != 33 && type != 34) {
         if (type == 36 || type == 37) {  // end of sequence / bitstream: the picture before must be whole
             if (picture_incomplete(c)) { *problem = "a picture is missing slice segments"; return 1; }
@@ -1189,7 +1192,9 @@ static int for_each_annexb_nal(sdrify_hevc_check *c, const uint8_t *d, size_t si
 
 static int check_extradata_nals(sdrify_hevc_check *c, const uint8_t *d, size_t size) {
     const char *ignored = NULL;
-    if (size >= 23 && d[0] == 1) {          // hvcC
+    // hvcC unless it starts like Annex B (00 00 01, 00 00 00 01): the test libavcodec applies, so a damaged
+    // configurationVersion does not leave the packets unchecked while the decoder reads them as hvcC.
+    if (size >= 23 && (d[0] || d[1] || d[2] > 1)) {
         c->nal_length_size = (d[21] & 3) + 1;
         size_t pos = 23;
         int arrays = d[22];
@@ -1217,17 +1222,35 @@ void sdrify_hevc_check_configure(sdrify_hevc_check *c, const uint8_t *extradata,
 int sdrify_hevc_check_packet(sdrify_hevc_check *c, const uint8_t *d, size_t size, const char **problem) {
     *problem = NULL;
     int damaged = 0;
+    c->packet_pictures = 0;
     if (c->nal_length_size == 0) {
         damaged = for_each_annexb_nal(c, d, size, problem);
-    } else {
+    } else if (size > 0) {
+        // A sample of an MP4 (or Matroska) track is one access unit: length-prefixed NAL units that fill it
+        // exactly, with a picture among them. Anything else is damage the decoder skips without a word (a frame
+        // goes missing).
         size_t pos = 0, ls = (size_t)c->nal_length_size;
         while (pos + ls <= size) {
             size_t len = 0;
             for (size_t k = 0; k < ls; k++) len = (len << 8) | d[pos + k];
             pos += ls;
-            if (len > size - pos) break;    // the decoder reports a broken NAL length itself
+            if (len > size - pos) {
+                if (!damaged) *problem = "a NAL unit runs past the end of its sample";
+                damaged++;
+                pos = size;
+                break;
+            }
             damaged += check_nal(c, d + pos, len, problem);
             pos += len;
+        }
+        int trailing = 0;
+        for (size_t k = pos; k < size; k++) trailing |= d[k];
+        if (trailing) {
+            if (!damaged) *problem = "bytes after the last NAL unit of a sample";
+            damaged++;
+        } else if (c->packet_pictures == 0 && !damaged) {
+            *problem = "a sample without a picture";
+            damaged++;
         }
     }
     c->counts.damaged += damaged;

@@ -31,6 +31,31 @@ final class BitstreamCheckTests: CLITestCase {
         XCTAssertGreaterThanOrEqual(silent, 4, "damage libavcodec is silent about is what this test is for")
     }
 
+    /// A sample of an MP4 track is one picture's NAL units, each behind its length. A NAL unit header with its
+    /// forbidden bit set makes libavcodec skip the NAL unit: in a picture no other refers to (packet 13 here is
+    /// TRAIL_N), the picture goes missing with exit 0 and not a word from ffmpeg. A length running past the
+    /// sample is logged by libavcodec; sdrify names it. Both are refused.
+    func testDamagedSampleStructureIsRefused() throws {
+        let vector = "pq_hevc_hdr10.mp4"
+        let clean = try Data(contentsOf: URL(fileURLWithPath: Support.vector(vector)))
+        let k = try packets(Support.vector(vector))[13]
+        var forbidden = clean
+        forbidden[k.pos + 4] |= 0x80         // the NAL unit's header (after its 4-byte length)
+        var overrun = clean
+        overrun[k.pos] = 0x7F                // its length: far past the sample
+        for (name, d, words, silent) in [("forbidden.mp4", forbidden, "forbidden bit", true),
+                                         ("overrun.mp4", overrun, "past the end", false)] {
+            let damaged = file(name)
+            try d.write(to: URL(fileURLWithPath: damaged))
+            let ffmpeg = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", damaged, "-f", "null", "-"])
+            XCTAssertEqual(ffmpeg.status, 0, "ffmpeg converts \(name)")
+            if silent { XCTAssertEqual(ffmpeg.stderr, "", "ffmpeg says nothing about \(name)") }
+            let r = try Support.sdrify(damaged, file("\(name)-out.mp4"))
+            XCTAssertEqual(r.status, 2, r.stderr)
+            XCTAssertTrue(r.stderr.contains("damaged video") && r.stderr.contains(words), r.stderr)
+        }
+    }
+
     func testTolerateErrorsCountsDamagedSliceData() throws {
         var d = try Data(contentsOf: URL(fileURLWithPath: Support.vector("sample_hlg_portrait.mov")))
         let video = try packets(Support.vector("sample_hlg_portrait.mov"))

@@ -324,6 +324,49 @@ final class HostileInputTests: CLITestCase {
         XCTAssertEqual(Support.streams(try Support.ffprobe(output), "video").first?["nb_frames"] as? String, "30")
     }
 
+    /// One picture's composition offset garbled so that it lands outside the edit list: before the presentation
+    /// start (as pre-roll does) or past its end (as a trimmed tail does). The demuxer marks it to be left out and
+    /// libavcodec drops it without a word (a picture used to go missing with exit 0). The pictures come out of the
+    /// decoder in display order, so its timestamp is out of order there: refused, or repaired when tolerated.
+    func testPictureMovedOutsideTheEditIsDamage() throws {
+        let clean = try data("pq_hevc_hdr10.mp4")
+        let ctts = try XCTUnwrap(offset(of: "ctts", in: clean))
+        for (name, offsetTicks, frames) in [("before", Int32(-8192), "30"), ("after", Int32(0x1000_0000), "29")] {
+            var d = clean
+            let entry = ctts + 12 + 8 * 10 + 4   // the 11th sample's offset (one sample per entry here)
+            d.replaceSubrange(entry..<entry + 4, with: withUnsafeBytes(of: offsetTicks.bigEndian) { Array($0) })
+            try d.write(to: URL(fileURLWithPath: path("\(name).mp4")))
+            let marked = try Support.run(Support.tool("ffprobe"), ["-v", "error", "-select_streams", "v", "-show_entries",
+                                                                  "packet=flags", "-of", "csv=p=0", path("\(name).mp4")])
+            XCTAssertEqual(marked.stdout.components(separatedBy: "D").count - 1, 1, "the demuxer leaves one picture out")
+            let output = try refusedThenTolerated(d, named: "\(name).mp4", saying: "damaged timestamps")
+            // Tolerated: a picture moved before the start is shown in its place; one moved past the end is lost.
+            XCTAssertEqual(Support.streams(try Support.ffprobe(output), "video").first?["nb_frames"] as? String, frames)
+        }
+    }
+
+    /// A valid file cut with `ffmpeg -ss … -c copy` starts with pictures the edit list leaves out (decoded as
+    /// references, not shown): they are left out, the rest converts untouched.
+    func testPreRollTheEditListLeavesOutIsNotDamage() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "90", "-c:v", "libx264", "-g", "30",
+                    "-bf", "2", path("gop.mp4")])
+        try ffmpeg(["-ss", "0.5", "-i", path("gop.mp4"), "-c", "copy", path("cut.mp4")])
+        let marked = try Support.run(Support.tool("ffprobe"), ["-v", "error", "-select_streams", "v", "-show_entries",
+                                                              "packet=flags", "-of", "csv=p=0", path("cut.mp4")])
+        XCTAssertGreaterThan(marked.stdout.components(separatedBy: "D").count - 1, 3, "the cut starts with pre-roll")
+        let r = try Support.sdrify(path("cut.mp4"), path("cut-out.mp4"), "--json")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
+        XCTAssertEqual(report["frames"] as? Int, 75, "the 75 pictures from 0.5 s on")
+        XCTAssertEqual(report["decode_errors"] as? Int, 0)
+        // The first picture shown is the one at 0.5 s of the source (compared through the same conversion).
+        XCTAssertEqual(try Support.sdrify(path("gop.mp4"), path("gop-out.mp4")).status, 0)
+        let shown = try Support.lumaFrame(path("cut-out.mp4"), index: 0)
+        let psnrs = try (14...16).map { Support.psnr(shown, try Support.lumaFrame(path("gop-out.mp4"), index: $0)) }
+        XCTAssertGreaterThan(psnrs[1], 35, "\(psnrs)")
+        XCTAssertGreaterThan(psnrs[1], max(psnrs[0], psnrs[2]) + 3, "\(psnrs)")
+    }
+
     /// A media time scale the demuxer replaces with a guess ("Invalid mdhd time scale …, defaulting to 1"; with
     /// it, 11 of 12 pictures used to vanish with exit 0): the demuxer's own error report is damage.
     func testDamageTheDemuxerRecoversFromIsDamage() throws {

@@ -76,7 +76,10 @@ final class Decoder {
         if r == ffEAGAIN || r == ffEOF { return nil }
         if r < 0 { try checkPictureSize() }
         try ffCheck(r, "\(label): decoding", status: .invalidInput)
-        frame.av.pointee.pts = frame.av.pointee.best_effort_timestamp
+        // The picture's own timestamp (its packet's), not libavcodec's "best effort" guess, which switches to the
+        // decoding timestamps when presentation timestamps misbehave and so hides damaged timing; the guess
+        // only where there is none (raw streams).
+        if frame.av.pointee.pts == ffNoPTS { frame.av.pointee.pts = frame.av.pointee.best_effort_timestamp }
         return frame
     }
 }

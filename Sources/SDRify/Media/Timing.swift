@@ -40,6 +40,12 @@ extension Packet {
     var pts: Int64? { av.pointee.pts == ffNoPTS ? nil : av.pointee.pts }
     var duration: Int64 { av.pointee.duration }
 
+    /// The demuxer marks samples outside the edit list (pre-roll before the presentation start, a trimmed tail)
+    /// to be decoded but not shown.
+    var isOutsideEdit: Bool { av.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
+    /// Clears that mark: the decoder then returns the picture, for the caller to leave out (see ClipDecoder).
+    func keepOutsideEdit() { av.pointee.flags &= ~AV_PKT_FLAG_DISCARD }
+
     /// Moves the packet earlier by `ticks` of its own time base.
     func shift(by ticks: Int64) {
         if av.pointee.pts != ffNoPTS { av.pointee.pts -= ticks }

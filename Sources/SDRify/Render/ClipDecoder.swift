@@ -118,13 +118,20 @@ final class ClipDecoder {
 
     private func seconds(_ pts: Int64?) -> String {
         guard let pts else { return "an unknown time" }
-        return String(format: "%.3f s", Double(pts) * tb.seconds - videoStart)
+        let t = Double(pts) * tb.seconds - videoStart
+        return String(format: "%.3f s", abs(t) < 0.0005 ? 0 : t)  // no "-0.000"
     }
 
     /// Feeds one packet (nil drains); returns true once the range's end is reached.
     private func decode(_ packet: Packet?) throws -> Bool {
         if let packet, let problem = bitstreamCheck?.problem(in: packet) {
             try tolerate("\(label): damaged video at \(seconds(packet.pts)): \(problem)")
+        }
+        // Pictures the edit list leaves out come back from the decoder (in display order, so their order can be
+        // checked like every other's) and are left out in `select`.
+        if let packet, packet.isOutsideEdit, let pts = packet.pts {
+            outsideEdit[pts, default: 0] += 1
+            packet.keepOutsideEdit()
         }
         do {
             try decoder.send(packet)
@@ -168,6 +175,10 @@ final class ClipDecoder {
         decodeErrors += new
     }
 
+    private var outsideEdit: [Int64: Int] = [:]   // timestamps (and how many) of pictures the edit list leaves out
+    private var lastDecodedPTS: Int64? = nil   // of the last picture out of the decoder, inside the edit or not
+    private var lastInsideEditPTS: Int64? = nil
+    private var afterOutsideEdit = false       // the last picture out of the decoder was left outside the edit
     private var sawFirstPicture = false
     private var nextUntimedPTS: Int64 = 0   // where a picture without a timestamp goes
 
@@ -187,23 +198,37 @@ final class ClipDecoder {
         // for skipped pictures too, so a range's start is reached).
         let sourcePTS = frame.pts ?? nextUntimedPTS
         nextUntimedPTS = sourcePTS + frameTicks
+        // The decoder hands pictures out in display order (the bitstream's), so a timestamp that goes backwards
+        // is damaged timing (garbage composition offsets), whether or not the picture is shown: refused, or with
+        // --tolerate-errors shown at the nominal frame interval (below). Checked before the edit list's
+        // pictures are left out, so a picture that damage moved outside the edit is found too.
+        var backwards = lastDecodedPTS.map { sourcePTS < $0 } ?? false
+        if backwards {
+            try tolerate("\(label): damaged timestamps: the picture at \(seconds(frame.pts)) is shown after a later one")
+            // When the later one was a picture left outside the edit, that one was out of place (already left
+            // out): the order goes on from the last picture inside the edit.
+            if afterOutsideEdit {
+                lastDecodedPTS = lastInsideEditPTS
+                backwards = lastInsideEditPTS.map { sourcePTS < $0 } ?? false
+            }
+        }
+        if !backwards { lastDecodedPTS = sourcePTS }
+        afterOutsideEdit = false
+        if !backwards, let n = outsideEdit[sourcePTS] {
+            outsideEdit[sourcePTS] = n > 1 ? n - 1 : nil
+            afterOutsideEdit = true
+            return false
+        }
+        lastInsideEditPTS = sourcePTS
         let time = Double(sourcePTS) * tb.seconds
         if range.active, time < range.start - halfFrame { return false }
         if let end = range.end, time >= end - halfFrame { return true }
         if frame.isCorrupt { try tolerate("\(label): damaged video at \(seconds(frame.pts))") }
-        // Strictly increasing timestamps for the encoder (a variable frame rate is kept as it is). The decoder
-        // hands pictures out in display order, so a timestamp that goes backwards is damaged timing (garbage
-        // composition offsets): the input's damage, or with --tolerate-errors the nominal frame interval. An
-        // equal one (some muxers repeat a timestamp) moves on by one tick.
+        // Strictly increasing timestamps for the encoder (a variable frame rate is kept as it is): a damaged one
+        // (above) becomes the nominal frame interval, an equal one (some muxers repeat a timestamp) moves on by
+        // one tick.
         var pts = max(0, sourcePTS - range.shiftTicks)
-        if let last = lastPTS, pts <= last {
-            if pts < last {
-                try tolerate("\(label): damaged timestamps: the picture at \(seconds(frame.pts)) is shown after a later one")
-                pts = last + frameTicks
-            } else {
-                pts = last + 1
-            }
-        }
+        if let last = lastPTS, pts <= last { pts = backwards ? last + frameTicks : last + 1 }
         // Frames an hour apart are damaged timing (a corrupt sample table; screen recorders that send frames only
         // on change leave gaps of minutes, not hours), which the muxer would refuse as the output's fault: the
         // input's damage, or with --tolerate-errors the nominal frame interval instead.
