@@ -56,6 +56,29 @@ final class BitstreamCheckTests: CLITestCase {
         }
     }
 
+    /// libavcodec reads the codec configuration as hvcC whenever it does not start like Annex B, whatever its
+    /// version byte says; the check must read it the same way, or a damaged version byte left every slice
+    /// unchecked (damaged slice data then passed with exit 0).
+    func testDamagedConfigurationVersionStillChecksEverySlice() throws {
+        let vector = "pq_hevc_hdr10.mp4"
+        var d = try Data(contentsOf: URL(fileURLWithPath: Support.vector(vector)))
+        let hvcC = try XCTUnwrap(d.range(of: Data("hvcC".utf8))).upperBound
+        XCTAssertEqual(d[hvcC], 1, "configurationVersion")
+        d[hvcC] = 27
+        let versioned = file("version.mp4")
+        try d.write(to: URL(fileURLWithPath: versioned))
+        let r = try Support.sdrify(versioned, file("version-out.mp4"), "--json")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
+        XCTAssertEqual((report["bitstream_check"] as? [String: Any])?["slices_checked"] as? Int, 30)
+        let k = try packets(Support.vector(vector))[10]
+        d[k.pos + k.size * 2 / 3] ^= 0x10
+        try d.write(to: URL(fileURLWithPath: versioned))
+        let damaged = try Support.sdrify(versioned, file("version-damaged.mp4"))
+        XCTAssertEqual(damaged.status, 2, damaged.stderr)
+        XCTAssertTrue(damaged.stderr.contains("slice data"), damaged.stderr)
+    }
+
     func testTolerateErrorsCountsDamagedSliceData() throws {
         var d = try Data(contentsOf: URL(fileURLWithPath: Support.vector("sample_hlg_portrait.mov")))
         let video = try packets(Support.vector("sample_hlg_portrait.mov"))
