@@ -345,6 +345,17 @@ final class HostileInputTests: CLITestCase {
         }
     }
 
+    /// The first picture's composition offset garbled so that it lands before the start: it comes first in
+    /// display order anyway, so only the gap it leaves shows the damage (pre-roll ends just before the start).
+    func testFirstPictureMovedBeforeTheStartIsDamage() throws {
+        var d = try data("orient_6.mp4")
+        let ctts = try XCTUnwrap(offset(of: "ctts", in: d))
+        XCTAssertEqual(d[ctts + 12..<ctts + 20], Data([0, 0, 0, 1, 0, 0, 4, 0]), "one sample, 1024 ticks")
+        d[ctts + 18] = 0                       // its offset: 0
+        let output = try refusedThenTolerated(d, named: "first.mp4", saying: "left out before the start")
+        XCTAssertEqual(Support.streams(try Support.ffprobe(output), "video").first?["nb_frames"] as? String, "11")
+    }
+
     /// A valid file cut with `ffmpeg -ss … -c copy` starts with pictures the edit list leaves out (decoded as
     /// references, not shown): they are left out, the rest converts untouched.
     func testPreRollTheEditListLeavesOutIsNotDamage() throws {

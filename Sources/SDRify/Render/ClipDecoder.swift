@@ -178,6 +178,7 @@ final class ClipDecoder {
     private var outsideEdit: [Int64: Int] = [:]   // timestamps (and how many) of pictures the edit list leaves out
     private var lastDecodedPTS: Int64? = nil   // of the last picture out of the decoder, inside the edit or not
     private var lastInsideEditPTS: Int64? = nil
+    private var lastPreRollPTS: Int64? = nil   // the last picture left out before the first one inside the edit
     private var afterOutsideEdit = false       // the last picture out of the decoder was left outside the edit
     private var sawFirstPicture = false
     private var nextUntimedPTS: Int64 = 0   // where a picture without a timestamp goes
@@ -217,7 +218,15 @@ final class ClipDecoder {
         if !backwards, let n = outsideEdit[sourcePTS] {
             outsideEdit[sourcePTS] = n > 1 ? n - 1 : nil
             afterOutsideEdit = true
+            if lastInsideEditPTS == nil { lastPreRollPTS = sourcePTS }
             return false
+        }
+        // Pre-roll ends with the picture just before the start: a gap between it and the first picture inside
+        // the edit means a picture's timing was damaged and sent it before the start (in display order it came
+        // first, so the order alone does not show it).
+        if lastInsideEditPTS == nil, let preRoll = lastPreRollPTS, sourcePTS - preRoll > 2 * frameTicks {
+            try tolerate("\(label): damaged timestamps: the picture at \(seconds(preRoll)) is left out before the start, "
+                         + "\(String(format: "%.3f", Double(sourcePTS - preRoll) * tb.seconds)) s before the first one shown")
         }
         lastInsideEditPTS = sourcePTS
         let time = Double(sourcePTS) * tb.seconds
