@@ -44,6 +44,7 @@ final class ClipDecoder {
         tb = demuxer.videoTimeBase
         let rate = demuxer.videoFrameRate
         frameTicks = rate.num > 0 ? max(1, Int64((1 / rate.seconds / tb.seconds).rounded())) : 1
+        order = PictureOrder(frameTicks: frameTicks)
         halfFrame = 0.5 / max(rate.seconds, 1)
         videoStart = Double(demuxer.videoStartTicks) * tb.seconds
     }
@@ -130,7 +131,7 @@ final class ClipDecoder {
         // Pictures the edit list leaves out come back from the decoder (in display order, so their order can be
         // checked like every other's) and are left out in `select`.
         if let packet, packet.isOutsideEdit, let pts = packet.pts {
-            outsideEdit[pts, default: 0] += 1
+            order.leaveOut(pts)
             packet.keepOutsideEdit()
         }
         do {
@@ -175,11 +176,7 @@ final class ClipDecoder {
         decodeErrors += new
     }
 
-    private var outsideEdit: [Int64: Int] = [:]   // timestamps (and how many) of pictures the edit list leaves out
-    private var lastDecodedPTS: Int64? = nil   // of the last picture out of the decoder, inside the edit or not
-    private var lastInsideEditPTS: Int64? = nil
-    private var lastPreRollPTS: Int64? = nil   // the last picture left out before the first one inside the edit
-    private var afterOutsideEdit = false       // the last picture out of the decoder was left outside the edit
+    private var order: PictureOrder
     private var sawFirstPicture = false
     private var nextUntimedPTS: Int64 = 0   // where a picture without a timestamp goes
 
@@ -199,36 +196,17 @@ final class ClipDecoder {
         // for skipped pictures too, so a range's start is reached).
         let sourcePTS = frame.pts ?? nextUntimedPTS
         nextUntimedPTS = sourcePTS + frameTicks
-        // The decoder hands pictures out in display order (the bitstream's), so a timestamp that goes backwards
-        // is damaged timing (garbage composition offsets), whether or not the picture is shown: refused, or with
-        // --tolerate-errors shown at the nominal frame interval (below). Checked before the edit list's
-        // pictures are left out, so a picture that damage moved outside the edit is found too.
-        var backwards = lastDecodedPTS.map { sourcePTS < $0 } ?? false
-        if backwards {
+        // Display order, edit list and pre-roll (PictureOrder): damaged timing is refused, or with
+        // --tolerate-errors a picture out of order is shown at the nominal frame interval (below).
+        let verdict = order.next(sourcePTS)
+        if verdict.damaged {
             try tolerate("\(label): damaged timestamps: the picture at \(seconds(frame.pts)) is shown after a later one")
-            // When the later one was a picture left outside the edit, that one was out of place (already left
-            // out): the order goes on from the last picture inside the edit.
-            if afterOutsideEdit {
-                lastDecodedPTS = lastInsideEditPTS
-                backwards = lastInsideEditPTS.map { sourcePTS < $0 } ?? false
-            }
         }
-        if !backwards { lastDecodedPTS = sourcePTS }
-        afterOutsideEdit = false
-        if !backwards, let n = outsideEdit[sourcePTS] {
-            outsideEdit[sourcePTS] = n > 1 ? n - 1 : nil
-            afterOutsideEdit = true
-            if lastInsideEditPTS == nil { lastPreRollPTS = sourcePTS }
-            return false
+        if verdict.leaveOut { return false }
+        if let gap = verdict.preRollGap {
+            try tolerate("\(label): damaged timestamps: a picture is left out before the start "
+                         + String(format: "%.3f s before the first one inside the edit", Double(gap) * tb.seconds))
         }
-        // Pre-roll ends with the picture just before the start: a gap between it and the first picture inside
-        // the edit means a picture's timing was damaged and sent it before the start (in display order it came
-        // first, so the order alone does not show it).
-        if lastInsideEditPTS == nil, let preRoll = lastPreRollPTS, sourcePTS - preRoll > 2 * frameTicks {
-            try tolerate("\(label): damaged timestamps: the picture at \(seconds(preRoll)) is left out before the start, "
-                         + "\(String(format: "%.3f", Double(sourcePTS - preRoll) * tb.seconds)) s before the first one shown")
-        }
-        lastInsideEditPTS = sourcePTS
         let time = Double(sourcePTS) * tb.seconds
         if range.active, time < range.start - halfFrame { return false }
         if let end = range.end, time >= end - halfFrame { return true }
@@ -237,7 +215,7 @@ final class ClipDecoder {
         // (above) becomes the nominal frame interval, an equal one (some muxers repeat a timestamp) moves on by
         // one tick.
         var pts = max(0, sourcePTS - range.shiftTicks)
-        if let last = lastPTS, pts <= last { pts = backwards ? last + frameTicks : last + 1 }
+        if let last = lastPTS, pts <= last { pts = verdict.backwards ? last + frameTicks : last + 1 }
         // Frames an hour apart are damaged timing (a corrupt sample table; screen recorders that send frames only
         // on change leave gaps of minutes, not hours), which the muxer would refuse as the output's fault: the
         // input's damage, or with --tolerate-errors the nominal frame interval instead.
