@@ -345,6 +345,36 @@ final class HostileInputTests: CLITestCase {
         }
     }
 
+    /// An edit list of two segments (the second second of the clip cut out): the demuxer marks the media
+    /// between them to be left out and gives it the next segment's timestamps. Not damage: converted as before
+    /// this rule existed, 60 pictures.
+    func testEditListWithTwoSegmentsIsNotDamage() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "120", "-c:v", "libx264", "-g", "30",
+                    "-bf", "2", path("long.mp4")])   // moov after mdat: its size can change
+        var d = try Data(contentsOf: URL(fileURLWithPath: path("long.mp4")))
+        func u32(_ at: Int) -> UInt32 { d[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) } }
+        func be(_ v: UInt32) -> [UInt8] { withUnsafeBytes(of: v.bigEndian) { Array($0) } }
+        let movieScale = u32(try XCTUnwrap(offset(of: "mvhd", in: d)) + 16)
+        let mediaScale = u32(try XCTUnwrap(offset(of: "mdhd", in: d)) + 16)
+        let elst = try XCTUnwrap(offset(of: "elst", in: d)) - 4
+        XCTAssertEqual(u32(elst + 12), 1, "one segment to start with")
+        let mediaTime = u32(elst + 20)
+        let entries = be(2) + be(movieScale) + be(mediaTime) + be(0x10000) + be(movieScale) + be(mediaTime + 2 * mediaScale) + be(0x10000)
+        d.replaceSubrange(elst + 12..<elst + 28, with: entries)
+        let grown = UInt32(entries.count - 16)
+        let boxes = [elst, elst - 8, try XCTUnwrap(offset(of: "trak", in: d)) - 4, try XCTUnwrap(offset(of: "moov", in: d)) - 4]
+        for box in boxes { d.replaceSubrange(box..<box + 4, with: be(u32(box) + grown)) }
+        try d.write(to: URL(fileURLWithPath: path("two.mp4")))
+        let marked = try Support.run(Support.tool("ffprobe"), ["-v", "error", "-select_streams", "v", "-show_entries",
+                                                              "packet=flags", "-of", "csv=p=0", path("two.mp4")])
+        XCTAssertGreaterThan(marked.stdout.components(separatedBy: "D").count - 1, 20, "the media between is left out")
+        let r = try Support.sdrify(path("two.mp4"), path("two-out.mp4"), "--json")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
+        XCTAssertEqual(report["frames"] as? Int, 60)
+        XCTAssertEqual(report["decode_errors"] as? Int, 0)
+    }
+
     /// The first picture's composition offset garbled so that it lands before the start: it comes first in
     /// display order anyway, so only the gap it leaves shows the damage (pre-roll ends just before the start).
     func testFirstPictureMovedBeforeTheStartIsDamage() throws {

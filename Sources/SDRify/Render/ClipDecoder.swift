@@ -128,9 +128,10 @@ final class ClipDecoder {
         if let packet, let problem = bitstreamCheck?.problem(in: packet) {
             try tolerate("\(label): damaged video at \(seconds(packet.pts)): \(problem)")
         }
-        // Pictures the edit list leaves out come back from the decoder (in display order, so their order can be
-        // checked like every other's) and are left out in `select`.
-        if let packet, packet.isOutsideEdit, let pts = packet.pts {
+        // Pictures a one-segment edit list leaves out come back from the decoder (in display order, so their order
+        // can be checked like every other's) and are left out in `select`. With several segments the demuxer
+        // remaps the timestamps of the media between them onto the next segment's: the decoder drops those.
+        if let packet, packet.isOutsideEdit, let pts = packet.pts, singleEdit {
             order.leaveOut(pts)
             packet.keepOutsideEdit()
         }
@@ -177,6 +178,8 @@ final class ClipDecoder {
     }
 
     private var order: PictureOrder
+    /// The video track's edit list presents one segment of media (read when a packet is first marked outside it).
+    private lazy var singleEdit = (EditList.segments(path: demuxer.path, trackID: Int(demuxer.videoStream.pointee.id)) ?? 1) <= 1
     private var sawFirstPicture = false
     private var nextUntimedPTS: Int64 = 0   // where a picture without a timestamp goes
 
