@@ -38,7 +38,7 @@ let package = Package(
         ),
         // Process containment: the seccomp sandbox and the output helper (see include/sdrify_system.h).
         .target(name: "CSystem"),
-        // Our own bitstream checks: HEVC slice data parsed to its end (see include/sdrify_hevc_check.h).
+        // Our own bitstream checks: H.264 and HEVC slice data parsed to its end (see include/sdrify_slice_check.h).
         .target(
             name: "CBitstream",
             cSettings: [.unsafeFlags(["-O3"])]

@@ -6,34 +6,14 @@
 // the decoder reads (the stop bit) at a place a desynchronised decoder almost never lands on: it ends early
 // (data left over), runs past the data, or ends on a zero bit. Substream entry points and the picture's coverage
 // by slice segments give further checks.
-#include "sdrify_hevc_check.h"
+#include "hevc_check.h"
 #include "hevc_params.h"
+#include "cabac_engine.h"
+#include "nal_units.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-// ---- CABAC tables (Rec. ITU-T H.265 9.3.4.3.2, 9.3.2.2) ----
-
-static const uint8_t range_lps[64][4] = {
-    {128, 176, 208, 240}, {128, 167, 197, 227}, {128, 158, 187, 216}, {123, 150, 178, 205}, {116, 142, 169, 195},
-    {111, 135, 160, 185}, {105, 128, 152, 175}, {100, 122, 144, 166}, {95, 116, 137, 158}, {90, 110, 130, 150},
-    {85, 104, 123, 142}, {81, 99, 117, 135}, {77, 94, 111, 128}, {73, 89, 105, 122}, {69, 85, 100, 116},
-    {66, 80, 95, 110}, {62, 76, 90, 104}, {59, 72, 86, 99}, {56, 69, 81, 94}, {53, 65, 77, 89}, {51, 62, 73, 85},
-    {48, 59, 69, 80}, {46, 56, 66, 76}, {43, 53, 63, 72}, {41, 50, 59, 69}, {39, 48, 56, 65}, {37, 45, 54, 62},
-    {35, 43, 51, 59}, {33, 41, 48, 56}, {32, 39, 46, 53}, {30, 37, 43, 50}, {29, 35, 41, 48}, {27, 33, 39, 45},
-    {26, 31, 37, 43}, {24, 30, 35, 41}, {23, 28, 33, 39}, {22, 27, 32, 37}, {21, 26, 30, 35}, {20, 24, 29, 33},
-    {19, 23, 27, 31}, {18, 22, 26, 30}, {17, 21, 25, 28}, {16, 20, 23, 27}, {15, 19, 22, 25}, {14, 18, 21, 24},
-    {14, 17, 20, 23}, {13, 16, 19, 22}, {12, 15, 18, 21}, {12, 14, 17, 20}, {11, 14, 16, 19}, {11, 13, 15, 18},
-    {10, 12, 15, 17}, {10, 12, 14, 16}, {9, 11, 13, 15}, {9, 11, 12, 14}, {8, 10, 12, 14}, {8, 9, 11, 13},
-    {7, 9, 11, 12}, {7, 9, 10, 12}, {7, 8, 10, 11}, {6, 8, 9, 11}, {6, 7, 9, 10}, {6, 7, 8, 9}, {2, 2, 2, 2},
-};
-
-static const uint8_t trans_lps[64] = {
-    0, 0, 1, 2, 2, 4, 4, 5, 6, 7, 8, 9, 9, 11, 11, 12, 13, 13, 15, 15, 16, 16, 18, 18, 19, 19, 21, 21, 22, 22, 23, 24,
-    24, 25, 26, 26, 27, 27, 28, 29, 29, 30, 30, 30, 31, 32, 32, 33, 33, 33, 34, 34, 35, 35, 35, 36, 36, 36, 37, 37, 37,
-    38, 38, 63,
-};
 
 // Context variables, one block per syntax element.
 enum {
@@ -146,13 +126,10 @@ struct sdrify_hevc_check {
     HEVCSPS sps[MAX_SPS];
     HEVCPPS pps[MAX_PPS];
     int nal_length_size;           // 0: Annex B start codes
-    uint8_t *rbsp;
-    size_t rbsp_capacity;
-    size_t *removed;               // NAL offsets of removed emulation prevention bytes
-    size_t removed_count, removed_capacity;
+    RBSPBuffer buf;
     Picture pic;
     int packet_pictures;           // base-layer VCL NAL units in the packet being checked
-    sdrify_hevc_check_counts counts;
+    sdrify_slice_check_counts counts;
 };
 
 // ---- the slice-data parser ----
@@ -163,12 +140,8 @@ typedef struct {
     const HEVCPPS *pps;
     const SliceHeader *sh;
     BitReader br;                  // the slice's RBSP; br.pos is not used while the arithmetic decoder runs
-    uint64_t cache;                // the next bits after the decoder's position, left-aligned
-    int cache_bits;
-    size_t next_byte;              // where the cache refills from
-    uint32_t range, offset;
-    // Context states as uint16_t, not uint8_t: a character-type store may alias anything, which made the compiler
-    // reload the decoder's registers from memory after every bin (measured: 2x slower).
+    CabacEngine e;
+    // Context states as uint16_t (see cabac_bin).
     uint16_t ctx[CTX_COUNT];
     const char *error;
     const char *unchecked;         // set (with error) when the slice uses a path left unchecked
@@ -182,116 +155,29 @@ typedef struct {
 static inline void fail(Parser *p, const char *why) { if (!p->error) p->error = why; }
 
 static void init_contexts(Parser *p) {
-    int qp = p->sh->qp < 0 ? 0 : (p->sh->qp > 51 ? 51 : p->sh->qp);
+    int qp = p->sh->qp;
     const uint8_t *iv = init_values[p->sh->init_type];
     for (int i = 0; i < CTX_COUNT; i++) {
         int m = (iv[i] >> 4) * 5 - 45, n = ((iv[i] & 15) << 3) - 16;
-        int pre = ((m * qp) >> 4) + n;
-        pre = pre < 1 ? 1 : (pre > 126 ? 126 : pre);
-        int mps = pre > 63;
-        p->ctx[i] = (uint16_t)(((mps ? pre - 64 : 63 - pre) << 1) | mps);
+        p->ctx[i] = cabac_initial_state(m, n, qp);
     }
 }
 
-static inline size_t bit_position(const Parser *p) { return p->next_byte * 8 - (size_t)p->cache_bits; }
+static inline size_t bit_position(const Parser *p) { return cabac_position(&p->e); }
 
-static void seek(Parser *p, size_t byte) {
-    p->next_byte = byte; p->cache = 0; p->cache_bits = 0;
-}
-
-static inline void refill(Parser *p) {
-    size_t limit = p->br.size + BR_PADDING;
-    if (p->next_byte + 8 <= limit) {
-        const uint8_t *d = p->br.data + p->next_byte;
-        uint64_t w = ((uint64_t)d[0] << 56) | ((uint64_t)d[1] << 48) | ((uint64_t)d[2] << 40) | ((uint64_t)d[3] << 32) |
-                     ((uint64_t)d[4] << 24) | ((uint64_t)d[5] << 16) | ((uint64_t)d[6] << 8) | (uint64_t)d[7];
-        int bytes = (64 - p->cache_bits) >> 3;
-        p->cache |= w >> p->cache_bits;   // bits past the counted bytes are the right ones too
-        p->next_byte += (size_t)bytes;
-        p->cache_bits += bytes * 8;
-    } else {                              // past the data: zeros (the end checks see the overrun)
-        while (p->cache_bits <= 56) { p->next_byte++; p->cache_bits += 8; }
-    }
-}
-
-/// The next n bits, n in 0...32.
-static inline __attribute__((always_inline)) uint32_t take(Parser *p, int n) {
-    if (p->cache_bits < n) refill(p);
-    uint32_t v = (uint32_t)((p->cache >> 1) >> (63 - n));
-    p->cache <<= n;
-    p->cache_bits -= n;
-    return v;
-}
+static void seek(Parser *p, size_t byte) { cabac_seek(&p->e, byte); }
 
 static void init_engine(Parser *p) {
-    p->range = 510;
-    p->offset = take(p, 9);
-    if (p->offset >= 510) fail(p, "invalid arithmetic decoder start");
+    if (cabac_start(&p->e)) fail(p, "invalid arithmetic decoder start");
 }
 
-static inline __attribute__((always_inline)) void renorm(Parser *p) {
-    if (p->range < 256) {
-        int shift = __builtin_clz(p->range) - 23;
-        p->range <<= shift;
-        p->offset = (p->offset << shift) | take(p, shift);
-    }
-}
+static inline __attribute__((always_inline)) int bin(Parser *p, int ci) { return cabac_bin(&p->e, &p->ctx[ci]); }
 
-// next_state[state << 1 | mps][bin was the LPS]: 9.3.4.3.2's transitions, with the MPS flip at state 0.
-static uint16_t next_state[128][2];
+static inline __attribute__((always_inline)) int bypass(Parser *p) { return cabac_bypass(&p->e); }
 
-static void build_next_state(void) {
-    for (int state = 0; state < 64; state++)
-        for (int mps = 0; mps < 2; mps++) {
-            int s = state << 1 | mps;
-            int up = state < 62 ? state + 1 : state;
-            next_state[s][0] = (uint16_t)(up << 1 | mps);
-            next_state[s][1] = (uint16_t)(trans_lps[state] << 1 | (state == 0 ? !mps : mps));
-        }
-}
+static inline uint32_t bypass_bits(Parser *p, int n) { return cabac_bypass_bits(&p->e, n); }
 
-/// A context-coded bin, without branches on the bin's value (an LPS is unpredictable by nature).
-static inline __attribute__((always_inline)) int bin(Parser *p, int ci) {
-    uint32_t s = p->ctx[ci];
-    uint32_t lps = range_lps[s >> 1][(p->range >> 6) & 3];
-    uint32_t mps_range = p->range - lps;
-    uint32_t is_lps = p->offset >= mps_range;
-    uint32_t mask = 0u - is_lps;
-    p->offset -= mps_range & mask;
-    p->range = (mps_range & ~mask) | (lps & mask);
-    p->ctx[ci] = next_state[s][is_lps];
-    int shift = __builtin_clz(p->range) - 23;   // range < 512: 0 unless renormalisation is due
-    p->range <<= shift;
-    p->offset = (p->offset << shift) | take(p, shift);
-    return (int)((s & 1) ^ is_lps);
-}
-
-static inline __attribute__((always_inline)) int bypass(Parser *p) {
-    p->offset = (p->offset << 1) | take(p, 1);
-    if (p->offset >= p->range) { p->offset -= p->range; return 1; }
-    return 0;
-}
-
-/// n bypass bins at once: decoding them one by one is a binary long division of the offset by the range.
-static inline uint32_t bypass_bits(Parser *p, int n) {
-    uint32_t v = 0;
-    while (n > 0) {
-        int k = n > 16 ? 16 : n;
-        uint32_t scaled = (p->offset << k) | take(p, k);
-        uint32_t q = scaled / p->range;
-        p->offset = scaled - q * p->range;
-        v = (v << k) | q;
-        n -= k;
-    }
-    return v;
-}
-
-static inline int terminate(Parser *p) {
-    p->range -= 2;
-    if (p->offset >= p->range) return 1;
-    renorm(p);
-    return 0;
-}
+static inline int terminate(Parser *p) { return cabac_terminate(&p->e); }
 
 static uint32_t exp_golomb_bypass(Parser *p, int k) {
     uint32_t v = 0;
@@ -302,17 +188,11 @@ static uint32_t exp_golomb_bypass(Parser *p, int k) {
     return v + bypass_bits(p, k);
 }
 
-// After a terminating bin equal to 1 the decoder has read exactly through the encoder's flush, whose last bit
-// is 1 (the stop bit, or the alignment bit); zero bits follow up to the byte boundary. Returns the byte where
-// the next data starts.
 static size_t check_stop(Parser *p) {
-    size_t pos = bit_position(p);
-    if (pos == 0 || pos > p->br.size * 8) { fail(p, "slice data ends before its coding tree does"); return p->br.size; }
-    const uint8_t *d = p->br.data;
-    if (!((d[(pos - 1) >> 3] >> (7 - ((pos - 1) & 7))) & 1)) { fail(p, "slice data out of step with its coding tree: it ends on a zero bit"); return p->br.size; }
-    for (; pos & 7; pos++)
-        if ((d[pos >> 3] >> (7 - (pos & 7))) & 1) { fail(p, "slice data out of step with its coding tree: non-zero alignment bits"); return p->br.size; }
-    return pos >> 3;
+    const char *why = NULL;
+    size_t byte = cabac_stop(&p->e, 1, &why);
+    if (why) { fail(p, why); return p->br.size; }
+    return byte;
 }
 
 static inline int grid_index(const Parser *p, int x, int y) { return (y >> 2) * p->pic->grid_w + (x >> 2); }
@@ -376,14 +256,15 @@ static void sao(Parser *p, int rx, int ry) {
 static inline int unary_bypass_prefix(Parser *p) {
     int prefix = 0;
     while (prefix < 32) {
-        if (p->cache_bits < 16) refill(p);
-        uint32_t scaled = (p->offset << 16) | (uint32_t)(p->cache >> 48);
-        uint32_t q = scaled / p->range;                     // the next 16 bins, first bin highest
+        CabacEngine *e = &p->e;
+        if (e->cache_bits < 16) cabac_refill(e);
+        uint32_t scaled = (e->offset << 16) | (uint32_t)(e->cache >> 48);
+        uint32_t q = scaled / e->range;                     // the next 16 bins, first bin highest
         int ones = __builtin_clz(~(q << 16) | 0x8000u);   // leading ones among the 16 (at most 16)
         if (ones > 16) ones = 16;
         int used = ones < 16 ? ones + 1 : 16;
         uint32_t bins = q >> (16 - used);
-        p->offset = ((p->offset << used) | take(p, used)) - bins * p->range;
+        e->offset = ((e->offset << used) | cabac_take(e, used)) - bins * e->range;
         prefix += ones;
         if (ones < 16) return prefix;
     }
@@ -958,13 +839,13 @@ static const char *parse_segment_header(sdrify_hevc_check *c, BitReader *b, int 
 
 static size_t nal_offset_of(const sdrify_hevc_check *c, size_t rbsp_offset) {
     size_t n = rbsp_offset;
-    for (size_t i = 0; i < c->removed_count && c->removed[i] <= n; i++) n++;
+    for (size_t i = 0; i < c->buf.removed_count && c->buf.removed[i] <= n; i++) n++;
     return n;
 }
 
 static size_t rbsp_offset_of(const sdrify_hevc_check *c, size_t nal_offset) {
     size_t removed = 0;
-    for (size_t i = 0; i < c->removed_count && c->removed[i] < nal_offset; i++) removed++;
+    for (size_t i = 0; i < c->buf.removed_count && c->buf.removed[i] < nal_offset; i++) removed++;
     return nal_offset - removed;
 }
 
@@ -976,6 +857,7 @@ static const char *check_segment(sdrify_hevc_check *c, BitReader *b, const Segme
     memset(&p, 0, sizeof p);
     p.pic = pic; p.sps = &pic->sps; p.pps = &pic->pps; p.sh = sh;
     p.br = *b;
+    p.e.data = b->data; p.e.size = b->size;
     seek(&p, seg->data_start);
     p.slice_addr = sh->slice_addr_rs;
     p.log2_qg = pic->sps.log2_ctb - pic->pps.diff_cu_qp_delta_depth;
@@ -1042,35 +924,6 @@ static const char *check_segment(sdrify_hevc_check *c, BitReader *b, const Segme
 
 // ---- NAL units and packets ----
 
-static int unescape(sdrify_hevc_check *c, const uint8_t *nal, size_t size) {
-    if (size + BR_PADDING > c->rbsp_capacity) {
-        size_t cap = (size + BR_PADDING) * 2;
-        uint8_t *r = realloc(c->rbsp, cap);
-        if (!r) return -1;
-        c->rbsp = r; c->rbsp_capacity = cap;
-    }
-    size_t out = 0, zeros = 0;
-    c->removed_count = 0;
-    for (size_t i = 0; i < size; i++) {
-        uint8_t v = nal[i];
-        if (zeros >= 2 && v == 3) {
-            if (c->removed_count == c->removed_capacity) {
-                size_t cap = c->removed_capacity ? c->removed_capacity * 2 : 64;
-                size_t *r = realloc(c->removed, cap * sizeof *r);
-                if (!r) return -1;
-                c->removed = r; c->removed_capacity = cap;
-            }
-            c->removed[c->removed_count++] = i;
-            zeros = 0;
-            continue;
-        }
-        zeros = v == 0 ? zeros + 1 : 0;
-        c->rbsp[out++] = v;
-    }
-    memset(c->rbsp + out, 0, BR_PADDING);
-    return (int)out;
-}
-
 static int picture_incomplete(sdrify_hevc_check *c) {
     Picture *pic = &c->pic;
     int incomplete = pic->active && pic->tracking && pic->next_ts != pic->ctbs;
@@ -1078,7 +931,8 @@ static int picture_incomplete(sdrify_hevc_check *c) {
     return incomplete;
 }
 
-static int check_nal(sdrify_hevc_check *c, const uint8_t *nal, size_t size, const char **problem) {
+static int check_nal(void *context, const uint8_t *nal, size_t size, const char **problem) {
+    sdrify_hevc_check *c = context;
     if (size < 3) return 0;
     if (nal[0] & 0x80) { *problem = "a NAL unit header with its forbidden bit set"; return 1; }
     int type = (nal[0] >> 1) & 63, layer = ((nal[0] & 1) << 5) | (nal[1] >> 3);
@@ -1092,13 +946,13 @@ static int check_nal(sdrify_hevc_check *c, const uint8_t *nal, size_t size, cons
         return 0;
     }
     // Offsets are counted from the NAL header's end, where the RBSP (and entry point offsets) begin.
-    int n = unescape(c, nal + 2, size - 2);
+    int n = rbsp_unescape(&c->buf, nal + 2, size - 2);
     if (n < 0) return 0;
-    BitReader b = {c->rbsp, (size_t)n, 0, 0};
+    BitReader b = {c->buf.rbsp, (size_t)n, 0, 0};
     if (type == 33) { hevc_parse_sps(&b, c->sps); return 0; }
     if (type == 34) { hevc_parse_pps(&b, c->pps); return 0; }
     // removed[] holds offsets within nal + 2: the same coordinates as the RBSP.
-    int first = n > 0 && (c->rbsp[0] & 0x80);
+    int first = n > 0 && (c->buf.rbsp[0] & 0x80);
     int damaged = 0;
     if (first && picture_incomplete(c)) { *problem = "a picture is missing slice segments"; damaged = 1; }
     SegmentHeader seg;
@@ -1151,7 +1005,7 @@ static void build_sig_tables(void) {
         for (int n = 0; n < 16; n++) pos_raster[scan][n] = (uint8_t)((scan_order[scan][2][n] >> 4) * 4 + (scan_order[scan][2][n] & 15));
 }
 
-static void build_tables(void) { build_scan_orders(); build_next_state(); build_sig_tables(); }
+static void build_tables(void) { build_scan_orders(); cabac_build_tables(); build_sig_tables(); }
 
 sdrify_hevc_check *sdrify_hevc_check_new(void) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -1166,28 +1020,8 @@ void sdrify_hevc_check_free(sdrify_hevc_check *c) {
     Picture *pic = &c->pic;
     free(pic->rs_to_ts); free(pic->ts_to_rs); free(pic->tile_id); free(pic->ctb_slice);
     free(pic->depth); free(pic->skip); free(pic->ipm);
-    free(c->rbsp); free(c->removed);
+    rbsp_free(&c->buf);
     free(c);
-}
-
-static int for_each_annexb_nal(sdrify_hevc_check *c, const uint8_t *d, size_t size, const char **problem) {
-    int damaged = 0;
-    size_t i = 0, start = SIZE_MAX;
-    while (i + 2 < size) {
-        if (d[i] == 0 && d[i + 1] == 0 && d[i + 2] == 1) {
-            if (start != SIZE_MAX) {
-                size_t end = i;
-                while (end > start && d[end - 1] == 0) end--;
-                damaged += check_nal(c, d + start, end - start, problem);
-            }
-            i += 3;
-            start = i;
-        } else {
-            i++;
-        }
-    }
-    if (start != SIZE_MAX && start < size) damaged += check_nal(c, d + start, size - start, problem);
-    return damaged;
 }
 
 static int check_extradata_nals(sdrify_hevc_check *c, const uint8_t *d, size_t size) {
@@ -1212,7 +1046,7 @@ static int check_extradata_nals(sdrify_hevc_check *c, const uint8_t *d, size_t s
         return 0;
     }
     c->nal_length_size = 0;
-    return for_each_annexb_nal(c, d, size, &ignored);
+    return nal_walk_annexb(d, size, check_nal, c, &ignored);
 }
 
 void sdrify_hevc_check_configure(sdrify_hevc_check *c, const uint8_t *extradata, size_t size) {
@@ -1224,31 +1058,10 @@ int sdrify_hevc_check_packet(sdrify_hevc_check *c, const uint8_t *d, size_t size
     int damaged = 0;
     c->packet_pictures = 0;
     if (c->nal_length_size == 0) {
-        damaged = for_each_annexb_nal(c, d, size, problem);
+        damaged = nal_walk_annexb(d, size, check_nal, c, problem);
     } else if (size > 0) {
-        // A sample of an MP4 (or Matroska) track is one access unit: length-prefixed NAL units that fill it
-        // exactly, with a picture among them. Anything else is damage the decoder skips without a word (a frame
-        // goes missing).
-        size_t pos = 0, ls = (size_t)c->nal_length_size;
-        while (pos + ls <= size) {
-            size_t len = 0;
-            for (size_t k = 0; k < ls; k++) len = (len << 8) | d[pos + k];
-            pos += ls;
-            if (len > size - pos) {
-                if (!damaged) *problem = "a NAL unit runs past the end of its sample";
-                damaged++;
-                pos = size;
-                break;
-            }
-            damaged += check_nal(c, d + pos, len, problem);
-            pos += len;
-        }
-        int trailing = 0;
-        for (size_t k = pos; k < size; k++) trailing |= d[k];
-        if (trailing) {
-            if (!damaged) *problem = "bytes after the last NAL unit of a sample";
-            damaged++;
-        } else if (c->packet_pictures == 0 && !damaged) {
+        damaged = nal_walk_sample(d, size, c->nal_length_size, check_nal, c, problem);
+        if (c->packet_pictures == 0 && !damaged) {
             *problem = "a sample without a picture";
             damaged++;
         }
@@ -1267,4 +1080,4 @@ int sdrify_hevc_check_finish(sdrify_hevc_check *c, const char **problem) {
     return 0;
 }
 
-sdrify_hevc_check_counts sdrify_hevc_check_get_counts(const sdrify_hevc_check *c) { return c->counts; }
+sdrify_slice_check_counts sdrify_hevc_check_get_counts(const sdrify_hevc_check *c) { return c->counts; }

@@ -20,7 +20,7 @@ public struct ConvertOptions: Sendable {
     public var toneMap = ToneMapOperator.default
     /// Conceal decode errors and go on (counted in the result) instead of failing with exit 2.
     public var tolerateErrors = false
-    /// Our own check of HEVC slice data (BitstreamCheck): on unless the caller trusts its input.
+    /// Our own check of H.264 and HEVC slice data (BitstreamCheck): on unless the caller trusts its input.
     public var checkBitstream = true
 
     public init(input: String, output: String, preset: ExportPreset) {
@@ -70,7 +70,7 @@ public struct ConversionResult: Sendable {
     public var toneMappingDetail: JSONValue? = nil
     public var decodeErrors: Int  // concealed with --tolerate-errors
     public var elapsed: Double    // seconds
-    /// HEVC slice segments our own check parsed to their end, and those it left unchecked (BitstreamCheck).
+    /// H.264 slices and HEVC slice segments our own check parsed to their end, and those it left unchecked (BitstreamCheck).
     public var slicesChecked: (checked: Int, unchecked: Int)? = nil
 
     public var json: JSONValue {

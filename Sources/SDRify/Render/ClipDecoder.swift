@@ -19,7 +19,7 @@ final class ClipDecoder {
     let video: VideoInfo
     let demuxer: Demuxer
     let decoder: Decoder
-    /// Our own check of what the decoder conceals silently (HEVC slice data); nil for other codecs.
+    /// Our own check of what the decoder conceals silently (H.264 and HEVC slice data); nil for other codecs.
     let bitstreamCheck: BitstreamCheck?
     let audio: AudioOutput?
     let orientation: Orientation

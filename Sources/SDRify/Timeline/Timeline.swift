@@ -140,7 +140,7 @@ public struct OutputSpec: Sendable {
     public var threads = 0
     public var toneMap = ToneMapOperator.default
     public var tolerateErrors = false
-    public var checkBitstream = true   // HEVC slice data checked by our own parser (BitstreamCheck)
+    public var checkBitstream = true   // H.264 and HEVC slice data checked by our own parser (BitstreamCheck)
     public init(path: String, preset: ExportPreset) { self.path = path; self.preset = preset }
 }
 
