@@ -18,6 +18,7 @@
 #include "h264_contexts.h"
 #include "nal_units.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,7 +307,6 @@ enum {
 enum { CAT_LUMA_DC, CAT_LUMA_AC, CAT_LUMA_4X4, CAT_CHROMA_DC, CAT_CHROMA_AC, CAT_LUMA_8X8 };
 static const uint8_t cbf_cat_offset[5] = {0, 4, 8, 12, 16};
 static const uint8_t sig_cat_offset[6] = {0, 15, 29, 44, 47, 0};
-static const uint8_t abs_cat_offset[6] = {0, 10, 20, 30, 39, 0};
 // Frame-coded 8x8 blocks: significant_coeff_flag and last_significant_coeff_flag ctxIdxInc by scan position
 // (Table 9-43).
 static const uint8_t sig_8x8[63] = {
@@ -318,30 +318,47 @@ static const uint8_t last_8x8[63] = {
     3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8, 8, 8,
 };
 
+// ctxIdx of significant_coeff_flag and last_significant_coeff_flag by block category and scan position, and of
+// the first bin of coeff_abs_level_minus1 by category (built from the tables above once).
+static uint16_t sig_ctx[6][64], last_ctx[6][64];
+static const uint16_t abs_ctx[6] = {CTX_ABS, CTX_ABS + 10, CTX_ABS + 20, CTX_ABS + 30, CTX_ABS + 39, CTX_ABS_8X8};
+
+static void build_coefficient_contexts(void) {
+    for (int cat = 0; cat < 6; cat++)
+        for (int i = 0; i < 63; i++) {
+            if (cat == CAT_LUMA_8X8) {
+                sig_ctx[cat][i] = (uint16_t)(CTX_SIG_8X8 + sig_8x8[i]);
+                last_ctx[cat][i] = (uint16_t)(CTX_LAST_8X8 + last_8x8[i]);
+            } else {
+                int inc = cat == CAT_CHROMA_DC ? (i < 2 ? i : 2) : i;   // chroma DC (4:2:0): Min(i / NumC8x8, 2)
+                sig_ctx[cat][i] = (uint16_t)(CTX_SIG + sig_cat_offset[cat] + inc);
+                last_ctx[cat][i] = (uint16_t)(CTX_LAST + sig_cat_offset[cat] + inc);
+            }
+        }
+}
+
 /// residual_block_cabac (7.3.5.3.3) after its coded_block_flag: the significance map and the levels.
-static void residual_block(Parser *p, int cat, int max_coeff) {
-    int sig_base = (cat == CAT_LUMA_8X8 ? CTX_SIG_8X8 : CTX_SIG + sig_cat_offset[cat]);
-    int last_base = (cat == CAT_LUMA_8X8 ? CTX_LAST_8X8 : CTX_LAST + sig_cat_offset[cat]);
-    int coeffs = 0, num = max_coeff, i = 0;
-    for (; i < num - 1; i++) {
-        int inc = cat == CAT_LUMA_8X8 ? sig_8x8[i] : (cat == CAT_CHROMA_DC ? (i < 2 ? i : 2) : i);
-        if (!bin(p, sig_base + inc)) continue;
-        coeffs++;
-        int last_inc = cat == CAT_LUMA_8X8 ? last_8x8[i] : inc;
-        if (bin(p, last_base + last_inc)) break;
-    }
-    if (i == num - 1) coeffs++;                             // the last position, significant by inference
-    int abs_base = cat == CAT_LUMA_8X8 ? CTX_ABS_8X8 : CTX_ABS + abs_cat_offset[cat];
-    int eq1 = 0, gt1 = 0, max_gt1_inc = cat == CAT_CHROMA_DC ? 3 : 4;
-    int max_k = 8 + p->sh->sps.bit_depth_luma;
+static inline __attribute__((always_inline)) void residual_block(Parser *p, int cat, int max_coeff) {
+    const uint16_t *sig = sig_ctx[cat], *last = last_ctx[cat];
+    int coeffs = 0, i = 0;
+    for (; i < max_coeff - 1; i++)
+        if (bin(p, sig[i])) {
+            coeffs++;
+            if (bin(p, last[i])) break;
+        }
+    if (i == max_coeff - 1) coeffs++;                       // the last position, significant by inference
+    // coeff_abs_level_minus1: the first bin's context counts the levels of 1 so far until one above 1 is seen,
+    // the later bins' count those above 1 (up to 4, 3 for chroma DC).
+    const int base = abs_ctx[cat], max_gt1 = cat == CAT_CHROMA_DC ? 3 : 4;
+    int eq1 = 0, gt1 = 0;
     for (int k = 0; k < coeffs; k++) {
-        if (!bin(p, abs_base + (gt1 ? 0 : (eq1 < 3 ? 1 + eq1 : 4)))) {
+        if (!bin(p, base + (gt1 ? 0 : (eq1 < 3 ? 1 + eq1 : 4)))) {
             eq1++;
         } else {
-            int inc = 5 + (gt1 < max_gt1_inc ? gt1 : max_gt1_inc);
+            const int ci = base + 5 + (gt1 < max_gt1 ? gt1 : max_gt1);
             int prefix = 1;
-            while (prefix < 14 && bin(p, abs_base + inc)) prefix++;
-            if (prefix == 14) exp_golomb_bypass(p, 0, max_k);
+            while (prefix < 14 && bin(p, ci)) prefix++;
+            if (prefix == 14) exp_golomb_bypass(p, 0, 8 + p->sh->sps.bit_depth_luma);
             gt1++;
         }
         cabac_bypass(&p->e);                                // coeff_sign_flag
@@ -841,8 +858,11 @@ static int check_nal(void *context, const uint8_t *nal, size_t size, const char 
     return damaged;
 }
 
+static void build_tables(void) { cabac_build_tables(); build_coefficient_contexts(); }
+
 sdrify_h264_check *sdrify_h264_check_new(void) {
-    cabac_build_tables();
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, build_tables);
     return calloc(1, sizeof(sdrify_h264_check));
 }
 
@@ -878,18 +898,7 @@ void sdrify_h264_check_configure(sdrify_h264_check *c, const uint8_t *d, size_t 
 }
 
 int sdrify_h264_check_packet(sdrify_h264_check *c, const uint8_t *d, size_t size, const char **problem) {
-    *problem = NULL;
-    int damaged = 0;
-    c->packet_pictures = 0;
-    if (c->nal_length_size == 0) {
-        damaged = nal_walk_annexb(d, size, check_nal, c, problem);
-    } else if (size > 0) {
-        damaged = nal_walk_sample(d, size, c->nal_length_size, check_nal, c, problem);
-        if (c->packet_pictures == 0 && !damaged) {
-            *problem = "a sample without a picture";
-            damaged++;
-        }
-    }
+    int damaged = nal_walk_packet(d, size, c->nal_length_size, check_nal, c, &c->packet_pictures, problem);
     c->counts.damaged += damaged;
     return damaged;
 }

@@ -1054,18 +1054,7 @@ void sdrify_hevc_check_configure(sdrify_hevc_check *c, const uint8_t *extradata,
 }
 
 int sdrify_hevc_check_packet(sdrify_hevc_check *c, const uint8_t *d, size_t size, const char **problem) {
-    *problem = NULL;
-    int damaged = 0;
-    c->packet_pictures = 0;
-    if (c->nal_length_size == 0) {
-        damaged = nal_walk_annexb(d, size, check_nal, c, problem);
-    } else if (size > 0) {
-        damaged = nal_walk_sample(d, size, c->nal_length_size, check_nal, c, problem);
-        if (c->packet_pictures == 0 && !damaged) {
-            *problem = "a sample without a picture";
-            damaged++;
-        }
-    }
+    int damaged = nal_walk_packet(d, size, c->nal_length_size, check_nal, c, &c->packet_pictures, problem);
     c->counts.damaged += damaged;
     return damaged;
 }

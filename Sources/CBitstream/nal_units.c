@@ -89,3 +89,17 @@ int nal_walk_sample(const uint8_t *d, size_t size, int length_size, NalVisitor v
     }
     return damaged;
 }
+
+int nal_walk_packet(const uint8_t *d, size_t size, int length_size, NalVisitor visit, void *context,
+                    int *pictures, const char **problem) {
+    *problem = NULL;
+    *pictures = 0;
+    if (length_size == 0) return nal_walk_annexb(d, size, visit, context, problem);
+    if (size == 0) return 0;
+    int damaged = nal_walk_sample(d, size, length_size, visit, context, problem);
+    if (*pictures == 0 && !damaged) {
+        *problem = "a sample without a picture";
+        damaged++;
+    }
+    return damaged;
+}

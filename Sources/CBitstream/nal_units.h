@@ -30,4 +30,9 @@ int nal_walk_annexb(const uint8_t *data, size_t size, NalVisitor visit, void *co
 int nal_walk_sample(const uint8_t *data, size_t size, int length_size, NalVisitor visit, void *context,
                     const char **problem);
 
+/// One packet (an access unit): Annex B when length_size is 0, otherwise a length-prefixed sample, which must also
+/// hold a picture: the visitor counts the pictures it sees in *pictures (set to 0 here first).
+int nal_walk_packet(const uint8_t *data, size_t size, int length_size, NalVisitor visit, void *context,
+                    int *pictures, const char **problem);
+
 #endif

@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
 
-/// Our own HEVC slice-data check (Sources/CBitstream): damage libavcodec decodes without a word is refused (or
-/// counted under --tolerate-errors), and valid streams from every encoder setting at hand pass it.
+/// Our own H.264 and HEVC slice-data checks (Sources/CBitstream): damage libavcodec decodes without a word is
+/// refused (or counted under --tolerate-errors), and valid streams from every encoder setting at hand pass them.
 final class BitstreamCheckTests: CLITestCase {
     func packets(_ path: String) throws -> [(size: Int, pos: Int)] { try Support.packets(path, "v") }
 
@@ -152,5 +152,82 @@ final class BitstreamCheckTests: CLITestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let check = (try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])?["bitstream_check"] as? [String: Any] ?? [:]
         XCTAssertEqual(check["slices_unchecked"] as? Int, 10)
+    }
+
+    /// The same for H.264 (x264 clips): a flipped bit in a picture's CABAC data is refused; libavcodec is silent
+    /// about several of these (it ends a CABAC slice at its last macroblock and only notices a reader far past the
+    /// data), so without our check they converted with exit 0 and visibly broken pictures.
+    func testOneFlippedBitInH264SliceDataIsRefused() throws {
+        var silent = 0, flips = 0
+        for vector in ["sdr_h264_aac.mp4", "orient_6.mp4"] {
+            let clean = try Data(contentsOf: URL(fileURLWithPath: Support.vector(vector)))
+            let video = try packets(Support.vector(vector))
+            XCTAssertGreaterThanOrEqual(video.count, 12)
+            for k in stride(from: 1, to: video.count, by: video.count / 4) {
+                var d = clean
+                d[video[k].pos + video[k].size * 2 / 3] ^= 0x10
+                let damaged = file("flip\(k)-\(vector)")
+                try d.write(to: URL(fileURLWithPath: damaged))
+                let ffmpeg = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", damaged, "-f", "null", "-"])
+                if ffmpeg.status == 0 && ffmpeg.stderr.isEmpty { silent += 1 }
+                let out = file("flip\(k)-\(vector).mp4")
+                let r = try Support.sdrify(damaged, out)
+                XCTAssertEqual(r.status, 2, "\(vector) packet \(k): \(r.stderr)")
+                XCTAssertTrue(r.stderr.contains("damaged video") && r.stderr.contains("slice"), r.stderr)
+                XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+                flips += 1
+            }
+        }
+        XCTAssertEqual(flips, 9)
+        XCTAssertGreaterThanOrEqual(silent, 3, "damage libavcodec is silent about is what this test is for")
+    }
+
+    /// Valid H.264 is never refused: x264 with the settings that change the CABAC syntax (B pyramids and direct
+    /// modes, weighted prediction, many references, every partition and the 8x8 transform, several slices, intra
+    /// refresh, lossless, monochrome, 10 bits, scaling matrices, constrained intra) in MP4, MPEG-TS and a raw
+    /// Annex B stream. x264 sets an alignment bit after the stop bit in about half its slices, which the check
+    /// must accept. Every slice is parsed; what the check does not parse (interlaced, 4:2:2, CAVLC) is counted as
+    /// unchecked, never refused.
+    func testValidH264FromManyEncoderSettingsPassesTheCheck() throws {
+        let settings: [(String, String, String, [String])] = [
+            ("default", "yuv420p", "", []), ("main", "yuv420p", "", ["-profile:v", "main"]),
+            ("pyramid", "yuv420p", "bframes=8:b-adapt=2:b-pyramid=normal:ref=6:weightb=1:weightp=2:direct=auto", []),
+            ("temporal", "yuv420p", "bframes=3:direct=temporal:ref=3", []),
+            ("partitions", "yuv420p", "partitions=all:8x8dct=1:trellis=2:subme=10", []),
+            ("slices", "yuv420p", "slices=3:bframes=2", []), ("refresh", "yuv420p", "intra-refresh=1:keyint=5", []),
+            ("lossless", "yuv420p", "qp=0", []), ("gray", "gray", "", []), ("high10", "yuv420p10le", "", []),
+            ("cqm", "yuv420p", "cqm=jvt:constrained-intra=1", []), ("lowqp", "yuv420p", "qp=2:deadzone-inter=0:deadzone-intra=0", []),
+        ]
+        let source = file("source.y4m")
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=200x120:rate=25,noise=alls=25:allf=t", "-frames:v", "10", "-pix_fmt", "yuv420p", source])
+        func check(_ clip: String, _ name: String) throws -> [String: Any] {
+            let r = try Support.sdrify(clip, file("\(name).out.mp4"), "--json")
+            XCTAssertEqual(r.status, 0, "\(name): \(r.stderr)")
+            let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
+            XCTAssertEqual(report["decode_errors"] as? Int, 0, name)
+            return report["bitstream_check"] as? [String: Any] ?? [:]
+        }
+        for (name, pixels, params, extra) in settings {
+            let clip = file("\(name).mp4")
+            try ffmpeg(["-i", source, "-pix_fmt", pixels, "-c:v", "libx264"] + extra + (params.isEmpty ? [] : ["-x264-params", params]) + [clip])
+            let c = try check(clip, name)
+            XCTAssertGreaterThanOrEqual(c["slices_checked"] as? Int ?? 0, 10, name)
+            XCTAssertEqual(c["slices_unchecked"] as? Int, 0, name)
+        }
+        for (name, format) in [("stream.h264", "h264"), ("stream.ts", "mpegts")] {
+            let clip = file(name)
+            try ffmpeg(["-i", source, "-c:v", "libx264", "-x264-params", "bframes=3", "-f", format, clip])
+            let c = try check(clip, name)
+            XCTAssertEqual(c["slices_checked"] as? Int, 10, name)
+            XCTAssertEqual(c["slices_unchecked"] as? Int, 0, name)
+        }
+        for (name, extra) in [("interlaced", ["-flags", "+ildct+ilme", "-x264-params", "tff=1"]),
+                              ("422", ["-pix_fmt", "yuv422p"]), ("cavlc", ["-x264-params", "cabac=0"])] {
+            let clip = file("\(name).mp4")
+            try ffmpeg(["-i", source, "-c:v", "libx264"] + extra + [clip])
+            let c = try check(clip, name)
+            XCTAssertEqual(c["slices_checked"] as? Int, 0, name)
+            XCTAssertGreaterThanOrEqual(c["slices_unchecked"] as? Int ?? 0, 10, name)
+        }
     }
 }
