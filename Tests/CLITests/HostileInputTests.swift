@@ -302,6 +302,49 @@ final class HostileInputTests: CLITestCase {
         XCTAssertEqual(Support.streams(try Support.ffprobe(output), "video").first?["nb_frames"] as? String, "3")
     }
 
+    /// A chunk table (stsc) saying a chunk holds 0 samples: the demuxer indexes 1 of the 3 samples the sample size
+    /// table declares, with only a warning, and the conversion used to write 1 frame with exit 0 (found by
+    /// `scripts/fuzz convert`). The declared count is a promise too.
+    func testSamplesTheSizeTableDeclaresButTheChunkTableLosesAreDamage() throws {
+        var d = try data("roundtrip_pq.mp4")
+        let stsc = try XCTUnwrap(offset(of: "stsc", in: d))   // entry 1: first chunk, samples per chunk, description
+        XCTAssertEqual(Array(d[stsc + 16..<stsc + 20]), [0, 0, 0, 3])
+        d[stsc + 19] = 0
+        let output = try refusedThenTolerated(d, named: "stsc.mp4", saying: "only 1 of the 3 video samples")
+        XCTAssertEqual(Support.streams(try Support.ffprobe(output), "video").first?["nb_frames"] as? String, "1")
+    }
+
+    /// A video track's handler box (hdlr) with a damaged size: the demuxer no longer sees a video track, only sound,
+    /// and the file used to convert with exit 0 as if it were audio alone (a black video; found by
+    /// `scripts/fuzz convert`). The movie box's boxes must fit each other.
+    func testADamagedBoxInTheMovieHeaderIsDamage() throws {
+        var d = try data("hlg_hevc_aac.mov")
+        let hdlr = try XCTUnwrap(offset(of: "hdlr", in: d)) - 4   // the video track's (the first track)
+        d[hdlr + 3] = 1                                           // size 1: a 64-bit size follows, here garbage
+        try d.write(to: URL(fileURLWithPath: path("hdlr.mov")))
+        let probe = try Support.run(Support.tool("ffprobe"), ["-v", "error", "-select_streams", "v", "-show_entries", "stream=index",
+                                                              "-of", "csv=p=0", path("hdlr.mov")])
+        XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "", "the demuxer sees no video track")
+        let strict = try Support.sdrify(path("hdlr.mov"), path("strict-hdlr.mp4"))
+        XCTAssertEqual(strict.status, 2, strict.stderr)
+        XCTAssertTrue(strict.stderr.contains("damaged container: the 'hdlr' box in 'mdia'"), strict.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("strict-hdlr.mp4")))
+        let tolerant = try Support.sdrify(path("hdlr.mov"), path("tolerant-hdlr.mp4"), "--tolerate-errors")
+        XCTAssertEqual(tolerant.status, 0, tolerant.stderr)
+        XCTAssertTrue(tolerant.stderr.contains("converting what it holds"), tolerant.stderr)
+    }
+
+    /// A video track's media time scale overwritten with 1 (from 60): valid on its face, no demuxer message, but
+    /// the frames now come 2 s apart and all but the first fall after the edit list's 1 s; the conversion used
+    /// to write 1 frame of 30 with exit 0 (a fragmented copy: 30 frames spread over 4 hours). Damaged timing.
+    func testAVideoTimeScaleNoMuxerWritesIsDamage() throws {
+        var d = try data("hlg_hevc_aac.mov")
+        let mdhd = try XCTUnwrap(offset(of: "mdhd", in: d))    // the video track's: version 0, then two dates
+        XCTAssertEqual(Array(d[mdhd + 16..<mdhd + 20]), [0, 0, 0, 60])
+        d[mdhd + 19] = 1
+        _ = try refusedThenTolerated(d, named: "timescale.mov", saying: "a video time scale of 1 ticks per second")
+    }
+
     /// A damaged slice header that libavcodec decodes anyway (ffmpeg says nothing), with wrong fields: its last
     /// bit is not the alignment bit, so sdrify's own check refuses it.
     func testImpossibleHEVCSliceHeaderIsDamage() throws {

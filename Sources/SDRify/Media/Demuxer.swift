@@ -100,6 +100,11 @@ final class Demuxer {
     /// How many video samples the container's index lists (MP4/MOV: every sample of the sample table, as far as
     /// read; other formats may index keyframes only).
     var videoIndexEntries: Int { Int(avformat_index_get_entries_count(videoStream)) }
+    /// The video sample count an MP4/MOV sample table declares, which a damaged chunk table (stsc) can keep the
+    /// demuxer from indexing ("STSC entry … is invalid", a warning only); 0 for other containers.
+    var videoSamplesDeclared: Int {
+        String(cString: ctx.pointee.iformat.pointee.name).hasPrefix("mov") ? Int(max(0, videoStream.pointee.nb_frames)) : 0
+    }
     var videoStream: UnsafeMutablePointer<AVStream> { stream(videoStreamIndex) }
 
     /// The next packet of any stream, or nil at the end of the file. A read error other than EOF means the

@@ -5,7 +5,7 @@ import CFFmpeg
 enum MediaInspector {
     /// `firstPicture`: also decode the first picture for what only the bitstream says (HDR10 SEI, orientation
     /// SEI, untagged colour). The conversion skips it: it reads the same from the first frame it decodes anyway.
-    /// `allowTruncated`: a file cut short is described rather than refused (see `truncation`).
+    /// `allowTruncated`: a file cut short (or with other header damage) is described rather than refused (see `headerDamage`).
     static func inspect(_ demuxer: Demuxer, firstPicture: Bool = true, allowTruncated: Bool = false) throws -> MediaInfo {
         let ctx = demuxer.ctx
         let st = demuxer.videoStream
@@ -15,7 +15,7 @@ enum MediaInspector {
         let (w, h) = (Int(par.width), Int(par.height))
         guard w > 0, h > 0 else { throw SDRifyError.invalidInput("\(path): video stream has no picture size") }
         try Limits.checkPicture(width: w, height: h, in: path)
-        if let cut = truncation(demuxer), !allowTruncated { throw SDRifyError.invalidInput(cut) }
+        if let cut = headerDamage(demuxer), !allowTruncated { throw SDRifyError.invalidInput(cut) }
         // probe describes a video this libavcodec cannot decode (AV1 Dolby Vision 'dav1', say); convert refuses it.
         let decodable = avcodec_find_decoder(par.codec_id) != nil
         guard decodable || firstPicture else { throw Decoder.missing(par, label: "\(path): video") }
@@ -167,9 +167,17 @@ enum MediaInspector {
         return r > 0 && r < 1000 ? r : nil
     }
 
-    /// A moov or a segment index that lists samples past the end of the file means the file was cut short: the
-    /// reason, or nil.
-    static func truncation(_ demuxer: Demuxer) -> String? {
+    /// Damage in the headers, which the demuxer reads past without an error: the reason, or nil. A moov or a
+    /// segment index that lists samples past the end of the file (the file was cut short); a movie box whose boxes
+    /// do not fit each other (MovieStructure); an MP4/MOV video time scale under 10 ticks per second, which no
+    /// muxer writes (ffmpeg raises its own to 10000 and more, cameras use 600 to 90000) and which a damaged header
+    /// makes of one (the frames then come seconds or hours apart, or fall outside the edit list).
+    static func headerDamage(_ demuxer: Demuxer) -> String? {
+        if let broken = MovieStructure.problem(path: demuxer.path) { return "\(demuxer.path): \(broken)" }
+        let scale = demuxer.videoTimeBase.den
+        if String(cString: demuxer.ctx.pointee.iformat.pointee.name).hasPrefix("mov"), demuxer.videoTimeBase.num == 1, scale > 0, scale < 10 {
+            return "\(demuxer.path): damaged timing: a video time scale of \(scale) ticks per second"
+        }
         guard let pb = demuxer.ctx.pointee.pb else { return nil }
         let fileSize = avio_size(pb)
         guard fileSize > 0 else { return nil }
@@ -288,7 +296,7 @@ public enum Prober {
     static func open(path: String, allowTruncated: Bool = false) throws -> (info: MediaInfo, demuxer: Demuxer, truncated: String?) {
         let demuxer = try Demuxer(path: path)
         let info = try MediaInspector.inspect(demuxer, firstPicture: false, allowTruncated: allowTruncated)
-        return (info, demuxer, MediaInspector.truncation(demuxer))
+        return (info, demuxer, MediaInspector.headerDamage(demuxer))
     }
 
     /// What a composition's clip file is: a still picture (its coded size) or a video (headers, open input).
@@ -304,6 +312,6 @@ public enum Prober {
             return .still(width: Int(par.width), height: Int(par.height))
         }
         let info = try MediaInspector.inspect(demuxer, firstPicture: false, allowTruncated: allowTruncated)
-        return .video(info: info, demuxer: demuxer, truncated: MediaInspector.truncation(demuxer))
+        return .video(info: info, demuxer: demuxer, truncated: MediaInspector.headerDamage(demuxer))
     }
 }

@@ -115,8 +115,13 @@ public enum Transcoder {
         do {
             opened = try Prober.open(path: options.input, allowTruncated: options.tolerateErrors)
         } catch {
-            // Sound without pictures becomes a video of the background (looked at only when there is no video).
+            // Sound without pictures becomes a video of the background (looked at only when there is no video), unless
+            // the pictures went missing with a damaged movie box (a video track whose handler box is broken).
             guard !options.preset.passthrough, let length = AudioOnlyConversion.length(of: options.input) else { throw error }
+            if let broken = MovieStructure.problem(path: options.input) {
+                guard options.tolerateErrors else { throw SDRifyError.invalidInput("\(options.input): \(broken)") }
+                warn("\(options.input): \(broken): converting what it holds")
+            }
             return try AudioOnlyConversion.run(options, length: length, warn: warn, progress: progress)
         }
         let (info, demuxer, truncated) = opened

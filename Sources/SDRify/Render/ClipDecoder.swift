@@ -85,7 +85,7 @@ final class ClipDecoder {
     /// without any read failing). Refused as damage, or converted without the rest under --tolerate-errors.
     private func checkComplete(videoPackets: Int) throws {
         var missing: [String] = []
-        let promised = demuxer.videoIndexEntries
+        let promised = max(demuxer.videoIndexEntries, demuxer.videoSamplesDeclared)
         if videoPackets < promised { missing.append("only \(videoPackets) of the \(promised) video samples could be read") }
         if !range.active, let track = demuxer.videoDurationTicks, let first = firstPTS, let last = lastPTS,
            Double(last + lastDuration - first) < Double(track) * 0.9 - Double(2 * frameTicks) {
