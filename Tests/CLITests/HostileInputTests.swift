@@ -334,14 +334,14 @@ final class HostileInputTests: CLITestCase {
         XCTAssertTrue(tolerant.stderr.contains("converting what it holds"), tolerant.stderr)
     }
 
-    /// A video track's media time scale overwritten with 1 (from 60): valid on its face, no demuxer message, but
-    /// the frames now come 2 s apart and all but the first fall after the edit list's 1 s; the conversion used
-    /// to write 1 frame of 30 with exit 0 (a fragmented copy: 30 frames spread over 4 hours). Damaged timing.
+    /// A video track's media time scale overwritten with 1 (from 15360): valid on its face, no demuxer message,
+    /// but the frames now come 512 s apart and all but the first fall after the edit list's 1 s; the conversion
+    /// used to write 1 frame of 30 with exit 0 (a fragmented copy: 30 frames spread over 4 hours). Damaged timing.
     func testAVideoTimeScaleNoMuxerWritesIsDamage() throws {
         var d = try data("hlg_hevc_aac.mov")
         let mdhd = try XCTUnwrap(offset(of: "mdhd", in: d))    // the video track's: version 0, then two dates
-        XCTAssertEqual(Array(d[mdhd + 16..<mdhd + 20]), [0, 0, 0, 60])
-        d[mdhd + 19] = 1
+        XCTAssertEqual(Array(d[mdhd + 16..<mdhd + 20]), [0, 0, 0x3C, 0])
+        d.replaceSubrange(mdhd + 16..<mdhd + 20, with: [0, 0, 0, 1])
         _ = try refusedThenTolerated(d, named: "timescale.mov", saying: "a video time scale of 1 ticks per second")
     }
 
@@ -453,12 +453,13 @@ final class HostileInputTests: CLITestCase {
     }
 
     /// A media time scale the demuxer replaces with a guess ("Invalid mdhd time scale …, defaulting to 1"; with
-    /// it, 11 of 12 pictures used to vanish with exit 0): the demuxer's own error report is damage.
+    /// it, 11 of 12 pictures used to vanish with exit 0): damage, reported as the time scale of 1 the guess makes
+    /// (the demuxer's own error report would refuse it too).
     func testDamageTheDemuxerRecoversFromIsDamage() throws {
         var d = try data("orient_1.mp4")
         let mdhd = try XCTUnwrap(offset(of: "mdhd", in: d)) - 4
         d.replaceSubrange(mdhd + 20..<mdhd + 24, with: [0x90, 0x7B, 0x59, 0x0A])
-        _ = try refusedThenTolerated(d, named: "mdhd.mp4", saying: "damaged container")
+        _ = try refusedThenTolerated(d, named: "mdhd.mp4", saying: "damaged timing: a video time scale of 1")
     }
 
     func testTolerateErrorsConcealsAndCounts() throws {
