@@ -12,7 +12,9 @@
 // Parsed: progressive frames (no field pictures or MBAFF) in 4:2:0 or monochrome, CABAC, any bit depth, 8x8
 // transforms, PCM macroblocks, weighted prediction, multiple slices. Left unchecked (counted): CAVLC slices,
 // 4:2:2 and 4:4:4, interlaced coding, slice groups, SP/SI slices, redundant pictures.
-#include "h264_check.h"
+#include "slice_check_codec.h"
+
+typedef struct sdrify_h264_check sdrify_h264_check;
 #include "bit_reader.h"
 #include "cabac_engine.h"
 #include "h264_contexts.h"
@@ -865,20 +867,22 @@ static int check_nal(void *context, const uint8_t *nal, size_t size, const char 
 
 static void build_tables(void) { cabac_build_tables(); build_coefficient_contexts(); }
 
-sdrify_h264_check *sdrify_h264_check_new(void) {
+static void *check_create(void) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, build_tables);
     return calloc(1, sizeof(sdrify_h264_check));
 }
 
-void sdrify_h264_check_free(sdrify_h264_check *c) {
+static void check_free(void *check) {
+    sdrify_h264_check *c = check;
     if (!c) return;
     rbsp_free(&c->buf);
     free(c->mbs);
     free(c);
 }
 
-void sdrify_h264_check_configure(sdrify_h264_check *c, const uint8_t *d, size_t size) {
+static void check_configure(void *check, const uint8_t *d, size_t size) {
+    sdrify_h264_check *c = check;
     if (!d || size == 0) return;
     const char *ignored = NULL;
     // avcC when its first byte is 1, as libavcodec decides; otherwise Annex B.
@@ -902,13 +906,15 @@ void sdrify_h264_check_configure(sdrify_h264_check *c, const uint8_t *d, size_t 
     nal_walk_annexb(d, size, check_nal, c, &ignored);
 }
 
-int sdrify_h264_check_packet(sdrify_h264_check *c, const uint8_t *d, size_t size, const char **problem) {
+static int check_packet(void *check, const uint8_t *d, size_t size, const char **problem) {
+    sdrify_h264_check *c = check;
     int damaged = nal_walk_packet(d, size, c->nal_length_size, check_nal, c, &c->packet_pictures, problem);
     c->counts.damaged += damaged;
     return damaged;
 }
 
-int sdrify_h264_check_finish(sdrify_h264_check *c, const char **problem) {
+static int check_finish(void *check, const char **problem) {
+    sdrify_h264_check *c = check;
     *problem = NULL;
     if (picture_incomplete(c)) {
         *problem = "a picture is missing slices";
@@ -918,4 +924,6 @@ int sdrify_h264_check_finish(sdrify_h264_check *c, const char **problem) {
     return 0;
 }
 
-sdrify_slice_check_counts sdrify_h264_check_get_counts(const sdrify_h264_check *c) { return c->counts; }
+static sdrify_slice_check_counts check_counts(const void *check) { return ((sdrify_h264_check const *)check)->counts; }
+
+const SliceCheckCodec h264_slice_check = {check_create, check_free, check_configure, check_packet, check_finish, check_counts};

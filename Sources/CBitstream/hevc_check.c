@@ -6,7 +6,9 @@
 // the decoder reads (the stop bit) at a place a desynchronised decoder almost never lands on: it ends early
 // (data left over), runs past the data, or ends on a zero bit. Substream entry points and the picture's coverage
 // by slice segments give further checks.
-#include "hevc_check.h"
+#include "slice_check_codec.h"
+
+typedef struct sdrify_hevc_check sdrify_hevc_check;
 #include "hevc_params.h"
 #include "cabac_engine.h"
 #include "nal_units.h"
@@ -1007,7 +1009,7 @@ static void build_sig_tables(void) {
 
 static void build_tables(void) { build_scan_orders(); cabac_build_tables(); build_sig_tables(); }
 
-sdrify_hevc_check *sdrify_hevc_check_new(void) {
+static void *check_create(void) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, build_tables);
     sdrify_hevc_check *c = calloc(1, sizeof *c);
@@ -1015,7 +1017,8 @@ sdrify_hevc_check *sdrify_hevc_check_new(void) {
     return c;
 }
 
-void sdrify_hevc_check_free(sdrify_hevc_check *c) {
+static void check_free(void *check) {
+    sdrify_hevc_check *c = check;
     if (!c) return;
     Picture *pic = &c->pic;
     free(pic->rs_to_ts); free(pic->ts_to_rs); free(pic->tile_id); free(pic->ctb_slice);
@@ -1049,17 +1052,20 @@ static int check_extradata_nals(sdrify_hevc_check *c, const uint8_t *d, size_t s
     return nal_walk_annexb(d, size, check_nal, c, &ignored);
 }
 
-void sdrify_hevc_check_configure(sdrify_hevc_check *c, const uint8_t *extradata, size_t size) {
+static void check_configure(void *check, const uint8_t *extradata, size_t size) {
+    sdrify_hevc_check *c = check;
     if (extradata && size) check_extradata_nals(c, extradata, size);
 }
 
-int sdrify_hevc_check_packet(sdrify_hevc_check *c, const uint8_t *d, size_t size, const char **problem) {
+static int check_packet(void *check, const uint8_t *d, size_t size, const char **problem) {
+    sdrify_hevc_check *c = check;
     int damaged = nal_walk_packet(d, size, c->nal_length_size, check_nal, c, &c->packet_pictures, problem);
     c->counts.damaged += damaged;
     return damaged;
 }
 
-int sdrify_hevc_check_finish(sdrify_hevc_check *c, const char **problem) {
+static int check_finish(void *check, const char **problem) {
+    sdrify_hevc_check *c = check;
     *problem = NULL;
     if (picture_incomplete(c)) {
         *problem = "a picture is missing slice segments";
@@ -1069,4 +1075,6 @@ int sdrify_hevc_check_finish(sdrify_hevc_check *c, const char **problem) {
     return 0;
 }
 
-sdrify_slice_check_counts sdrify_hevc_check_get_counts(const sdrify_hevc_check *c) { return c->counts; }
+static sdrify_slice_check_counts check_counts(const void *check) { return ((sdrify_hevc_check const *)check)->counts; }
+
+const SliceCheckCodec hevc_slice_check = {check_create, check_free, check_configure, check_packet, check_finish, check_counts};

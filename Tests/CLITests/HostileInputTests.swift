@@ -321,17 +321,10 @@ final class HostileInputTests: CLITestCase {
         var d = try data("hlg_hevc_aac.mov")
         let hdlr = try XCTUnwrap(offset(of: "hdlr", in: d)) - 4   // the video track's (the first track)
         d[hdlr + 3] = 1                                           // size 1: a 64-bit size follows, here garbage
-        try d.write(to: URL(fileURLWithPath: path("hdlr.mov")))
+        _ = try refusedThenTolerated(d, named: "hdlr.mov", saying: "damaged container: the 'hdlr' box in 'mdia'")
         let probe = try Support.run(Support.tool("ffprobe"), ["-v", "error", "-select_streams", "v", "-show_entries", "stream=index",
                                                               "-of", "csv=p=0", path("hdlr.mov")])
         XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "", "the demuxer sees no video track")
-        let strict = try Support.sdrify(path("hdlr.mov"), path("strict-hdlr.mp4"))
-        XCTAssertEqual(strict.status, 2, strict.stderr)
-        XCTAssertTrue(strict.stderr.contains("damaged container: the 'hdlr' box in 'mdia'"), strict.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: path("strict-hdlr.mp4")))
-        let tolerant = try Support.sdrify(path("hdlr.mov"), path("tolerant-hdlr.mp4"), "--tolerate-errors")
-        XCTAssertEqual(tolerant.status, 0, tolerant.stderr)
-        XCTAssertTrue(tolerant.stderr.contains("converting what it holds"), tolerant.stderr)
     }
 
     /// A video track's media time scale overwritten with 1 (from 15360): valid on its face, no demuxer message,
