@@ -728,10 +728,6 @@ static void macroblock_layer(Parser *p) {
     }
 }
 
-/// Parses one slice's data. Returns NULL, or what is wrong; *end_mb receives the address after its last
-/// macroblock.
-static const char *check_slice_data(sdrify_h264_check *c, const BitReader *b, const SliceHeader *sh, int *end_mb);
-
 struct sdrify_h264_check {
     ParameterSets ps;
     int nal_length_size;           // 0: Annex B start codes
@@ -744,14 +740,20 @@ struct sdrify_h264_check {
     sdrify_slice_check_counts counts;
 };
 
+/// Room for a picture of `mbs` macroblocks. Returns 0, or -1 without memory.
+static int reserve_macroblocks(sdrify_h264_check *c, int mbs) {
+    if ((size_t)mbs <= c->mbs_capacity) return 0;
+    MBInfo *m = realloc(c->mbs, (size_t)mbs * sizeof *m);
+    if (!m) return -1;
+    c->mbs = m; c->mbs_capacity = (size_t)mbs;
+    for (int i = 0; i < mbs; i++) c->mbs[i].slice = -1;
+    return 0;
+}
+
+/// Parses one slice's data (its picture's macroblocks reserved). Returns NULL, or what is wrong; *end_mb receives
+/// the address after its last macroblock.
 static const char *check_slice_data(sdrify_h264_check *c, const BitReader *b, const SliceHeader *sh, int *end_mb) {
     const int w = sh->sps.width_mbs, mbs = w * sh->sps.height_mbs;
-    if ((size_t)mbs > c->mbs_capacity) {
-        MBInfo *m = realloc(c->mbs, (size_t)mbs * sizeof *m);
-        if (!m) return NULL;
-        c->mbs = m; c->mbs_capacity = (size_t)mbs;
-        for (int i = 0; i < mbs; i++) c->mbs[i].slice = -1;
-    }
     Parser p;
     memset(&p, 0, sizeof p);
     p.sh = sh; p.mbs = c->mbs; p.width_mbs = w;
@@ -846,6 +848,11 @@ static int check_nal(void *context, const uint8_t *nal, size_t size, const char 
         return damaged;
     }
     int mbs = sh.sps.width_mbs * sh.sps.height_mbs;
+    if (reserve_macroblocks(c, mbs)) {
+        c->counts.slices_unchecked++;
+        c->tracking = 0;
+        return damaged;
+    }
     if (sh.first_mb == 0) { c->tracking = 1; c->next_mb = 0; c->pic_mbs = mbs; }
     else if (c->tracking && (sh.first_mb != c->next_mb || mbs != c->pic_mbs)) {
         c->tracking = 0;
