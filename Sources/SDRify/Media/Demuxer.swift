@@ -100,6 +100,8 @@ final class Demuxer {
     /// How many video samples the container's index lists (MP4/MOV: every sample of the sample table, as far as
     /// read; other formats may index keyframes only).
     var videoIndexEntries: Int { Int(avformat_index_get_entries_count(videoStream)) }
+    /// What is wrong with the file's movie box (MovieStructure), read once.
+    private(set) lazy var movieStructureProblem: String? = MovieStructure.problem(path: path)
     /// The video sample count an MP4/MOV sample table declares, which a damaged chunk table (stsc) can keep the
     /// demuxer from indexing ("STSC entry … is invalid", a warning only); 0 for other containers.
     var videoSamplesDeclared: Int {

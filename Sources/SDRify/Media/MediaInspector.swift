@@ -173,7 +173,7 @@ enum MediaInspector {
     /// muxer writes (ffmpeg raises its own to 10000 and more, cameras use 600 to 90000) and which a damaged header
     /// makes of one (the frames then come seconds or hours apart, or fall outside the edit list).
     static func headerDamage(_ demuxer: Demuxer) -> String? {
-        if let broken = MovieStructure.problem(path: demuxer.path) { return "\(demuxer.path): \(broken)" }
+        if let broken = demuxer.movieStructureProblem { return "\(demuxer.path): \(broken)" }
         let scale = demuxer.videoTimeBase.den
         if String(cString: demuxer.ctx.pointee.iformat.pointee.name).hasPrefix("mov"), demuxer.videoTimeBase.num == 1, scale > 0, scale < 10 {
             return "\(demuxer.path): damaged timing: a video time scale of \(scale) ticks per second"
