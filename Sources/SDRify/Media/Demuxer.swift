@@ -104,9 +104,9 @@ final class Demuxer {
     private(set) lazy var movieStructureProblem: String? = MovieStructure.problem(path: path)
     /// The video sample count an MP4/MOV sample table declares, which a damaged chunk table (stsc) can keep the
     /// demuxer from indexing ("STSC entry … is invalid", a warning only); 0 for other containers.
-    var videoSamplesDeclared: Int {
-        String(cString: ctx.pointee.iformat.pointee.name).hasPrefix("mov") ? Int(max(0, videoStream.pointee.nb_frames)) : 0
-    }
+    var videoSamplesDeclared: Int { isMovie ? Int(max(0, videoStream.pointee.nb_frames)) : 0 }
+    /// An MP4/MOV (ISO-BMFF, QuickTime) input: libavformat's "mov,mp4,m4a,3gp,3g2,mj2".
+    var isMovie: Bool { String(cString: ctx.pointee.iformat.pointee.name).hasPrefix("mov") }
     var videoStream: UnsafeMutablePointer<AVStream> { stream(videoStreamIndex) }
 
     /// The next packet of any stream, or nil at the end of the file. A read error other than EOF means the

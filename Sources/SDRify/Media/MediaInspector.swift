@@ -175,7 +175,7 @@ enum MediaInspector {
     static func headerDamage(_ demuxer: Demuxer) -> String? {
         if let broken = demuxer.movieStructureProblem { return "\(demuxer.path): \(broken)" }
         let scale = demuxer.videoTimeBase.den
-        if String(cString: demuxer.ctx.pointee.iformat.pointee.name).hasPrefix("mov"), demuxer.videoTimeBase.num == 1, scale > 0, scale < 10 {
+        if demuxer.isMovie, demuxer.videoTimeBase.num == 1, scale > 0, scale < 10 {
             return "\(demuxer.path): damaged timing: a video time scale of \(scale) ticks per second"
         }
         guard let pb = demuxer.ctx.pointee.pb else { return nil }
