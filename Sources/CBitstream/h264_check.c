@@ -280,7 +280,7 @@ typedef struct {
     uint16_t ctx[H264_CONTEXTS];   // uint16_t: see cabac_bin
     const SliceHeader *sh;
     MBInfo *mbs, *cur, *left, *top;
-    int width_mbs, slice_id;
+    int slice_id;
     int prev_qp_delta_nonzero;
     const char *error;
 } Parser;
@@ -756,7 +756,7 @@ static const char *check_slice_data(sdrify_h264_check *c, const BitReader *b, co
     const int w = sh->sps.width_mbs, mbs = w * sh->sps.height_mbs;
     Parser p;
     memset(&p, 0, sizeof p);
-    p.sh = sh; p.mbs = c->mbs; p.width_mbs = w;
+    p.sh = sh; p.mbs = c->mbs;
     p.slice_id = ++c->slice_id;
     // cabac_alignment_one_bit up to the byte boundary, then the arithmetic decoder.
     size_t pos = b->pos;
@@ -915,20 +915,13 @@ static void check_configure(void *check, const uint8_t *d, size_t size) {
 
 static int check_packet(void *check, const uint8_t *d, size_t size, const char **problem) {
     sdrify_h264_check *c = check;
-    int damaged = nal_walk_packet(d, size, c->nal_length_size, check_nal, c, &c->packet_pictures, problem);
-    c->counts.damaged += damaged;
-    return damaged;
+    return nal_walk_packet(d, size, c->nal_length_size, check_nal, c, &c->packet_pictures, problem);
 }
 
 static int check_finish(void *check, const char **problem) {
     sdrify_h264_check *c = check;
-    *problem = NULL;
-    if (picture_incomplete(c)) {
-        *problem = "a picture is missing slices";
-        c->counts.damaged++;
-        return 1;
-    }
-    return 0;
+    *problem = picture_incomplete(c) ? "a picture is missing slices" : NULL;
+    return *problem != NULL;
 }
 
 static sdrify_slice_check_counts check_counts(const void *check) { return ((sdrify_h264_check const *)check)->counts; }

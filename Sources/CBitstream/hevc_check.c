@@ -1059,20 +1059,13 @@ static void check_configure(void *check, const uint8_t *extradata, size_t size) 
 
 static int check_packet(void *check, const uint8_t *d, size_t size, const char **problem) {
     sdrify_hevc_check *c = check;
-    int damaged = nal_walk_packet(d, size, c->nal_length_size, check_nal, c, &c->packet_pictures, problem);
-    c->counts.damaged += damaged;
-    return damaged;
+    return nal_walk_packet(d, size, c->nal_length_size, check_nal, c, &c->packet_pictures, problem);
 }
 
 static int check_finish(void *check, const char **problem) {
     sdrify_hevc_check *c = check;
-    *problem = NULL;
-    if (picture_incomplete(c)) {
-        *problem = "a picture is missing slice segments";
-        c->counts.damaged++;
-        return 1;
-    }
-    return 0;
+    *problem = picture_incomplete(c) ? "a picture is missing slice segments" : NULL;
+    return *problem != NULL;
 }
 
 static sdrify_slice_check_counts check_counts(const void *check) { return ((sdrify_hevc_check const *)check)->counts; }

@@ -7,6 +7,7 @@
 struct sdrify_slice_check {
     const SliceCheckCodec *codec;
     void *check;
+    int64_t damaged;               // what packet and finish reported, for the counts
 };
 
 sdrify_slice_check *sdrify_slice_check_new(sdrify_slice_check_codec codec) {
@@ -29,13 +30,19 @@ void sdrify_slice_check_configure(sdrify_slice_check *s, const uint8_t *extradat
 }
 
 int sdrify_slice_check_packet(sdrify_slice_check *s, const uint8_t *data, size_t size, const char **problem) {
-    return s->codec->packet(s->check, data, size, problem);
+    int damaged = s->codec->packet(s->check, data, size, problem);
+    s->damaged += damaged;
+    return damaged;
 }
 
 int sdrify_slice_check_finish(sdrify_slice_check *s, const char **problem) {
-    return s->codec->finish(s->check, problem);
+    int damaged = s->codec->finish(s->check, problem);
+    s->damaged += damaged;
+    return damaged;
 }
 
 sdrify_slice_check_counts sdrify_slice_check_get_counts(const sdrify_slice_check *s) {
-    return s->codec->counts(s->check);
+    sdrify_slice_check_counts counts = s->codec->counts(s->check);
+    counts.damaged = s->damaged;
+    return counts;
 }

@@ -10,7 +10,7 @@ typedef struct {
     void (*configure)(void *check, const uint8_t *extradata, size_t size);
     int (*packet)(void *check, const uint8_t *data, size_t size, const char **problem);
     int (*finish)(void *check, const char **problem);
-    sdrify_slice_check_counts (*counts)(const void *check);
+    sdrify_slice_check_counts (*counts)(const void *check);   // slices checked and unchecked (damage is counted here)
 } SliceCheckCodec;
 
 extern const SliceCheckCodec h264_slice_check;   // h264_check.c
