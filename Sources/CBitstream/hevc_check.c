@@ -338,17 +338,20 @@ static void residual_coding(Parser *p, int x0, int y0, int log2, int c) {
             }
             int dc_special = log2 > 2 && i == 0;   // the transform block's first coefficient has a context of its own
             const uint8_t *raster = pos_raster[scan];
-            for (int n = (i == last_sb ? last_pos - 1 : 15); n >= 0; n--) {
-                int s;
-                if (n > 0 || !infer_dc) {
-                    int r = raster[n];
-                    int ctx = (dc_special && r == 0) ? (c ? 27 : 0) : table[r] + add;
-                    s = bin(p, CTX_SIG + ctx);
-                    if (s) infer_dc = 0;
-                } else {
-                    s = 1;
-                }
-                if (s) sig[nsig++] = n;
+            // Branch-free on the flags (they are as unpredictable as the picture): each position is written and
+            // counted only when significant.
+            for (int n = (i == last_sb ? last_pos - 1 : 15); n > 0; n--) {
+                int r = raster[n];
+                int s = bin(p, CTX_SIG + table[r] + add);
+                sig[nsig] = n;
+                nsig += s;
+                infer_dc &= !s;
+            }
+            if (i != last_sb || last_pos > 0) {   // position 0, unless it was the last position itself
+                int s = 1;
+                if (!infer_dc) s = bin(p, CTX_SIG + (dc_special ? (c ? 27 : 0) : table[raster[0]] + add));
+                sig[nsig] = 0;
+                nsig += s;
             }
         }
         if (nsig == 0) continue;
@@ -356,10 +359,11 @@ static void residual_coding(Parser *p, int x0, int y0, int log2, int c) {
         if (i != last_sb && greater1_ctx == 0) ctx_set++;
         greater1_ctx = 1;
         int g1[8] = {0}, first_g1 = -1;
-        for (int k = 0; k < nsig && k < 8; k++) {
-            g1[k] = bin(p, CTX_GT1 + ctx_set * 4 + greater1_ctx + (c ? 16 : 0));
-            if (g1[k]) { greater1_ctx = 0; if (first_g1 < 0) first_g1 = k; }
-            else if (greater1_ctx > 0 && greater1_ctx < 3) greater1_ctx++;
+        for (int k = 0; k < nsig && k < 8; k++) {   // branch-free too: selects, not ifs
+            int b = bin(p, CTX_GT1 + ctx_set * 4 + greater1_ctx + (c ? 16 : 0));
+            g1[k] = b;
+            first_g1 = (b && first_g1 < 0) ? k : first_g1;
+            greater1_ctx = b ? 0 : greater1_ctx + (greater1_ctx > 0 && greater1_ctx < 3);
         }
         int g2 = first_g1 >= 0 ? bin(p, CTX_GT2 + ctx_set + (c ? 4 : 0)) : 0;
         int hidden = p->pps->sign_hiding && !p->cu_transquant_bypass && sig[0] - sig[nsig - 1] > 3;
