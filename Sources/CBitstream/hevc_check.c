@@ -338,8 +338,8 @@ static void residual_coding(Parser *p, int x0, int y0, int log2, int c) {
             }
             int dc_special = log2 > 2 && i == 0;   // the transform block's first coefficient has a context of its own
             const uint8_t *raster = pos_raster[scan];
-            // Branch-free on the flags (they are as unpredictable as the picture): each position is written and
-            // counted only when significant.
+            // No branch on the flags (they are as unpredictable as the picture): every position is written to
+            // the next free slot, which only a significant one takes.
             for (int n = (i == last_sb ? last_pos - 1 : 15); n > 0; n--) {
                 int r = raster[n];
                 int s = bin(p, CTX_SIG + table[r] + add);
