@@ -729,15 +729,13 @@ static void macroblock_layer(Parser *p) {
 }
 
 struct sdrify_h264_check {
+    SliceCheckStream stream;       // first: see slice_check_codec.h
     ParameterSets ps;
-    int nal_length_size;           // 0: Annex B start codes
     RBSPBuffer buf;
     MBInfo *mbs;
     size_t mbs_capacity;
     int32_t slice_id;
     int tracking, next_mb, pic_mbs;    // the picture in progress: where its next slice must start
-    int packet_pictures;
-    sdrify_slice_check_counts counts;
 };
 
 /// Room for a picture of `mbs` macroblocks. Returns 0, or -1 without memory.
@@ -818,13 +816,13 @@ static int check_nal(void *context, const uint8_t *nal, size_t size, const char 
     if (nal[0] & 0x80) { *problem = "a NAL unit header with its forbidden bit set"; return 1; }
     int type = nal[0] & 31, ref_idc = (nal[0] >> 5) & 3;
     int vcl = type >= 1 && type <= 5;
-    c->packet_pictures += vcl;
+    c->stream.packet_pictures += vcl;
     if (type == 10 || type == 11) {                         // end of sequence / stream: the picture before must be whole
         if (picture_incomplete(c)) { *problem = "a picture is missing slices"; return 1; }
         return 0;
     }
     if (type != 1 && type != 5 && type != 7 && type != 8) {
-        if (vcl) { c->counts.slices_unchecked++; c->tracking = 0; }   // data partitions
+        if (vcl) { c->stream.counts.slices_unchecked++; c->tracking = 0; }   // data partitions
         return 0;
     }
     int n = rbsp_unescape(&c->buf, nal + 1, size - 1);
@@ -838,31 +836,31 @@ static int check_nal(void *context, const uint8_t *nal, size_t size, const char 
     if (!skip && sh.first_mb == 0 && picture_incomplete(c)) { *problem = "a picture is missing slices"; damaged = 1; }
     if (skip && skip[0] == '!') {
         c->tracking = 0;
-        c->counts.slices_checked++;
+        c->stream.counts.slices_checked++;
         if (!damaged) *problem = skip + 1;
         return damaged + 1;
     }
     if (skip) {
-        c->counts.slices_unchecked++;
+        c->stream.counts.slices_unchecked++;
         c->tracking = 0;
         return damaged;
     }
     int mbs = sh.sps.width_mbs * sh.sps.height_mbs;
     if (reserve_macroblocks(c, mbs)) {
-        c->counts.slices_unchecked++;
+        c->stream.counts.slices_unchecked++;
         c->tracking = 0;
         return damaged;
     }
     if (sh.first_mb == 0) { c->tracking = 1; c->next_mb = 0; c->pic_mbs = mbs; }
     else if (c->tracking && (sh.first_mb != c->next_mb || mbs != c->pic_mbs)) {
         c->tracking = 0;
-        c->counts.slices_checked++;
+        c->stream.counts.slices_checked++;
         if (!damaged) *problem = "a slice is missing";
         return damaged + 1;
     }
     int end = 0;
     const char *bad = check_slice_data(c, &b, &sh, &end);
-    c->counts.slices_checked++;
+    c->stream.counts.slices_checked++;
     if (bad) {
         c->tracking = 0;                                    // one report per picture
         if (!damaged) *problem = bad;
@@ -894,7 +892,7 @@ static void check_configure(void *check, const uint8_t *d, size_t size) {
     const char *ignored = NULL;
     // avcC when its first byte is 1, as libavcodec decides; otherwise Annex B.
     if (d[0] == 1 && size >= 7) {
-        c->nal_length_size = (d[4] & 3) + 1;
+        c->stream.nal_length_size = (d[4] & 3) + 1;
         size_t pos = 6;
         for (int set = 0; set < 2; set++) {
             if (pos >= size) return;
@@ -909,13 +907,8 @@ static void check_configure(void *check, const uint8_t *d, size_t size) {
         }
         return;
     }
-    c->nal_length_size = 0;
+    c->stream.nal_length_size = 0;
     nal_walk_annexb(d, size, check_nal, c, &ignored);
-}
-
-static int check_packet(void *check, const uint8_t *d, size_t size, const char **problem) {
-    sdrify_h264_check *c = check;
-    return nal_walk_packet(d, size, c->nal_length_size, check_nal, c, &c->packet_pictures, problem);
 }
 
 static int check_finish(void *check, const char **problem) {
@@ -924,6 +917,4 @@ static int check_finish(void *check, const char **problem) {
     return *problem != NULL;
 }
 
-static sdrify_slice_check_counts check_counts(const void *check) { return ((sdrify_h264_check const *)check)->counts; }
-
-const SliceCheckCodec h264_slice_check = {check_create, check_free, check_configure, check_packet, check_finish, check_counts};
+const SliceCheckCodec h264_slice_check = {check_create, check_free, check_configure, check_nal, check_finish};

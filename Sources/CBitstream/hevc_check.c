@@ -125,13 +125,11 @@ typedef struct {
 } Picture;
 
 struct sdrify_hevc_check {
+    SliceCheckStream stream;       // first: see slice_check_codec.h
     HEVCSPS sps[MAX_SPS];
     HEVCPPS pps[MAX_PPS];
-    int nal_length_size;           // 0: Annex B start codes
     RBSPBuffer buf;
     Picture pic;
-    int packet_pictures;           // base-layer VCL NAL units in the packet being checked
-    sdrify_slice_check_counts counts;
 };
 
 // ---- the slice-data parser ----
@@ -944,7 +942,7 @@ static int check_nal(void *context, const uint8_t *nal, size_t size, const char 
     int type = (nal[0] >> 1) & 63, layer = ((nal[0] & 1) << 5) | (nal[1] >> 3);
     if (layer != 0) return 0;
     int vcl = type <= 9 || (type >= 16 && type <= 21);
-    c->packet_pictures += vcl;
+    c->stream.packet_pictures += vcl;
     if (!vcl && type != 33 && type != 34) {
         if (type == 36 || type == 37) {  // end of sequence / bitstream: the picture before must be whole
             if (picture_incomplete(c)) { *problem = "a picture is missing slice segments"; return 1; }
@@ -967,27 +965,27 @@ static int check_nal(void *context, const uint8_t *nal, size_t size, const char 
     if (skip && skip[0] == '!') {
         c->pic.tracking = 0;
         if (!damaged) *problem = skip + 1;
-        c->counts.slices_checked++;
+        c->stream.counts.slices_checked++;
         return damaged + 1;
     }
     if (skip) {
-        c->counts.slices_unchecked++;
+        c->stream.counts.slices_unchecked++;
         c->pic.tracking = 0;
         return damaged;
     }
     if (!seg.first_in_pic && !c->pic.tracking) {   // the picture is already reported, or partly unchecked
-        c->counts.slices_unchecked++;
+        c->stream.counts.slices_unchecked++;
         return damaged;
     }
     if (!seg.dependent) { c->pic.sh = sh; c->pic.have_sh = 1; }
     int unchecked = 0;
     const char *bad = check_segment(c, &b, &seg, &sh, &unchecked);
     if (unchecked) {
-        c->counts.slices_unchecked++;
+        c->stream.counts.slices_unchecked++;
         c->pic.tracking = 0;
         return damaged;
     }
-    c->counts.slices_checked++;
+    c->stream.counts.slices_checked++;
     if (bad) {
         c->pic.tracking = 0;      // one report per picture
         if (!damaged) *problem = bad;
@@ -1017,7 +1015,7 @@ static void *check_create(void) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, build_tables);
     sdrify_hevc_check *c = calloc(1, sizeof *c);
-    if (c) c->nal_length_size = 0;
+    if (c) c->stream.nal_length_size = 0;
     return c;
 }
 
@@ -1036,7 +1034,7 @@ static int check_extradata_nals(sdrify_hevc_check *c, const uint8_t *d, size_t s
     // hvcC unless it starts like Annex B (00 00 01, 00 00 00 01): the test libavcodec applies, so a damaged
     // configurationVersion does not leave the packets unchecked while the decoder reads them as hvcC.
     if (size >= 23 && (d[0] || d[1] || d[2] > 1)) {
-        c->nal_length_size = (d[21] & 3) + 1;
+        c->stream.nal_length_size = (d[21] & 3) + 1;
         size_t pos = 23;
         int arrays = d[22];
         for (int a = 0; a < arrays && pos + 3 <= size; a++) {
@@ -1052,7 +1050,7 @@ static int check_extradata_nals(sdrify_hevc_check *c, const uint8_t *d, size_t s
         }
         return 0;
     }
-    c->nal_length_size = 0;
+    c->stream.nal_length_size = 0;
     return nal_walk_annexb(d, size, check_nal, c, &ignored);
 }
 
@@ -1061,17 +1059,10 @@ static void check_configure(void *check, const uint8_t *extradata, size_t size) 
     if (extradata && size) check_extradata_nals(c, extradata, size);
 }
 
-static int check_packet(void *check, const uint8_t *d, size_t size, const char **problem) {
-    sdrify_hevc_check *c = check;
-    return nal_walk_packet(d, size, c->nal_length_size, check_nal, c, &c->packet_pictures, problem);
-}
-
 static int check_finish(void *check, const char **problem) {
     sdrify_hevc_check *c = check;
     *problem = picture_incomplete(c) ? "a picture is missing slice segments" : NULL;
     return *problem != NULL;
 }
 
-static sdrify_slice_check_counts check_counts(const void *check) { return ((sdrify_hevc_check const *)check)->counts; }
-
-const SliceCheckCodec hevc_slice_check = {check_create, check_free, check_configure, check_packet, check_finish, check_counts};
+const SliceCheckCodec hevc_slice_check = {check_create, check_free, check_configure, check_nal, check_finish};

@@ -30,7 +30,9 @@ void sdrify_slice_check_configure(sdrify_slice_check *s, const uint8_t *extradat
 }
 
 int sdrify_slice_check_packet(sdrify_slice_check *s, const uint8_t *data, size_t size, const char **problem) {
-    int damaged = s->codec->packet(s->check, data, size, problem);
+    SliceCheckStream *stream = s->check;
+    int damaged = nal_walk_packet(data, size, stream->nal_length_size, s->codec->check_nal, s->check,
+                                  &stream->packet_pictures, problem);
     s->damaged += damaged;
     return damaged;
 }
@@ -42,7 +44,7 @@ int sdrify_slice_check_finish(sdrify_slice_check *s, const char **problem) {
 }
 
 sdrify_slice_check_counts sdrify_slice_check_get_counts(const sdrify_slice_check *s) {
-    sdrify_slice_check_counts counts = s->codec->counts(s->check);
+    sdrify_slice_check_counts counts = ((const SliceCheckStream *)s->check)->counts;
     counts.damaged = s->damaged;
     return counts;
 }

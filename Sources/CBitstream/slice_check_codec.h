@@ -3,14 +3,22 @@
 #define SDRIFY_SLICE_CHECK_CODEC_H
 
 #include "sdrify_slice_check.h"
+#include "nal_units.h"
+
+/// What every codec's check keeps about the stream, as the first member of its own state (so slice_check.c walks
+/// the packets and reads the counts for both codecs).
+typedef struct {
+    int nal_length_size;           // 0: Annex B start codes
+    int packet_pictures;           // pictures (base-layer VCL NAL units) in the packet being checked
+    sdrify_slice_check_counts counts;   // slices checked and unchecked (damage is counted in slice_check.c)
+} SliceCheckStream;
 
 typedef struct {
-    void *(*create)(void);
+    void *(*create)(void);         // returns state that starts with a SliceCheckStream
     void (*free)(void *check);
     void (*configure)(void *check, const uint8_t *extradata, size_t size);
-    int (*packet)(void *check, const uint8_t *data, size_t size, const char **problem);
+    NalVisitor check_nal;          // one NAL unit of a packet; counts its pictures in packet_pictures
     int (*finish)(void *check, const char **problem);
-    sdrify_slice_check_counts (*counts)(const void *check);   // slices checked and unchecked (damage is counted here)
 } SliceCheckCodec;
 
 extern const SliceCheckCodec h264_slice_check;   // h264_check.c
