@@ -29,3 +29,6 @@ public struct SDRifyError: Error, CustomStringConvertible, Sendable {
     static func output(_ m: String) -> SDRifyError { SDRifyError(.outputProblem, m) }
     static func usage(_ m: String) -> SDRifyError { SDRifyError(.usage, m) }
 }
+
+/// Told each warning, as one line without the "sdrify: warning:" prefix (from any thread).
+public typealias WarningHandler = @Sendable (String) -> Void

@@ -188,11 +188,11 @@ struct Job {
     }
 
     /// `body` returns the report, the damage concealed, and the line said when done.
-    func run(_ body: (@escaping Transcoder.Warning, @escaping Transcoder.ProgressHandler) throws -> (JSONValue, Int, String)) throws {
+    func run(_ body: (@escaping WarningHandler, @escaping ProgressHandler) throws -> (JSONValue, Int, String)) throws {
         let quiet = self.quiet
         let warnings = WarningLog()
         let reporter = ProgressReporter(target: progress, bar: !quiet && isatty(2) == 1)
-        let warn: Transcoder.Warning = { message in
+        let warn: WarningHandler = { message in
             warnings.add(message)  // for the JSON report, even with --quiet
             guard !quiet else { return }
             reporter.clearBar()
@@ -294,7 +294,7 @@ final class ProgressReporter: @unchecked Sendable {
     private let lock = NSLock()
     private var barShown = false
     /// Where a failed progress write is reported (once): progress is a side channel, the conversion goes on.
-    var warn: Transcoder.Warning = { _ in }
+    var warn: WarningHandler = { _ in }
 
     init(target: String?, bar: Bool) {
         fd = target.map { $0 == "-" ? 1 : Int32($0)! }

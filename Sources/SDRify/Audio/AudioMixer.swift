@@ -28,7 +28,7 @@ final class AudioMixer {
     /// Damage concealed in the audio (tolerate-errors).
     private(set) var errorsConcealed = 0
 
-    init(plan: CompositionPlan, tolerateErrors: Bool, openClip: @escaping (Int) throws -> PCMReader?) throws {
+    init(plan: RenderPlan, tolerateErrors: Bool, openClip: @escaping (Int) throws -> PCMReader?) throws {
         func sample(_ frame: Int) -> Int { plan.fps.sample(ofFrame: frame, sampleRate: AudioMixer.rate) }
         totalSamples = sample(plan.totalFrames)
         var previousOverlap = 0

@@ -13,8 +13,8 @@ enum AudioOnlyConversion {
         return reader.duration
     }
 
-    static func run(_ options: ConvertOptions, length: Double, warn: @escaping Transcoder.Warning,
-                    progress: @escaping Transcoder.ProgressHandler) throws -> ConversionResult {
+    static func run(_ options: ConvertOptions, length: Double, warn: @escaping WarningHandler,
+                    progress: @escaping ProgressHandler) throws -> ConversionResult {
         try Limits.checkDuration(length, of: options.input)   // the sound is how long the video will be
         let from = options.start ?? 0
         guard from < length else {

@@ -40,6 +40,9 @@ final class AudioOutput {
 
     enum Position { case before, within, after }
 
+    /// When a packet starts, in input seconds (nil: no timestamp).
+    func seconds(of packet: Packet) -> Double? { packet.pts.map { Double($0) * inTimeBase.double } }
+
     /// Where a packet falls relative to the cut (pure: safe to ask from the demuxing thread).
     func position(of packet: Packet) -> Position {
         let start = packet.pts.map { Double($0) * inTimeBase.double } ?? shiftSeconds

@@ -1,6 +1,12 @@
 import CFFmpeg
 import Foundation
 
+/// The video codec a preset writes.
+public enum VideoCodec: String, Sendable {
+    case h264, hevc
+    public var catalog: CodecEntry { CodecCatalog.entry(self) }
+}
+
 /// Everything sdrify knows about the codecs and containers it writes, in one table: the other files ask here
 /// instead of spelling out "h264 ? … : …".
 public struct CodecEntry: Sendable {

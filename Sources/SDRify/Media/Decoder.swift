@@ -1,5 +1,16 @@
 import CFFmpeg
 
+/// How a render decodes its inputs: the same values for every clip and every caller.
+public struct DecodeSettings: Sendable {
+    /// Conceal decode errors and go on (counted) instead of failing with exit 2.
+    public var tolerateErrors = false
+    /// Our own check of H.264 and HEVC slice data (BitstreamCheck): on unless the caller trusts its input.
+    public var checkBitstream = true
+    /// The whole render's thread budget (0: automatic; 1: everything on the calling thread).
+    public var threads = 0
+    public init() {}
+}
+
 /// A video decoder for one stream, frame-threaded.
 final class Decoder {
     let ctx: UnsafeMutablePointer<AVCodecContext>

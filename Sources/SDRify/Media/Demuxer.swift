@@ -124,7 +124,7 @@ final class Demuxer {
         if Limits.current.maxDuration != nil, packet.streamIndex == videoStreamIndex {
             videoPacketsRead += 1
             let seconds = packet.pts.map { Double($0 - videoStartTicks) * videoTimeBase.seconds }
-                ?? Double(videoPacketsRead - 1) / videoFrameRate.seconds
+                ?? Double(videoPacketsRead - 1) / videoFrameRate.fps
             try Limits.checkDuration(seconds, of: path, running: true)
         }
         return true
@@ -169,6 +169,11 @@ final class Demuxer {
     /// Moves to the keyframe before `seconds`. A raw elementary stream (.h265, .h264) has no timestamps to seek
     /// by (trying fails, and drops the parameter sets already read): it is read from its start, and the caller's
     /// range selection skips what comes before.
+    /// Reads only stream `index`: the others are skipped without being read where the container allows.
+    func readOnly(stream index: Int) {
+        for i in 0..<Int(ctx.pointee.nb_streams) where i != index { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
+    }
+
     func seek(toSeconds seconds: Double) throws {
         if videoStream.pointee.start_time == ffNoPTS { return }   // no timestamps: a raw elementary stream
         let ts = Int64(seconds * Double(AV_TIME_BASE))

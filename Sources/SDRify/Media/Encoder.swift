@@ -17,9 +17,10 @@ final class VideoEncoder {
     let ctx: UnsafeMutablePointer<AVCodecContext>
     let codec: VideoCodec
 
-    init(width: Int, height: Int, timeBase: TimeBase, frameRate: TimeBase, settings: VideoEncoderSettings,
+    init(width: Int, height: Int, timeBase: TimeBase, frameRate: FrameRate, settings: VideoEncoderSettings,
          globalHeader: Bool) throws {
-        let (timeBase, frameRate) = (timeBase.av, frameRate.av)
+        let timeBase = timeBase.av
+        let frameRate = AVRational(num: Int32(clamping: frameRate.num), den: Int32(clamping: frameRate.den))
         self.codec = settings.codec
         let entry = settings.codec.catalog
         guard let codec = avcodec_find_encoder_by_name(entry.encoder) else {

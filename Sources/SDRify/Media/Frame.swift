@@ -86,6 +86,12 @@ public final class Frame: @unchecked Sendable {
         av_frame_free(&p)
     }
 
+    /// A second frame on the same picture buffers (no copy); whoever writes to either first copies (makeWritable).
+    func reference() throws -> Frame {
+        guard let f = av_frame_clone(av) else { throw SDRifyError.conversion("out of memory referencing a frame") }
+        return Frame(owning: f)
+    }
+
     public var width: Int { Int(av.pointee.width) }
     public var height: Int { Int(av.pointee.height) }
 

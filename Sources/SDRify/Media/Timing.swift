@@ -18,13 +18,16 @@ extension Demuxer {
 
     /// Average frame rate (falls back to the real base rate), as a rational for the encoder. A rate outside
     /// 1–1000 fps comes from a damaged sample table (it would give the encoder hour-long frames): 30 instead.
-    var videoFrameRate: TimeBase {
+    var videoFrameRate: FrameRate {
         let st = videoStream.pointee
         for rate in [st.avg_frame_rate, st.r_frame_rate] where rate.num > 0 && rate.den > 0 {
-            if (1...1000).contains(rate.double) { return TimeBase(rate) }
+            if (1...1000).contains(rate.double) { return FrameRate(num: Int64(rate.num), den: Int64(rate.den)) }
         }
-        return TimeBase(AVRational(num: 30, den: 1))
+        return FrameRate(num: 30, den: 1)
     }
+
+    /// The first video timestamp, in seconds (0 when the container does not say).
+    var videoStartSeconds: Double { Double(videoStartTicks) * videoTimeBase.seconds }
 
     /// How long the container says the video track lasts, in video ticks (nil when it does not say).
     var videoDurationTicks: Int64? {
@@ -39,6 +42,7 @@ extension Demuxer {
 extension Packet {
     var pts: Int64? { av.pointee.pts == ffNoPTS ? nil : av.pointee.pts }
     var duration: Int64 { av.pointee.duration }
+    func setDuration(_ ticks: Int64) { av.pointee.duration = ticks }
 
     /// The demuxer marks samples outside the edit list (pre-roll before the presentation start, a trimmed tail)
     /// to be decoded but not shown.

@@ -1,9 +1,3 @@
-/// The video codec a preset writes.
-public enum VideoCodec: String, Sendable {
-    case h264, hevc
-    public var catalog: CodecEntry { CodecCatalog.entry(self) }
-}
-
 /// Output presets, named as AVAssetExportSession's. A size preset is a bounding box on the upright picture.
 public struct ExportPreset: Sendable {
     public let name: String

@@ -9,7 +9,7 @@ final class ClipChain {
     let coded: (width: Int, height: Int)      // the colour stage's output, before orienting
     let toneMap: ToneMapOperator
     let ringSize: Int
-    let warn: Transcoder.Warning
+    let warn: WarningHandler
     let tb: TimeBase                          // of the pictures' timestamps, for messages
 
     /// The scenes `auto` follows (kept across converters made again mid-stream).
@@ -30,7 +30,7 @@ final class ClipChain {
     let background: Background                // behind a picture that shrinks mid-stream
 
     init(label: String, video: VideoInfo, orientation: Orientation, size: (Int, Int), toneMap: ToneMapOperator,
-         ringSize: Int, timeBase: TimeBase, background: Background, warn: @escaping Transcoder.Warning) {
+         ringSize: Int, timeBase: TimeBase, background: Background, warn: @escaping WarningHandler) {
         self.label = label; self.video = video; self.orientation = orientation; self.size = size; self.background = background
         coded = orientation.swapsDimensions ? (size.1, size.0) : (size.0, size.1)
         self.toneMap = toneMap; self.ringSize = ringSize; tb = timeBase; self.warn = warn

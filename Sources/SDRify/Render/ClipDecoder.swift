@@ -1,19 +1,10 @@
 import Foundation
 
-/// What flows from a clip's demuxer to the stages after it: pictures, and (for convert's copy path) audio packets.
-enum MediaItem { case video(Frame), audio(Packet) }
-
 /// The first link of a clip's chain: demux and decode one input's video, select the pictures of a source range,
-/// give them timestamps from the range's start, and apply the damage policy (refuse, or count under
-/// tolerate-errors). Audio packets of `audio` within the range travel along (convert's copy path).
+/// give them timestamps on the range's clock (ClipClock), and apply the damage policy (refuse, or count under
+/// tolerate-errors). Pictures are pulled one at a time (`next`), so the same decoder runs on its own thread or
+/// inline (`--threads 1`).
 final class ClipDecoder {
-    struct Range {
-        var active: Bool
-        var start: Double       // absolute input seconds that become 0
-        var end: Double?        // absolute input seconds
-        var shiftTicks: Int64   // video ticks subtracted from every timestamp
-    }
-
     let label: String               // the input, in messages
     let tolerateErrors: Bool
     let video: VideoInfo
@@ -21,14 +12,14 @@ final class ClipDecoder {
     let decoder: Decoder
     /// Our own check of what the decoder conceals silently (H.264 and HEVC slice data); nil for other codecs.
     let bitstreamCheck: BitstreamCheck?
-    let audio: AudioOutput?
     let orientation: Orientation
-    let range: Range
-    let warn: Transcoder.Warning
+    let clock: ClipClock
+    let warn: WarningHandler
     let tb: TimeBase
     let frameTicks: Int64
     private let halfFrame: Double
     private let videoStart: Double
+    private let packet: Packet
 
     private(set) var decodeErrors = 0
     private(set) var firstPTS: Int64? = nil
@@ -36,47 +27,46 @@ final class ClipDecoder {
     /// The duration of the last picture selected (ticks).
     private(set) var lastDuration: Int64 = 1
 
-    init(label: String, tolerateErrors: Bool, checkBitstream: Bool = true, video: VideoInfo, demuxer: Demuxer, decoder: Decoder, audio: AudioOutput?,
-         orientation: Orientation, range: Range, warn: @escaping Transcoder.Warning) {
-        self.label = label; self.tolerateErrors = tolerateErrors; self.video = video; self.demuxer = demuxer
-        self.decoder = decoder; self.audio = audio; self.orientation = orientation; self.range = range; self.warn = warn
-        bitstreamCheck = checkBitstream ? BitstreamCheck(stream: demuxer.videoStream) : nil
+    init(label: String, settings: DecodeSettings, video: VideoInfo, demuxer: Demuxer, decoder: Decoder,
+         orientation: Orientation, clock: ClipClock, warn: @escaping WarningHandler) throws {
+        self.label = label; tolerateErrors = settings.tolerateErrors; self.video = video; self.demuxer = demuxer
+        self.decoder = decoder; self.orientation = orientation; self.clock = clock; self.warn = warn
+        bitstreamCheck = settings.checkBitstream ? BitstreamCheck(stream: demuxer.videoStream) : nil
         tb = demuxer.videoTimeBase
         let rate = demuxer.videoFrameRate
-        frameTicks = rate.num > 0 ? max(1, Int64((1 / rate.seconds / tb.seconds).rounded())) : 1
+        frameTicks = max(1, Int64((1 / rate.fps / tb.seconds).rounded()))
         order = PictureOrder(frameTicks: frameTicks)
-        halfFrame = 0.5 / max(rate.seconds, 1)
+        halfFrame = 0.5 / max(rate.fps, 1)
         videoStart = Double(demuxer.videoStartTicks) * tb.seconds
+        packet = try Packet()
     }
 
-    /// Reads and decodes, handing every selected picture and audio packet to `emit`, in order, until the range
-    /// ends, the input ends, or `stopped` says another stage has failed.
-    func run(stopped: () -> Bool, emit: @escaping (MediaItem) throws -> Void) throws {
-        self.emit = emit
-        defer { self.emit = nil }
-        let packet = try Packet()
-        var videoDone = false, audioDone = audio == nil
-        var videoPackets = 0
-        while !stopped(), try read(into: packet) {
-            if packet.streamIndex == demuxer.videoStreamIndex {
-                videoPackets += 1
-                if !videoDone { videoDone = try decode(packet) }
-            } else if let audio, audio.owns(packet), !audioDone {
-                switch audio.position(of: packet) {
-                case .before: break
-                case .after: audioDone = true
-                case .within: try emit(.audio(try packet.moved()))
-                }
-            }
-            if videoDone && audioDone { break }
-        }
-        if !videoDone {
+    private var ready: [Frame] = []      // selected pictures not yet handed out
+    private var ended = false            // the range's end or the input's end reached
+    private var videoPackets = 0
+
+    /// The next selected picture, with its timestamp on the clip's output clock; nil once the range or the input
+    /// has ended.
+    func next() throws -> Frame? {
+        while ready.isEmpty && !ended { try step() }
+        return ready.isEmpty ? nil : ready.removeFirst()
+    }
+
+    /// Reads one packet and decodes it if it is the video's; at the end of the input, drains the decoder and
+    /// checks that what the container promised arrived.
+    private func step() throws {
+        guard try read(into: packet) else {
+            ended = true
             if let problem = bitstreamCheck?.problemAtEnd() { try tolerate("\(label): damaged video at the end: \(problem)") }
             _ = try decode(nil)
             decoder.finish()  // every decoding thread idle: all it logged is counted
             try checkLoggedDamage(at: nil)
-            if !stopped() { try checkComplete(videoPackets: videoPackets) }
+            try checkComplete(videoPackets: videoPackets)
+            return
         }
+        guard packet.streamIndex == demuxer.videoStreamIndex else { return }
+        videoPackets += 1
+        if try decode(packet) { ended = true }
     }
 
     /// After reading to the end, what the container promised must have arrived: every sample its index lists (a
@@ -87,7 +77,7 @@ final class ClipDecoder {
         var missing: [String] = []
         let promised = max(demuxer.videoIndexEntries, demuxer.videoSamplesDeclared)
         if videoPackets < promised { missing.append("only \(videoPackets) of the \(promised) video samples could be read") }
-        if !range.active, let track = demuxer.videoDurationTicks, let first = firstPTS, let last = lastPTS,
+        if !clock.isCut, let track = demuxer.videoDurationTicks, let first = firstPTS, let last = lastPTS,
            Double(last + lastDuration - first) < Double(track) * 0.9 - Double(2 * frameTicks) {
             let shown = Double(last + lastDuration - first) * tb.seconds, whole = Double(track) * tb.seconds
             missing.append(String(format: "the pictures cover %.3f s of the video track's %.3f s", shown, whole))
@@ -97,8 +87,6 @@ final class ClipDecoder {
             try tolerate("\(label): damaged sample table: \(what)")
         }
     }
-
-    private var emit: ((MediaItem) throws -> Void)? = nil
 
     /// The next packet; false at the end. With --tolerate-errors a read error (a file cut short) ends the input.
     private func read(into packet: Packet) throws -> Bool {
@@ -178,6 +166,8 @@ final class ClipDecoder {
     }
 
     private var order: PictureOrder
+    /// Source ticks that become the output clock's 0.
+    private lazy var shiftTicks = tb.ticks(clock.origin)
     /// The video track's edit list presents one segment of media (read when a packet is first marked outside it).
     private lazy var singleEdit = (EditList.segments(path: demuxer.path, trackID: Int(demuxer.videoStream.pointee.id)) ?? 1) <= 1
     private var sawFirstPicture = false
@@ -211,13 +201,13 @@ final class ClipDecoder {
                          + String(format: "%.3f s before the first one inside the edit", Double(gap) * tb.seconds))
         }
         let time = Double(sourcePTS) * tb.seconds
-        if range.active, time < range.start - halfFrame { return false }
-        if let end = range.end, time >= end - halfFrame { return true }
+        if clock.isCut, time < clock.start - halfFrame { return false }
+        if let end = clock.end, time >= end - halfFrame { return true }
         if frame.isCorrupt { try tolerate("\(label): damaged video at \(seconds(frame.pts))") }
         // Strictly increasing timestamps for the encoder (a variable frame rate is kept as it is): a damaged one
         // (above) becomes the nominal frame interval, an equal one (some muxers repeat a timestamp) moves on by
         // one tick.
-        var pts = max(0, sourcePTS - range.shiftTicks)
+        var pts = max(0, sourcePTS - shiftTicks)
         if let last = lastPTS, pts <= last { pts = verdict.backwards ? last + frameTicks : last + 1 }
         // Frames an hour apart are damaged timing (a corrupt sample table; screen recorders that send frames only
         // on change leave gaps of minutes, not hours), which the muxer would refuse as the output's fault: the
@@ -233,7 +223,7 @@ final class ClipDecoder {
         // nominal frame interval.
         if let d = frame.duration, Double(d) * tb.seconds <= 10 { lastDuration = d } else { lastDuration = frameTicks }
         frame.duration = lastDuration
-        try emit?(.video(frame))
+        ready.append(frame)
         return false
     }
 }

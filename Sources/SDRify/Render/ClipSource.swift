@@ -1,6 +1,6 @@
 import Foundation
 
-/// One clip of a composition while it is open: its picture at any time of its own clock, fitted into the canvas.
+/// One clip of a render while it is open: its picture at any time of its own clock, fitted into the canvas.
 protocol ClipSource: AnyObject {
     /// The canvas-sized picture shown `seconds` after the clip starts showing. Valid until the next call.
     func picture(at seconds: Double) throws -> Frame
@@ -16,51 +16,48 @@ final class StillClipSource: ClipSource {
     func close() {}
 }
 
-/// A video clip: its own thread demuxes and decodes the source range (ClipDecoder) a couple of pictures ahead;
-/// the caller's thread takes the picture for each output time by timestamp (the one nearest to it, ties to the
-/// earlier, so a 60 fps clip drops every other picture into 30 fps and a 24 fps clip repeats some) and runs only the pictures
-/// it shows through colour, orientation and fitting (ClipChain, Canvas). Past the clip's last picture the last
-/// one holds.
+/// A video clip: its decoder (ClipDecoder) runs on a thread of its own a picture ahead, or inline when the whole
+/// render has one thread. Pictures are taken two ways:
+/// - by time (`picture(at:)`, a constant output rate): the one nearest to it, ties to the earlier, so a 60 fps
+///   clip drops every other picture into 30 fps and a 24 fps clip repeats some; past the last one it holds;
+/// - in turn (`nextPicture()`, the source's own clock): every picture once, with its own timestamp and duration.
+/// Only the pictures shown go through colour, orientation and fitting (ClipChain, Canvas).
 final class VideoClipSource: ClipSource, @unchecked Sendable {
     let decoder: ClipDecoder
     let chain: ClipChain
     private let canvas: Canvas
-    private let queue = BoundedQueue<Frame>(capacity: 2)
+    private let queue: BoundedQueue<Frame>?  // nil: decoded inline
     private let failure = FirstError()
     private let finished = DispatchSemaphore(value: 0)
     private var current: Frame? = nil        // the decoded picture shown now
     private var pending: Frame? = nil        // the next decoded picture, not yet due
     private var ended = false
-    private var shown: Frame                 // `current` fitted into the canvas
+    private var shown: Frame? = nil          // `current` fitted into the canvas
     private var shownIsCurrent = false
 
-    init(path: String, info: MediaInfo, orientation: Orientation, from: Double, seconds: Double, fit: Fit, canvas: Canvas,
-         toneMap: ToneMapOperator, threads: Int, tolerateErrors: Bool, checkBitstream: Bool = true,
-         warn: @escaping Transcoder.Warning) throws {
-        let demuxer = try Demuxer(path: path)  // its headers were read and checked when the composition was planned
-        let tb = demuxer.videoTimeBase
-        let videoStart = Double(demuxer.videoStartTicks) * tb.seconds
-        let start = videoStart + from
-        if from > 0 { try demuxer.seek(toSeconds: start) }
-        let video = try Decoder(videoOf: demuxer, threads: threads)
-        decoder = ClipDecoder(label: path, tolerateErrors: tolerateErrors, checkBitstream: checkBitstream, video: info.video,
-                              demuxer: demuxer, decoder: video,
-                              audio: nil, orientation: orientation,
-                              range: .init(active: true, start: start, end: start + seconds, shiftTicks: tb.ticks(start)), warn: warn)
-        let size = canvas.fitted(info.video.displaySize, fit)
-        chain = ClipChain(label: path, video: info.video, orientation: orientation, size: size, toneMap: toneMap,
-                          ringSize: 1, timeBase: tb, background: canvas.backdrop.background, warn: warn)
+    /// `demuxer` is the clip's input, its headers already read and checked; `size` is the picture's size once
+    /// upright (the canvas's, or fitted inside it); `ringSize` how many of the chain's pictures may be in use
+    /// downstream at once.
+    init(demuxer: Demuxer, info: MediaInfo, orientation: Orientation, clock: ClipClock, size: (width: Int, height: Int),
+         canvas: Canvas, toneMap: ToneMapOperator, settings: DecodeSettings, decodeThreads: Int, inline: Bool, ringSize: Int,
+         warn: @escaping WarningHandler) throws {
+        if let seek = clock.seekTarget(videoStart: demuxer.videoStartSeconds) { try demuxer.seek(toSeconds: seek) }
+        let video = try Decoder(videoOf: demuxer, threads: decodeThreads)
+        decoder = try ClipDecoder(label: info.path, settings: settings, video: info.video, demuxer: demuxer, decoder: video,
+                                  orientation: orientation, clock: clock, warn: warn)
+        chain = ClipChain(label: info.path, video: info.video, orientation: orientation, size: size, toneMap: toneMap,
+                          ringSize: ringSize, timeBase: demuxer.videoTimeBase, background: canvas.backdrop.background, warn: warn)
         self.canvas = canvas
-        shown = try Frame(width: canvas.width, height: canvas.height, format: .yuv420p)
-        shown.color = .sdrOutput
+        guard !inline else { queue = nil; return }
+        let queue = BoundedQueue<Frame>(capacity: 1)
+        self.queue = queue
         let thread = Thread { [self] in
             do {
-                try decoder.run(stopped: { [failure] in failure.error != nil }) { [self] item in
-                    guard case .video(let frame) = item else { return }
-                    guard queue.push(frame) else { throw StreamingConversion.Stopped() }
+                while failure.error == nil, let frame = try decoder.next() {
+                    guard queue.push(frame) else { break }
                 }
             } catch {
-                if !(error is StreamingConversion.Stopped) { failure.record(error) }
+                failure.record(error)
             }
             queue.close()
             finished.signal()
@@ -69,10 +66,18 @@ final class VideoClipSource: ClipSource, @unchecked Sendable {
         thread.start()
     }
 
+    /// The next decoded picture of the range, nil at its end.
+    private func decoded() throws -> Frame? {
+        guard let queue else { return try decoder.next() }
+        let frame = queue.pop()
+        if let error = failure.error { throw error }
+        return frame
+    }
+
     func picture(at seconds: Double) throws -> Frame {
         while !ended {
             if pending == nil {
-                pending = queue.pop()
+                pending = try decoded()
                 if pending == nil { ended = true; break }
             }
             // The next picture takes over once it is nearer to this time than the current one.
@@ -81,24 +86,47 @@ final class VideoClipSource: ClipSource, @unchecked Sendable {
             pending = nil
             shownIsCurrent = false
         }
-        if let error = failure.error { throw error }
         guard let current else { throw SDRifyError.invalidInput("\(decoder.label): no decodable video frames in the range used") }
         if !shownIsCurrent {
             let picture = try chain.picture(from: current)
+            let shown = try self.shown ?? {
+                let f = try Frame(width: canvas.width, height: canvas.height, format: .yuv420p)
+                f.color = .sdrOutput
+                return f
+            }()
+            self.shown = shown
             try shown.makeWritable()
             canvas.place(picture, into: shown)
             shownIsCurrent = true
         }
-        return shown
+        return shown!
+    }
+
+    /// The next picture on the clip's own clock (upright, SDR, at the source's size for this render, from the
+    /// chain's ring), or nil after the last.
+    func nextPicture() throws -> Frame? {
+        guard let decoded = try decoded() else { return nil }
+        return try chain.picture(from: decoded)
     }
 
     func close() {
-        failure.record(StreamingConversion.Stopped())  // tells the decoding thread to stop
-        queue.close()
-        finished.wait()
+        failure.record(RenderStopped())  // tells the decoding thread to stop
+        queue?.close()
+        if queue != nil { finished.wait() }
         current = nil; pending = nil
     }
 
     /// Concealed damage (tolerate-errors), once closed.
     var errorsConcealed: Int { decoder.decodeErrors }
+}
+
+/// Recorded by a stage that stops because another one failed or the render ended early (not an error itself).
+struct RenderStopped: Error {}
+
+/// The first error thrown by any stage of a render.
+final class FirstError: @unchecked Sendable {
+    private let lock = NSLock()
+    private var first: Error?
+    var error: Error? { lock.lock(); defer { lock.unlock() }; return first }
+    func record(_ e: Error) { lock.lock(); if first == nil { first = e }; lock.unlock() }
 }

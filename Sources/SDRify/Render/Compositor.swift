@@ -1,35 +1,62 @@
 import Foundation
 
-/// Asks the clips active at each output frame for their pictures, mixes a transition where two overlap, then
-/// lays the overlays on top, on the output's clock. Opens each clip when it is first needed (the next one a
-/// little early, so its decoder is running by then) and closes it when it is done: never more than two open.
+/// Makes the output's pictures in order. On a constant clock it asks the clips active at each output frame for
+/// their pictures, mixes a transition where two overlap, and draws them on its own ring of canvas-sized pictures;
+/// on the source's clock (a conversion) it hands on the one clip's pictures as they come, with their own times.
+/// Either way the layers go on top, on the output's clock. Opens each clip when it is first needed (the next one
+/// a little early, so its decoder is running by then) and closes it when it is done: never more than two open.
 final class Compositor: @unchecked Sendable {  // used by one thread at a time
-    let plan: CompositionPlan
+    let plan: RenderPlan
     private let overlays: OverlayStage?
-    private let open: (CompositionPlan.Clip) throws -> ClipSource
+    private let open: (RenderPlan.Clip) throws -> ClipSource
     /// Told of each clip as it closes (what it turned out to be: its HDR kind, damage concealed).
-    var closed: (CompositionPlan.Clip, ClipSource) -> Void = { _, _ in }
+    var closed: (RenderPlan.Clip, ClipSource) -> Void = { _, _ in }
     private var sources: [Int: ClipSource] = [:]
-    private let ring: FrameRing
+    private let ring: FrameRing?
+    private var made = 0
     /// Most clips open at once so far (the test of the two-clip rule).
     private(set) var mostOpen = 0
 
-    init(plan: CompositionPlan, overlays: OverlayStage?, ringSize: Int, open: @escaping (CompositionPlan.Clip) throws -> ClipSource) throws {
+    /// Pictures of the ring: one waiting between the compositor and the sinks, one in the sinks, one being made.
+    static let ringSize = 3
+
+    init(plan: RenderPlan, overlays: OverlayStage?, open: @escaping (RenderPlan.Clip) throws -> ClipSource) throws {
         self.plan = plan; self.overlays = overlays; self.open = open
-        ring = try FrameRing(size: ringSize, width: plan.canvas.width, height: plan.canvas.height)
+        if case .constant = plan.clock {
+            ring = try FrameRing(size: Compositor.ringSize, width: plan.canvas.width, height: plan.canvas.height)
+        } else {
+            ring = nil
+        }
     }
 
     static let maxOpen = 2
 
-    /// Output frame `n`, with its timestamp `n` (in frames).
-    func frame(_ n: Int) throws -> Frame {
+    /// The next output picture, nil after the last.
+    func next() throws -> Frame? {
+        defer { made += 1 }
+        switch plan.clock {
+        case .constant:
+            return made < plan.totalFrames ? try frame(made) : nil
+        case .source(let tb):
+            let clip = plan.clips[0]
+            guard let source = try (sources[0] ?? openSource(clip)) as? VideoClipSource else {
+                throw SDRifyError.conversion("timeline: the source's clock needs one video clip")  // the plan makes this impossible
+            }
+            guard let picture = try source.nextPicture() else { return nil }
+            overlays?.apply(to: picture, time: Double(picture.pts ?? 0) * tb.seconds)
+            return picture
+        }
+    }
+
+    /// Output frame `n` of a constant clock, with its timestamp `n` (in frames).
+    private func frame(_ n: Int) throws -> Frame {
         let active = plan.clips.filter { $0.startFrame <= n && n < $0.endFrame }
         for (index, source) in sources where !active.contains(where: { $0.index == index }) && index < (active.first?.index ?? Int.max) {
             source.close()
             closed(plan.clips[index], source)
             sources[index] = nil
         }
-        let out = try ring.next()
+        let out = try ring!.next()
         switch active.count {
         case 1:
             TransitionMixer.copy(try picture(active[0], n), into: out)
@@ -52,14 +79,14 @@ final class Compositor: @unchecked Sendable {  // used by one thread at a time
         return out
     }
 
-    private func picture(_ clip: CompositionPlan.Clip, _ n: Int) throws -> Frame {
+    private func picture(_ clip: RenderPlan.Clip, _ n: Int) throws -> Frame {
         let source = try sources[clip.index] ?? openSource(clip)
         let local = plan.fps.time(ofFrame: n - clip.startFrame).seconds
         return try source.picture(at: local)
     }
 
     @discardableResult
-    private func openSource(_ clip: CompositionPlan.Clip) throws -> ClipSource {
+    private func openSource(_ clip: RenderPlan.Clip) throws -> ClipSource {
         precondition(sources.count < Compositor.maxOpen, "at most two clips are open")
         let source = try open(clip)
         sources[clip.index] = source

@@ -126,6 +126,19 @@ public struct MusicTrack: Equatable, Sendable {
     public init(path: String) { self.path = path }
 }
 
+/// A still of the output written beside it (`--poster FILE --poster-at TIME`).
+public struct PosterRequest: Sendable {
+    public var path: String
+    public var at: Double? = nil     // output seconds; nil: the default time
+    public init(path: String, at: Double? = nil) { self.path = path; self.at = at }
+
+    /// 1 s in, or the middle of outputs shorter than 2 s.
+    static func defaultTime(outputSeconds: Double?) -> Double {
+        guard let d = outputSeconds, d < 2 else { return 1 }
+        return d / 2
+    }
+}
+
 /// The output: where, at what size and rate, and how it is encoded.
 public struct OutputSpec: Sendable {
     public var path: String
@@ -141,7 +154,20 @@ public struct OutputSpec: Sendable {
     public var toneMap = ToneMapOperator.default
     public var tolerateErrors = false
     public var checkBitstream = true   // H.264 and HEVC slice data checked by our own parser (BitstreamCheck)
+    public var poster: PosterRequest? = nil
     public init(path: String, preset: ExportPreset) { self.path = path; self.preset = preset }
+
+    /// How its inputs are decoded.
+    var decodeSettings: DecodeSettings {
+        var s = DecodeSettings()
+        s.tolerateErrors = tolerateErrors; s.checkBitstream = checkBitstream; s.threads = threads
+        return s
+    }
+
+    /// The encoder's settings, with its share of the thread budget.
+    func encoderSettings(threads: Int) -> VideoEncoderSettings {
+        VideoEncoderSettings(codec: preset.codec, crf: crf ?? preset.crf, preset: encoderPreset ?? preset.encoderPreset, threads: threads)
+    }
 }
 
 /// A composition as a value: clips in order with the transition into each next one, optional music, layers on
@@ -183,6 +209,11 @@ public struct Timeline: Sendable {
             throw SDRifyError.usage("background: cannot read \(path)")
         }
         if case .blur(let r?) = background, !(r > 0 && r.isFinite) { throw SDRifyError.usage("background: the blur radius must be more than 0") }
+        if let poster = output.poster {
+            if ImageFileType(path: poster.path) == nil { throw SDRifyError.usage("\(poster.path): a poster is a \(ImageFileType.extensions) file") }
+            if let at = poster.at, !(at >= 0 && at.isFinite) { throw SDRifyError.usage("the poster time must be 0 or more seconds") }
+            if poster.path == output.path { throw SDRifyError.usage("the poster and the video cannot be the same file") }
+        }
         if let music {
             if !(music.volume >= 0 && music.volume.isFinite) { throw SDRifyError.usage("music: volume must be 0 or more") }
             if !(music.fadeIn >= 0 && music.fadeIn.isFinite) { throw SDRifyError.usage("music: fade_in must be 0 or more seconds") }

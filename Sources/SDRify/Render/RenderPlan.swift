@@ -1,9 +1,19 @@
 import Foundation
 
+/// What times the output's pictures.
+enum PictureClock: Equatable, Sendable {
+    /// Picture n at n / rate: a composition, or a conversion with --fps (each output time shows the source picture
+    /// nearest to it).
+    case constant(FrameRate)
+    /// The one clip's own picture times (a conversion: a variable frame rate stays variable), on its video's ticks.
+    case source(TimeBase)
+}
+
 /// A timeline with every clip's headers read: what each clip is, which part of it shows, and where, in whole
 /// output frames (so pictures and sound share one exact clock). Made before any output exists; a clip that cannot
 /// be read fails here with the clip's own error (exit 2/3), a description that does not fit the media with 64.
-struct CompositionPlan {
+/// A conversion is the one-clip plan (`single`), timed by the source's own clock unless it asks for a rate.
+struct RenderPlan {
     enum Content {
         case video(info: MediaInfo, orientation: Orientation)
         case image(path: String)
@@ -22,6 +32,8 @@ struct CompositionPlan {
         var startFrame = 0          // first output frame
         var frames = 0              // output frames it shows (transitions included)
         var transitionFrames = 0    // overlap with the next clip
+        /// The clip's source clock mapped to its pictures' (videos).
+        var clock: ClipClock { ClipClock.trim(videoStart: sourceStart, from: from, seconds: seconds) }
         var hasAudio: Bool { if case .video(let info, _) = content { return !info.audio.isEmpty } else { return false } }
         var endFrame: Int { startFrame + frames }
 
@@ -30,18 +42,59 @@ struct CompositionPlan {
 
     let timeline: Timeline
     let canvas: Canvas
+    /// The nominal rate (the constant clock's, or the source's average).
     let fps: FrameRate
+    let clock: PictureClock
     var clips: [Clip]
+    /// Output pictures (with the source's clock: as many as the nominal rate gives, for progress only).
     let totalFrames: Int
+    /// The single clip's own clock, when the plan is a conversion (`single`).
+    private(set) var singleClock: ClipClock? = nil
 
     var totalSeconds: Double { fps.time(ofFrame: totalFrames).seconds }
 
-    static func make(_ timeline: Timeline, name: (Int) -> String, warn: Transcoder.Warning) throws -> CompositionPlan {
+    /// How long the output will be, as far as the headers tell (nil when they do not), for progress.
+    var expectedSeconds: Double? {
+        let seconds = clock == .constant(fps) ? totalSeconds : clips[0].seconds
+        return seconds > 0 ? seconds : nil
+    }
+
+    /// A conversion: one video on a canvas of its own output size, its part `clock`, `seconds` long, timed by its own
+    /// clock or, with `rate`, by that constant rate.
+    static func single(_ timeline: Timeline, info: MediaInfo, demuxer: Demuxer, orientation: Orientation,
+                       size: (width: Int, height: Int), clock: ClipClock, rate: FrameRate?) throws -> RenderPlan {
+        let from = clock.isCut ? clock.start - demuxer.videoStartSeconds : 0
+        // The length matters to a constant rate (how many pictures); with the source's clock only to progress.
+        let available = rate == nil ? (info.format.duration ?? 0) - from : try videoLength(info, demuxer) - from
+        let seconds = max(0, min(clock.length ?? available, available))
+        let canvas = Canvas(width: size.width, height: size.height,
+                            backdrop: try Backdrop(timeline.background, width: size.width, height: size.height))
+        let fps = rate ?? demuxer.videoFrameRate
+        var clip = Clip(index: 0, name: info.path, spec: timeline.clips[0], content: .video(info: info, orientation: orientation),
+                        fit: .stretch, from: from, sourceStart: demuxer.videoStartSeconds, seconds: seconds)
+        clip.frames = max(1, fps.frames(in: clip.seconds))
+        var plan = RenderPlan(timeline: timeline, canvas: canvas, fps: fps,
+                              clock: rate.map { .constant($0) } ?? .source(demuxer.videoTimeBase), clips: [clip], totalFrames: clip.frames)
+        plan.singleClock = clock
+        return plan
+    }
+
+    /// How long a video lasts, in seconds: its track's duration, the file's, or (a raw bitstream) its pictures at
+    /// the nominal rate.
+    static func videoLength(_ info: MediaInfo, _ demuxer: Demuxer) throws -> Double {
+        let tb = demuxer.videoTimeBase
+        var length = demuxer.videoDurationTicks.map { Double($0) * tb.seconds } ?? info.format.duration
+        if length == nil { length = Double(try demuxer.countVideoPackets()) / demuxer.videoFrameRate.fps }
+        guard let length, length > 0 else { throw SDRifyError.invalidInput("\(info.path): no video frames") }
+        return length
+    }
+
+    static func make(_ timeline: Timeline, name: (Int) -> String, warn: WarningHandler) throws -> RenderPlan {
         let out = timeline.output
         var clips: [Clip] = []
         var firstShape: (width: Int, height: Int)? = nil
         var largest: (long: Int, short: Int)? = nil
-        var firstRate: Double? = nil
+        var firstRate: FrameRate? = nil
         func sized(_ w: Int, _ h: Int) {
             if firstShape == nil { firstShape = (w, h) }
             largest = (max(largest?.long ?? 0, max(w, h)), max(largest?.short ?? 0, min(w, h)))
@@ -72,13 +125,8 @@ struct CompositionPlan {
                         warn("\(path): the audio (\(codec)) cannot be decoded here: \(demuxer.audioStreamIndex == nil ? "silence instead" : "the next audio track instead")")
                     }
                     if case .image = spec.source { throw SDRifyError.usage("\(label): is a video, not a still picture") }
-                    let orientation = try Transcoder.checkSupported(info.video, input: path)
-                    let tb = demuxer.videoTimeBase
-                    var length = demuxer.videoDurationTicks.map { Double($0) * tb.seconds } ?? info.format.duration
-                    if length == nil {  // a raw bitstream: its pictures at the nominal rate
-                        length = Double(try demuxer.countVideoPackets()) / demuxer.videoFrameRate.seconds  // (a rate: frames per second)
-                    }
-                    guard let length, length > 0 else { throw SDRifyError.invalidInput("\(path): no video frames") }
+                    let orientation = try info.supportedOrientation()
+                    let length = try videoLength(info, demuxer)
                     let from = spec.from ?? 0
                     guard from < length else {
                         throw SDRifyError.usage(String(format: "\(label): from (%.3f s) is past the end of the video (%.3f s)", from, length))
@@ -87,16 +135,16 @@ struct CompositionPlan {
                     if let d = spec.duration, spec.to == nil { to = min(from + d, length) }
                     let (dw, dh) = info.video.displaySize
                     sized(dw, dh)
-                    if firstRate == nil { firstRate = demuxer.videoFrameRate.seconds }
+                    if firstRate == nil { firstRate = demuxer.videoFrameRate }
                     clips.append(Clip(index: i, name: label, spec: spec, content: .video(info: info, orientation: orientation), fit: fit,
-                                      from: from, sourceStart: Double(demuxer.videoStartTicks) * tb.seconds, seconds: to - from))
+                                      from: from, sourceStart: demuxer.videoStartSeconds, seconds: to - from))
                 }
             }
         }
         let size = Canvas.size(firstShape: firstShape, largest: largest, box: out.preset.box)
         let canvas = Canvas(width: size.width, height: size.height,
                             backdrop: try Backdrop(timeline.background, width: size.width, height: size.height))
-        let fps = out.fps ?? firstRate.map { FrameRate(approximating: $0) } ?? FrameRate(num: 30, den: 1)
+        let fps = out.fps ?? firstRate.map { FrameRate(approximating: $0.fps) } ?? FrameRate(num: 30, den: 1)
 
         // Whole frames: each clip's length, each overlap, and where each clip starts.
         for i in clips.indices { clips[i].frames = max(1, fps.frames(in: clips[i].seconds)) }
@@ -116,6 +164,22 @@ struct CompositionPlan {
             start += clips[i].frames - clips[i].transitionFrames
         }
         let total = clips.last!.endFrame
-        return CompositionPlan(timeline: timeline, canvas: canvas, fps: fps, clips: clips, totalFrames: total)
+        return RenderPlan(timeline: timeline, canvas: canvas, fps: fps, clock: .constant(fps), clips: clips, totalFrames: total)
+    }
+}
+
+extension MediaInfo {
+    /// The orientation to apply to the video, or the refusal of what sdrify does not handle, with the reason.
+    func supportedOrientation() throws -> Orientation {
+        let orientation: Orientation
+        switch video.orientation {
+        case .known(let o): orientation = o
+        case .unsupported(let m):
+            throw SDRifyError.unsupported("\(path): display matrix \(m.components) is not one of the eight orientations (rotation by a multiple of 90° with or without a mirror)")
+        }
+        if let dv = video.dolbyVision, dv.profile == 5 || dv.blCompatibilityID == 0 {
+            throw SDRifyError.unsupported("\(path): Dolby Vision profile \(dv.profile) has no HDR10/HLG/SDR-compatible base layer; it needs Dolby reshaping, which sdrify does not do")
+        }
+        return orientation
     }
 }

@@ -25,9 +25,16 @@ public enum SignalCleanup {
     private static let running: Int32 = 0, committing: Int32 = 1, decided: Int32 = 2, ending: Int32 = 3
     private static let phase = Atomic<Int32>(0)
     private static let held = Atomic<Int32>(0)   // the stop that arrived while committing
-    nonisolated(unsafe) private static var tempPath: UnsafeMutablePointer<CChar>? = nil
-    nonisolated(unsafe) private static var helper: Int32 = -1
-    nonisolated(unsafe) private static var finalPath: UnsafeMutablePointer<CChar>? = nil
+    /// The run's outputs (a video and its poster, say), each with its named temporary (nil: unnamed or gone), its
+    /// output helper (-1: none) and, once committed, its final path; preallocated, for the ending path.
+    struct OutputSlot { var temp: UnsafeMutablePointer<CChar>?; var helper: Int32; var final: UnsafeMutablePointer<CChar>? }
+    static let maxOutputs = 4
+    nonisolated(unsafe) private static let outputs: UnsafeMutablePointer<OutputSlot> = {
+        let p = UnsafeMutablePointer<OutputSlot>.allocate(capacity: maxOutputs)
+        p.initialize(repeating: OutputSlot(temp: nil, helper: -1, final: nil), count: maxOutputs)
+        return p
+    }()
+    nonisolated(unsafe) private static var outputCount = 0
     nonisolated(unsafe) private static var installed = false
     /// What each stop says, made ahead (the ending path cannot allocate), by slot: the signal number, or 64/65 for
     /// the limits. `lines`: the stderr line; `jsonReports`: under `--json`, the error object for stdout.
@@ -105,7 +112,7 @@ public enum SignalCleanup {
     private static func end(_ stop: Int32, removingOutput: Bool) -> Never {
         if removingOutput { removeOutput() }
         // A named temporary: removed here, or by the output helper when this process is gone.
-        if helper < 0, let p = tempPath { unlink(p) }
+        for i in 0..<outputCount where outputs[i].helper < 0 { if let p = outputs[i].temp { unlink(p) } }
         say(stop)
         _exit(status(of: stop))
     }
@@ -126,14 +133,21 @@ public enum SignalCleanup {
         if let line = lines[slot] { _ = write(2, line, strlen(line)) }
     }
 
-    static func register(temp: String?, helper socket: Int32) {
-        tempPath = temp.map { strdup($0) }
-        helper = socket
+    /// A new output of the run; returns its slot.
+    static func register(temp: String?, helper socket: Int32) -> Int {
+        precondition(outputCount < maxOutputs, "at most \(maxOutputs) outputs per run")
+        outputs[outputCount] = OutputSlot(temp: temp.map { strdup($0) }, helper: socket, final: nil)
+        outputCount += 1
+        return outputCount - 1
     }
-    static func unregister() { tempPath = nil }
+    /// The output's temporary is gone (committed or discarded).
+    static func unregister(_ slot: Int) { outputs[slot].temp = nil }
 
-    static func beginCommit(_ output: String) {
-        finalPath = strdup(output)
+    /// Opens the commit window (the first output placed) or adds to it (the run's other outputs, placed in the same
+    /// window: a stop held then undoes all of them).
+    static func beginCommit(_ output: String, slot: Int) {
+        outputs[slot].final = strdup(output)
+        if phase.load(ordering: .sequentiallyConsistent) == committing { return }
         // Another thread already ending the run (a limit, a signal) exits in a moment: the output must not appear.
         guard phase.compareExchange(expected: running, desired: committing, ordering: .sequentiallyConsistent).exchanged else {
             while true { pause() }
@@ -151,7 +165,10 @@ public enum SignalCleanup {
         }
     }
 
-    static func abandonCommit() {
+    /// The output in `slot` could not be placed: it is not the run's to undo.
+    static func abandonCommit(_ slot: Int) {
+        outputs[slot].final = nil
+        guard !(0..<outputCount).contains(where: { outputs[$0].final != nil }) else { return }  // others are placed
         phase.store(running, ordering: .sequentiallyConsistent)
         let stop = held.exchange(0, ordering: .sequentiallyConsistent)
         if stop != 0 { SignalCleanup.stop(stop) }
@@ -176,8 +193,10 @@ public enum SignalCleanup {
     }
 
     private static func removeOutput() {
-        if helper >= 0 { _ = sdrify_output_helper_request(helper, CChar(UInt8(ascii: "R"))) }
-        else if let p = finalPath { unlink(p) }
+        for i in 0..<outputCount {
+            guard let final = outputs[i].final else { continue }
+            if outputs[i].helper >= 0 { _ = sdrify_output_helper_request(outputs[i].helper, CChar(UInt8(ascii: "R"))) } else { unlink(final) }
+        }
     }
 
     private static func deliverHeld() {

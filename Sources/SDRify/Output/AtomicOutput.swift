@@ -24,23 +24,24 @@ final class AtomicOutput {
     private let overwrite: Bool
     private var helper: Int32 = -1  // the output helper's socket, when the sandbox will be on
     private var committed = false
+    private var cleanupSlot = 0     // this output's entry in SignalCleanup
 
     // O_TMPFILE is (__O_TMPFILE | O_DIRECTORY), a macro Swift does not import.
     private static let tmpfile: Int32 = 0o20000000 | O_DIRECTORY
 
-    /// The output the command line opened before the sandbox closed (see `reserve`).
-    nonisolated(unsafe) private static var reserved: AtomicOutput? = nil
+    /// The outputs the command line opened before the sandbox closed (see `reserve`).
+    nonisolated(unsafe) private static var reserved: [AtomicOutput] = []
 
     /// Opens the output now, before any input is read, so the sandbox can close before a hostile byte is parsed;
     /// the run's `open` for the same path then takes it.
     static func reserve(finalPath: String, overwrite: Bool) throws {
-        reserved = try AtomicOutput(finalPath: finalPath, overwrite: overwrite)
+        reserved.append(try AtomicOutput(finalPath: finalPath, overwrite: overwrite))
     }
 
     /// Drops a reserved output the run never took (it failed before).
     static func releaseReserved() {
-        reserved?.discard()
-        reserved = nil
+        for r in reserved { r.discard() }
+        reserved = []
     }
 
     /// The output at `finalPath`: the reserved one, or a new one. `inputPaths`: every file the output is made from;
@@ -55,9 +56,8 @@ final class AtomicOutput {
                 }
             }
         }
-        if let r = reserved, r.finalPath == finalPath, r.overwrite == overwrite {
-            reserved = nil
-            return r
+        if let i = reserved.firstIndex(where: { $0.finalPath == finalPath && $0.overwrite == overwrite }) {
+            return reserved.remove(at: i)
         }
         return try AtomicOutput(finalPath: finalPath, overwrite: overwrite)
     }
@@ -103,7 +103,7 @@ final class AtomicOutput {
             }
             helper = socket
         }
-        SignalCleanup.register(temp: namedTemp, helper: helper)
+        cleanupSlot = SignalCleanup.register(temp: namedTemp, helper: helper)
     }
 
     /// A short hidden name in `dir` (not derived from the output's, which may already be as long as names get).
@@ -117,7 +117,7 @@ final class AtomicOutput {
         if let namedTemp {
             if helper >= 0 { _ = sdrify_output_helper_request(helper, CChar(UInt8(ascii: "D"))) } else { unlink(namedTemp) }
         }
-        SignalCleanup.unregister()
+        SignalCleanup.unregister(cleanupSlot)
         close(fd)
         committed = true
     }
@@ -128,11 +128,11 @@ final class AtomicOutput {
         guard fsync(fd) == 0 else {
             throw SDRifyError.output("\(finalPath): cannot flush the output to disk (\(String(cString: strerror(errno))))")
         }
-        SignalCleanup.beginCommit(finalPath)
+        SignalCleanup.beginCommit(finalPath, slot: cleanupSlot)
         let err = helper >= 0 ? sdrify_output_helper_request(helper, CChar(UInt8(ascii: "P")))
             : sdrify_place_output(fd, directory, finalPath, namedTemp, spareTemp, overwrite ? 1 : 0)
         guard err == 0 else {
-            SignalCleanup.abandonCommit()
+            SignalCleanup.abandonCommit(cleanupSlot)
             if err == EEXIST { throw SDRifyError.output("\(finalPath): already exists (use --overwrite to replace it)") }
             throw SDRifyError.output("\(finalPath): cannot move the output into place (\(String(cString: strerror(err))))")
         }

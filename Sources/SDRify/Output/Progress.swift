@@ -20,3 +20,6 @@ public struct ConversionProgress: Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 }
+
+/// Told of the render's progress (from the thread that writes the output).
+public typealias ProgressHandler = @Sendable (ConversionProgress) -> Void

@@ -1,0 +1,209 @@
+import Foundation
+
+/// What a conversion is asked to do.
+public struct ConvertOptions: Sendable {
+    public var input: String
+    public var output: String
+    public var preset: ExportPreset
+    public var overwrite = false
+    public var crf: Int? = nil
+    public var encoderPreset: String? = nil  // x264/x265 speed preset; default from the preset
+    public var start: Double? = nil          // seconds from the beginning of the input
+    public var duration: Double? = nil       // seconds
+    public var keepLocation = false
+    public var keepChapters = true   // the input's chapters, retimed by start/duration
+    public var keepSubtitles = true  // the input's text subtitle tracks, retimed by start/duration
+    public var overlays = OverlaySpec()
+    public var subtitles: [(file: String, language: String?)] = []   // soft subtitle tracks to write (mov_text)
+    public var background = Background.black   // behind the picture when the source shrinks mid-stream
+    public var threads = 0  // 0 = automatic
+    public var toneMap = ToneMapOperator.default
+    /// Conceal decode errors and go on (counted in the result) instead of failing with exit 2.
+    public var tolerateErrors = false
+    /// Our own check of H.264 and HEVC slice data (BitstreamCheck): on unless the caller trusts its input.
+    public var checkBitstream = true
+    /// A constant output frame rate (nil: the source's own picture times, a variable rate kept).
+    public var fps: FrameRate? = nil
+    /// A still of the output's own picture written beside it.
+    public var poster: PosterRequest? = nil
+
+    public init(input: String, output: String, preset: ExportPreset) {
+        self.input = input; self.output = output; self.preset = preset
+    }
+
+    /// A conversion is the one-clip timeline: its values are checked where a composition's are, and it is rendered
+    /// by the same path (on the source's own clock unless `fps` is given, with the input's sound carried over).
+    public var timeline: Timeline {
+        var out = OutputSpec(path: output, preset: preset)
+        out.overwrite = overwrite; out.crf = crf; out.encoderPreset = encoderPreset; out.threads = threads
+        out.toneMap = toneMap; out.tolerateErrors = tolerateErrors; out.background = background
+        out.checkBitstream = checkBitstream; out.fps = fps; out.poster = poster
+        var clip = TimelineClip(source: .video(input))
+        clip.from = start
+        clip.duration = duration
+        var t = Timeline(output: out, clips: [clip])
+        t.overlays = overlays
+        return t
+    }
+
+    /// The layers on the output's clock: caption files follow the input's, so a `start` cut moves them earlier.
+    var outputOverlays: OverlaySpec {
+        var spec = overlays
+        for i in spec.captions.indices { spec.captions[i].offset -= start ?? 0 }
+        for i in spec.titles.indices where spec.titles[i].source.map({ if case .track = $0 { true } else { false } }) ?? false {
+            spec.titles[i].sourceOffset -= start ?? 0   // a track of the input runs on the input's clock
+        }
+        return spec
+    }
+
+}
+
+/// What a finished conversion reports (`convert --json`).
+public struct ConversionResult: Sendable {
+    public var input: String
+    public var output: String
+    public var preset: String
+    public var width: Int
+    public var height: Int
+    public var duration: Double   // seconds of video written
+    public var frames: Int
+    public var hdr: HDRKind
+    public var orientationExif: Int
+    public var toneMapping: String
+    /// What `auto` did (scenes, levels, exposure), when it tone mapped.
+    public var toneMappingDetail: JSONValue? = nil
+    public var decodeErrors: Int  // concealed with --tolerate-errors
+    public var elapsed: Double    // seconds
+    /// H.264 slices and HEVC slice segments our own check parsed to their end, and those it left unchecked (BitstreamCheck).
+    public var slicesChecked: (checked: Int, unchecked: Int)? = nil
+    /// The poster written, and the output time it shows.
+    public var poster: PosterResult? = nil
+
+    public var json: JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("input", .string(input)), ("output", .string(output)), ("preset", .string(preset)),
+            ("width", .int(Int64(width))), ("height", .int(Int64(height))), ("duration", .double(duration)),
+            ("frames", .int(Int64(frames))), ("hdr", .string(hdr.rawValue)),
+            ("orientation", .object([("exif", .int(Int64(orientationExif)))])), ("tonemap", .string(toneMapping))]
+        if let toneMappingDetail { fields.append(("tone_mapping", toneMappingDetail)) }
+        fields.append(("decode_errors", .int(Int64(decodeErrors))))
+        if let slicesChecked {
+            fields.append(("bitstream_check", .object([("slices_checked", .int(Int64(slicesChecked.checked))),
+                                                       ("slices_unchecked", .int(Int64(slicesChecked.unchecked)))])))
+        }
+        if let poster { fields.append(("poster", poster.json)) }
+        fields.append(("elapsed_s", .double((elapsed * 1000).rounded() / 1000)))
+        return .object(fields)
+    }
+}
+
+/// Converts one input: reads and checks its headers, then renders the one-clip plan (RenderPlan.single) through
+/// the one render path into the encoding sink, which carries the input's sound, chapters and subtitles over.
+public enum Transcoder {
+    public static func run(_ options: ConvertOptions, warn: @escaping WarningHandler = { _ in },
+                           progress: @escaping ProgressHandler = { _ in }) throws -> ConversionResult {
+        let started = Date()
+        let timeline = options.timeline
+        try timeline.validate { _ in options.input }
+        if options.preset.passthrough, !options.overlays.isEmpty {
+            throw SDRifyError.usage("Passthrough copies the video; overlays need a preset that re-encodes")
+        }
+        if options.preset.passthrough, options.start != nil || options.duration != nil {
+            throw SDRifyError.usage("Passthrough copies whole files; a start or duration needs a preset that re-encodes")
+        }
+        if options.preset.passthrough, options.fps != nil || options.poster != nil {
+            throw SDRifyError.usage("Passthrough copies the video; a frame rate or a poster needs a preset that re-encodes")
+        }
+
+        // Read the headers first: they validate the input and give orientation, colour and size. The same open
+        // input is then converted (the first picture's SEI is read by the render when it decodes it).
+        // --tolerate-errors converts what a file cut short still holds (an interrupted upload, say).
+        let opened: (info: MediaInfo, demuxer: Demuxer, truncated: String?)
+        do {
+            opened = try Prober.open(path: options.input, allowTruncated: options.tolerateErrors)
+        } catch {
+            // Sound without pictures becomes a video of the background (looked at only when there is no video), unless
+            // the pictures went missing with a damaged movie box (a video track whose handler box is broken).
+            guard !options.preset.passthrough, let length = AudioOnlyConversion.length(of: options.input) else { throw error }
+            if let broken = MovieStructure.problem(path: options.input) {
+                guard options.tolerateErrors else { throw SDRifyError.invalidInput("\(options.input): \(broken)") }
+                warn("\(options.input): \(broken): converting what it holds")
+            }
+            return try AudioOnlyConversion.run(options, length: length, warn: warn, progress: progress)
+        }
+        let (info, demuxer, truncated) = opened
+        if let truncated { warn("\(truncated): converting what it holds") }
+        let video = info.video
+        let orientation = try info.supportedOrientation()
+        if let codec = demuxer.undecodableAudio {
+            warn(demuxer.audioStreamIndex == nil ? "the audio (\(codec)) cannot be decoded here: the output has no audio"
+                 : "the default audio track (\(codec)) cannot be decoded here: keeping the next audio track instead")
+        }
+        if options.preset.passthrough {
+            // Passthrough must be sure the stream is SDR, which only its SEI may contradict: read it too.
+            try Passthrough.check(try Prober.probe(path: options.input).video, input: options.input)
+            return try Passthrough.run(options, info: info, demuxer: demuxer, orientation: orientation, started: started, progress: progress)
+        }
+
+        let (dw, dh) = video.displaySize
+        let target = TargetSize.fit(width: dw, height: dh, into: options.preset.box)
+        // The part of the input used, on the clock its pictures, sound, chapters and subtitles all follow.
+        let cutting = options.start != nil || options.duration != nil
+        let clock = cutting ? ClipClock.trim(videoStart: demuxer.videoStartSeconds, from: options.start ?? 0, seconds: options.duration)
+            : ClipClock.whole(videoStart: demuxer.videoStartSeconds, lateStart: info.format.startTime ?? 0)
+
+        // Soft subtitles are read now too, on the output's clock (a cut moves and trims them).
+        func onOutputClock(_ cues: [Cue], shift: Double) -> [Cue] {
+            let moved = CaptionFile.shifted(cues, by: -shift)
+            guard let d = options.duration else { return moved }
+            return moved.compactMap { c in c.start < d ? Cue(start: c.start, end: min(c.end, d), lines: c.lines, settings: c.settings) : nil }
+        }
+        var softSubtitles = try options.subtitles.map { entry in
+            (cues: onOutputClock(try CaptionFile.cues(entry.file), shift: options.start ?? 0), language: entry.language)
+        }
+        // The input's own text subtitle tracks are kept (as mov_text, retimed with the picture).
+        if options.keepSubtitles && info.tracks.contains(where: { $0.type == "subtitle" }) {
+            let start = max(info.format.startTime ?? 0, 0) + (options.start ?? 0)
+            for track in try Demuxer(path: options.input).subtitleTracks {
+                guard track.isText else { warn("subtitle track \(track.index) (\(track.codec)) is pictures: not kept"); continue }
+                softSubtitles.append((onOutputClock(try CaptionFile.cues(ofTrack: track.index, in: options.input), shift: start), track.language))
+            }
+        }
+        // Overlay pictures are decoded now: a bad one fails before any output exists.
+        let overlays = options.overlays.isEmpty ? nil
+            : try OverlayStage(spec: options.outputOverlays, frameWidth: target.0, frameHeight: target.1, input: options.input)
+        let plan = try RenderPlan.single(timeline, info: info, demuxer: demuxer, orientation: orientation, size: target,
+                                         clock: clock, rate: options.fps)
+        let settings = timeline.output.decodeSettings
+        let (decodeThreads, encodeThreads) = Renderer.threads(plan, settings: settings)
+        var carryOver = InputCarryOver(path: options.input, clock: clock, videoStart: demuxer.videoStartSeconds)
+        carryOver.keepLocation = options.keepLocation
+        carryOver.keepChapters = options.keepChapters
+        carryOver.subtitles = softSubtitles
+        carryOver.tolerateErrors = options.tolerateErrors
+        var sinks: [MediaSink] = [try EncodingSink(path: options.output, inputs: [options.input], overwrite: options.overwrite,
+                                                   settings: timeline.output.encoderSettings(threads: encodeThreads), carryOver: carryOver)]
+        let poster = try options.poster.map { try PosterSink($0, inputs: [options.input], overwrite: options.overwrite,
+                                                            outputSeconds: plan.expectedSeconds) }
+        if let poster { sinks.append(poster) }
+        // On the source's clock the chain's pictures go straight to the sinks: its ring holds what they may hold.
+        let ringSize = options.fps == nil ? Compositor.ringSize : 1
+        let report = try Renderer.run(plan, overlays: overlays, mixer: nil, sinks: sinks, settings: settings, open: { clip, inline in
+            try VideoClipSource(demuxer: demuxer, info: info, orientation: orientation, clock: clock, size: target, canvas: plan.canvas,
+                                toneMap: options.toneMap, settings: settings, decodeThreads: decodeThreads, inline: inline,
+                                ringSize: ringSize, warn: warn)
+        }, progress: progress, started: started)
+
+        let outcome = report.clips[0]
+        let hdr = outcome?.sourceColor?.hdrKind ?? video.hdrKind  // what the pictures said, e.g. HLG by SEI
+        var result = ConversionResult(input: options.input, output: options.output, preset: options.preset.name,
+                                      width: target.0, height: target.1, duration: report.duration, frames: report.frames,
+                                      hdr: hdr, orientationExif: orientation.rawValue,
+                                      toneMapping: hdr == .sdr ? "none" : options.toneMap.rawValue,
+                                      decodeErrors: report.errorsConcealed, elapsed: Date().timeIntervalSince(started))
+        result.toneMappingDetail = outcome?.toneDetail
+        result.slicesChecked = outcome?.slicesChecked
+        result.poster = poster?.result
+        return result
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// What a conversion's file keeps of its input besides the pictures: the sound (copied or transcoded), the
+/// creation time (and location on request), chapters and text subtitles, all on the pictures' clock.
+struct InputCarryOver {
+    var path: String
+    var clock: ClipClock
+    var videoStart: Double      // the video's first timestamp (seconds): where an untrimmed read begins
+    var keepLocation = false
+    var keepChapters = true
+    /// Soft subtitle tracks to write, their cues already on the output's clock.
+    var subtitles: [(cues: [Cue], language: String?)] = []
+    var tolerateErrors = false
+}
+
+/// H.264/HEVC + AAC in MP4/MOV, written through an AtomicOutput (in place only once finished). Its sound is the
+/// render's mix, or with `carryOver` the input's own.
+final class EncodingSink: MediaSink {
+    private let output: AtomicOutput
+    private let muxer: Muxer
+    private let settings: VideoEncoderSettings
+    private let carryOver: InputCarryOver?
+    private var encoder: VideoEncoder? = nil
+    private var aac: AACEncoder? = nil
+    private var sound: InputSound? = nil
+    private var subtitleTracks: [(SubtitleTrack, [Cue])] = []
+    private var videoStream = 0, audioStream = 0
+    private var timeBase = TimeBase(num: 1, den: 1)
+    private let packet: Packet
+    /// Each picture's duration by timestamp while it is in the encoder: x264 and x265 do not carry it to their
+    /// packets, and the muxer ends the track by the last one's.
+    private var durations: [Int64: Int64] = [:]
+    let audioBlock = 1024
+
+    /// Creates the output file now (so an output problem shows before any work); `inputs` may not be it.
+    init(path: String, inputs: [String], overwrite: Bool, settings: VideoEncoderSettings, carryOver: InputCarryOver? = nil) throws {
+        output = try AtomicOutput.open(finalPath: path, inputPaths: inputs, overwrite: overwrite)
+        muxer = try Muxer(fd: output.fd, path: path, formatName: try CodecCatalog.muxer(forOutput: path))
+        self.settings = settings
+        self.carryOver = carryOver
+        packet = try Packet()
+    }
+
+    deinit { output.discard() }
+
+    var errorsConcealed: Int { sound?.dropped ?? 0 }
+
+    func begin(_ format: RenderFormat) throws {
+        timeBase = format.timeBase
+        let encoder = try VideoEncoder(width: format.width, height: format.height, timeBase: format.timeBase,
+                                       frameRate: format.rate, settings: settings, globalHeader: muxer.needsGlobalHeader)
+        self.encoder = encoder
+        videoStream = try muxer.addStream(from: encoder)
+        if format.sound {
+            let aac = try AACEncoder(globalHeader: muxer.needsGlobalHeader)
+            precondition(aac.frameSize == audioBlock, "AAC frames are 1024 samples")
+            self.aac = aac
+            audioStream = try muxer.addStream(audio: aac.ctx)
+        }
+        if let carry = carryOver {
+            let clock = carry.clock
+            sound = try InputSound(path: carry.path, muxer: muxer, shift: clock.origin, end: clock.end,
+                                   seek: clock.seekTarget(videoStart: carry.videoStart), tolerateErrors: carry.tolerateErrors)
+            let input = try Demuxer(path: carry.path)
+            muxer.copyMetadata(from: input, keepLocation: carry.keepLocation)
+            subtitleTracks = try carry.subtitles.map { (try SubtitleTrack(muxer: muxer, language: $0.language), $0.cues) }
+            if carry.keepChapters { try muxer.copyChapters(from: input, shift: clock.origin, end: clock.length) }
+        }
+        try muxer.writeHeader()
+        for (track, cues) in subtitleTracks { try track.write(cues, to: muxer) }
+    }
+
+    private func drainVideo() throws {
+        guard let encoder else { return }
+        while try encoder.receive(into: packet) {
+            if let pts = packet.pts, let d = durations.removeValue(forKey: pts) { packet.setDuration(d) }
+            try muxer.write(packet, stream: videoStream, from: encoder.timeBase)
+        }
+    }
+
+    func write(picture: Frame) throws {
+        if let pts = picture.pts { durations[pts] = picture.duration ?? 1 }
+        try encoder?.send(picture)
+        try drainVideo()
+        // The input's sound follows the pictures up to where this one ends.
+        if let sound, let pts = picture.pts {
+            try sound.write(upTo: Double(pts + (picture.duration ?? 0)) * timeBase.seconds, muxer: muxer)
+        }
+    }
+
+    func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) throws {
+        guard let aac else { return }
+        try aac.encode(left: left, right: right, count: count) { [muxer, audioStream] in try muxer.write($0, stream: audioStream, from: aac.timeBase) }
+    }
+
+    func finish() throws {
+        try encoder?.send(nil)
+        try drainVideo()
+        try sound?.write(upTo: nil, muxer: muxer)
+        if let aac { try aac.finish { [muxer, audioStream] in try muxer.write($0, stream: audioStream, from: aac.timeBase) } }
+        try muxer.finish()
+        try output.commit()
+    }
+}

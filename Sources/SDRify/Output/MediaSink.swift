@@ -1,0 +1,32 @@
+import Foundation
+
+/// What a render hands its sinks: pictures of `width`×`height` (8-bit 4:2:0 BT.709, upright, layers drawn), each
+/// with its timestamp and duration in ticks of `timeBase`, at the nominal `rate`; and, with `sound`, the mixed
+/// sound (48 kHz stereo float, in blocks of the sink's `audioBlock` samples, the last one shorter).
+public struct RenderFormat: Sendable {
+    public let width: Int
+    public let height: Int
+    public let timeBase: TimeBase
+    public let rate: FrameRate
+    public let sound: Bool
+}
+
+/// Where a render goes. One render feeds one or more sinks, each given every picture in order: the encoding sink
+/// writes the file, the poster sink keeps one picture as an image, the checksum sink lets tests run the whole
+/// path without an encoder.
+public protocol MediaSink: AnyObject {
+    /// Called once, before anything is written.
+    func begin(_ format: RenderFormat) throws
+    func write(picture: Frame) throws
+    func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) throws
+    /// After the last picture and samples: everything is flushed and the output is complete.
+    func finish() throws
+    var audioBlock: Int { get }
+    /// Damage concealed in what the sink itself read (a conversion's copied sound), under --tolerate-errors.
+    var errorsConcealed: Int { get }
+}
+
+extension MediaSink {
+    public var errorsConcealed: Int { 0 }
+    public func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) throws {}
+}

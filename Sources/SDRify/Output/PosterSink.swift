@@ -1,0 +1,73 @@
+import Foundation
+
+/// What was written as the poster (`--json`: "poster").
+public struct PosterResult: Sendable {
+    public var path: String
+    public var time: Double          // the output time asked for (seconds)
+    public var pictureTime: Double   // when the picture shown then starts
+
+    var json: JSONValue {
+        .object([("path", .string(path)), ("time", .double(time)), ("picture_time", .double((pictureTime * 1e6).rounded() / 1e6))])
+    }
+}
+
+/// A still of the output: the very picture the video shows at `time` (upright, tone mapped, layers drawn, at the
+/// output's size), taken from the same render as the video, written as JPEG, PNG or WebP, atomically like it.
+/// It keeps a reference to the latest picture that starts at or before the time (no copy: the render's rings
+/// copy on write if they come back to it), so a variable frame rate's gaps show what a player shows.
+final class PosterSink: MediaSink {
+    let request: PosterRequest
+    let time: Double
+    private let type: ImageFileType
+    private let output: AtomicOutput
+    private var timeBase = TimeBase(num: 1, den: 1)
+    private var held: Frame? = nil
+    private var heldStart = 0.0
+    private var past = false             // a picture after the time has come: the held one is final
+    let audioBlock = 1024
+    private(set) var result: PosterResult? = nil
+
+    /// Opens the file now (an output problem shows before any work). `outputSeconds`: the output's length as far
+    /// as known, for the default time and to refuse a time past the end.
+    init(_ request: PosterRequest, inputs: [String], overwrite: Bool, outputSeconds: Double?) throws {
+        guard let type = ImageFileType(path: request.path) else {
+            throw SDRifyError.usage("\(request.path): a poster is a \(ImageFileType.extensions) file")
+        }
+        time = request.at ?? PosterRequest.defaultTime(outputSeconds: outputSeconds)
+        if let outputSeconds, request.at != nil, time >= outputSeconds {
+            throw SDRifyError.usage(String(format: "the poster time (%.3f s) is past the end of the output (%.3f s)", time, outputSeconds))
+        }
+        self.request = request; self.type = type
+        output = try AtomicOutput.open(finalPath: request.path, inputPaths: inputs, overwrite: overwrite)
+    }
+
+    deinit { output.discard() }
+
+    func begin(_ format: RenderFormat) throws { timeBase = format.timeBase }
+
+    func write(picture: Frame) throws {
+        guard !past else { return }
+        let start = Double(picture.pts ?? 0) * timeBase.seconds
+        // A picture starts "at" the time when it does to within a microsecond (n/fps in floating point).
+        guard start <= time + 1e-6 else { past = true; return }
+        held = try picture.reference()
+        heldStart = start
+    }
+
+    func finish() throws {
+        guard let held else { throw SDRifyError.conversion("\(request.path): no picture for the poster") }
+        let bytes = try ImageEncoder.encode(held, as: type)
+        try bytes.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let n = Glibc.write(output.fd, raw.baseAddress! + done, raw.count - done)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { throw SDRifyError.output("\(request.path): cannot write (\(String(cString: strerror(errno))))") }
+                done += n
+            }
+        }
+        try output.commit()
+        result = PosterResult(path: request.path, time: time, pictureTime: heldStart)
+        self.held = nil
+    }
+}
