@@ -27,6 +27,7 @@ struct Compose: ParsableCommand {
     @Option(help: ArgumentHelp("Stickers and captions (JSON) on the output's clock.", valueName: "FILE.json")) var overlays: String?
     @OptionGroup var captionFlags: CaptionFlags
     @OptionGroup var encoding: EncodingFlags
+    @OptionGroup var posterFlags: PosterFlags
     @OptionGroup var service: ServiceFlags
 
     func validate() throws {
@@ -71,6 +72,7 @@ struct Compose: ParsableCommand {
         spec.toneMap = encoding.toneMap
         spec.tolerateErrors = encoding.tolerateErrors
         spec.checkBitstream = !encoding.noBitstreamCheck
+        spec.poster = posterFlags.request
         let between = Transition(spec: transition)!
         var edit: Timeline
         var name: (Int) -> String = { "clip \($0 + 1)" }
@@ -90,7 +92,7 @@ struct Compose: ParsableCommand {
         if let overlays, edit.overlays.isEmpty { edit.overlays = try OverlaySpec.load(jsonFile: overlays) }
         edit.overlays.captions += captionFlags.tracks
         let described = edit
-        try Job(encoding, output: described.output.path, overwrite: described.output.overwrite).run { warn, report in
+        try Job(encoding, output: described.output.path, overwrite: described.output.overwrite, poster: described.output.poster?.path).run { warn, report in
             let result = try Composer.run(described, clipName: name, warn: warn, progress: report)
             return (result.json, result.decodeErrors,
                     "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames, \(result.clips.count) clips)")

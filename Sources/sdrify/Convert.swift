@@ -30,6 +30,9 @@ struct Convert: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Convert this many files side by side (they share the --threads budget).", valueName: "N"))
     var jobs: Int = 1
     @OptionGroup var encoding: EncodingFlags
+    @Option(help: "Constant output frame rate (30, 29.97, 30000/1001): each output time shows the source picture nearest to it; default: the source's own picture times (a variable rate stays variable).")
+    var fps: String?
+    @OptionGroup var posterFlags: PosterFlags
     @Option(parsing: .unconditional, help: ArgumentHelp("Start the output this far into the input (frame-accurate).", valueName: "TIME"))
     var start: TimeArgument?
     @Option(parsing: .unconditional, help: ArgumentHelp("Make the output this long.", valueName: "TIME")) var duration: TimeArgument?
@@ -108,6 +111,8 @@ struct Convert: ParsableCommand {
             guard end.seconds > (start?.seconds ?? 0) else { throw ValidationError("--end must be after --start (and after 0)") }
         }
         if let background { try checkBackground(background) }
+        if let fps, FrameRate(parsing: fps) == nil { throw ValidationError("--fps must be a rate from 1 to 240 (30, 29.97 or 30000/1001)") }
+        if posterFlags.poster != nil, case .folder = targets { throw ValidationError("--poster names one file: it applies to one input") }
         for entry in subtitles {
             let (file, _) = Convert.subtitleEntry(entry)
             guard FileManager.default.isReadableFile(atPath: file) else { throw ValidationError("--subtitles: cannot read \(file)") }
@@ -166,7 +171,9 @@ struct Convert: ParsableCommand {
         options.toneMap = encoding.toneMap
         options.tolerateErrors = encoding.tolerateErrors
         options.checkBitstream = !encoding.noBitstreamCheck
-        try Job(encoding, output: output, overwrite: encoding.overwrite).run { warn, report in
+        options.fps = fps.flatMap { FrameRate(parsing: $0) }
+        options.poster = posterFlags.request
+        try Job(encoding, output: output, overwrite: encoding.overwrite, poster: options.poster?.path).run { warn, report in
             let result = try Transcoder.run(options, warn: warn, progress: report)
             return (result.json, result.decodeErrors, "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames)")
         }

@@ -111,6 +111,23 @@ struct CaptionFlags: ParsableArguments {
     }
 }
 
+/// `--poster FILE [--poster-at TIME]`: a still of the output's own picture, written beside it from the same render.
+struct PosterFlags: ParsableArguments {
+    @Option(help: ArgumentHelp("Also write the output's picture at --poster-at as an image (.jpg, .png or .webp), from the same render.",
+                               valueName: "FILE")) var poster: String?
+    @Option(name: .customLong("poster-at"), parsing: .unconditional,
+            help: ArgumentHelp("When the poster is taken, in output time (default 1 s, or the middle of outputs under 2 s).", valueName: "TIME"))
+    var posterAt: TimeArgument?
+
+    var request: PosterRequest? { poster.map { PosterRequest(path: $0, at: posterAt?.seconds) } }
+
+    func validate() throws {
+        if posterAt != nil, poster == nil { throw ValidationError("--poster-at needs --poster FILE") }
+        if let posterAt, !(posterAt.seconds >= 0) { throw ValidationError("--poster-at must be 0 or more seconds") }
+        if let poster, ImageFileType(path: poster) == nil { throw ValidationError("--poster: \(poster) is not a .jpg, .png or .webp file") }
+    }
+}
+
 /// Containment and limits for services (README "Running sdrify in a service"). Every command that reads media has them.
 struct ServiceFlags: ParsableArguments {
     @Flag(name: .customLong("no-sandbox"), help: "Run without the sandbox (for debugging only: see README).") var noSandbox = false
@@ -157,8 +174,9 @@ struct ServiceFlags: ParsableArguments {
     }
 
     /// Opens the output (unnamed until finished) and closes the sandbox behind it, before any input is read.
-    static func beginOutput(path: String, overwrite: Bool) throws {
+    static func beginOutput(path: String, overwrite: Bool, also others: [String] = []) throws {
         try OutputReservation.reserve(path: path, overwrite: overwrite)
+        for other in others { try OutputReservation.reserve(path: other, overwrite: overwrite) }
         Sandbox.enter()
     }
 }
@@ -181,10 +199,12 @@ struct Job {
     let quiet: Bool
     let progress: String?
     let output: (path: String, overwrite: Bool)
+    let poster: String?   // a second output of the same run
 
-    init(_ flags: EncodingFlags, output: String, overwrite: Bool) {
+    init(_ flags: EncodingFlags, output: String, overwrite: Bool, poster: String? = nil) {
         json = flags.json; quiet = flags.quiet; progress = flags.progress
         self.output = (output, overwrite)
+        self.poster = poster
     }
 
     /// `body` returns the report, the damage concealed, and the line said when done.
@@ -201,7 +221,7 @@ struct Job {
         reporter.warn = warn
         if Batch.Item.current != nil, case .string(let input)? = FailureReport.identity.first(where: { $0.0 == "input" })?.1 { reporter.input = input }
         do {
-            try ServiceFlags.beginOutput(path: output.path, overwrite: output.overwrite)
+            try ServiceFlags.beginOutput(path: output.path, overwrite: output.overwrite, also: poster.map { [$0] } ?? [])
             FailureReport.prepareStops()  // the sandbox's state is known now
             let (report, concealed, summary) = try body(warn, reporter.report)
             if concealed > 0 { warn("concealed \(concealed) decode errors") }

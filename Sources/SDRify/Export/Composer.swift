@@ -27,6 +27,8 @@ public struct CompositionResult: Sendable {
     public var decodeErrors: Int
     /// Most clips open at once (never more than two).
     public var mostClipsOpen: Int
+    /// The poster written, if one was asked for.
+    public var poster: PosterResult?
     public var elapsed: Double
 
     public var json: JSONValue {
@@ -42,8 +44,9 @@ public struct CompositionResult: Sendable {
                         ("frame_rate", .string(frameRate.description)), ("fps", .double(frameRate.fps)),
                         ("duration", .double(duration)), ("frames", .int(Int64(frames))), ("audio", .bool(hasAudio)),
                         ("tonemap", .string(toneMapping)), ("clips", .array(clipRows)),
-                        ("decode_errors", .int(Int64(decodeErrors))), ("max_clips_open", .int(Int64(mostClipsOpen))),
-                        ("elapsed_s", .double((elapsed * 1000).rounded() / 1000))])
+                        ("decode_errors", .int(Int64(decodeErrors))), ("max_clips_open", .int(Int64(mostClipsOpen)))]
+                       + (poster.map { [("poster", $0.json)] } ?? [])
+                       + [("elapsed_s", .double((elapsed * 1000).rounded() / 1000))])
     }
 }
 
@@ -56,8 +59,10 @@ public enum Composer {
         try render(timeline, clipName: clipName, warn: warn, progress: progress) { plan, codecThreads in
             let out = timeline.output
             let inputs = plan.clips.compactMap(\.path) + (timeline.music.map { [$0.path] } ?? [])
-            return [try EncodingSink(path: out.path, inputs: inputs, overwrite: out.overwrite,
-                                     settings: out.encoderSettings(threads: codecThreads))]
+            let video = try EncodingSink(path: out.path, inputs: inputs, overwrite: out.overwrite,
+                                         settings: out.encoderSettings(threads: codecThreads))
+            let poster = try out.poster.map { try PosterSink($0, inputs: inputs, overwrite: out.overwrite, outputSeconds: plan.totalSeconds) }
+            return [video] + (poster.map { [$0] } ?? [])
         }
     }
 
@@ -112,10 +117,11 @@ public enum Composer {
             }
         }
         let anyHDR = clips.contains { $0.hdr != .sdr }
+        let poster = sinks.lazy.compactMap { ($0 as? PosterSink)?.result }.first
         return CompositionResult(output: out.path, preset: out.preset.name, width: canvas.width, height: canvas.height, frameRate: fps,
                                  duration: plan.totalSeconds, frames: report.frames, hasAudio: mixer.hasSound, clips: clips,
                                  toneMapping: anyHDR ? out.toneMap.rawValue : "none",
                                  decodeErrors: report.errorsConcealed, mostClipsOpen: report.mostClipsOpen,
-                                 elapsed: Date().timeIntervalSince(started))
+                                 poster: poster, elapsed: Date().timeIntervalSince(started))
     }
 }

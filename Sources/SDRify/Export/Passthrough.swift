@@ -17,11 +17,12 @@ enum Passthrough {
     }
 
     static func run(_ options: ConvertOptions, info: MediaInfo, demuxer: Demuxer, orientation: Orientation, started: Date,
-                    progress: ProgressHandler) throws -> ConversionResult {
+                    warn: WarningHandler, progress: ProgressHandler) throws -> ConversionResult {
         var softSubtitles: [(cues: [Cue], language: String?)] = try options.subtitles.map { (try CaptionFile.cues($0.file), $0.language) }
         if options.keepSubtitles && info.tracks.contains(where: { $0.type == "subtitle" }) {
             let start = max(info.format.startTime ?? 0, 0)
-            for track in try Demuxer(path: options.input).subtitleTracks where track.isText {
+            for track in try Demuxer(path: options.input).subtitleTracks {
+                guard track.isText else { warn("subtitle track \(track.index) (\(track.codec)) is pictures: not kept"); continue }
                 softSubtitles.append((CaptionFile.shifted(try CaptionFile.cues(ofTrack: track.index, in: options.input), by: -start), track.language))
             }
         }

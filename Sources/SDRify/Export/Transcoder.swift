@@ -102,6 +102,21 @@ public struct ConversionResult: Sendable {
 public enum Transcoder {
     public static func run(_ options: ConvertOptions, warn: @escaping WarningHandler = { _ in },
                            progress: @escaping ProgressHandler = { _ in }) throws -> ConversionResult {
+        try render(options, warn: warn, progress: progress) { plan, encodeThreads, carryOver in
+            let video = try EncodingSink(path: options.output, inputs: [options.input], overwrite: options.overwrite,
+                                         settings: plan.timeline.output.encoderSettings(threads: encodeThreads), carryOver: carryOver)
+            let poster = try options.poster.map { try PosterSink($0, inputs: [options.input], overwrite: options.overwrite,
+                                                                outputSeconds: plan.expectedSeconds) }
+            return [video] + (poster.map { [$0] } ?? [])
+        }
+    }
+
+    /// Converts into the sinks `makeSinks` gives once the input's headers are read (given the plan, the encoder's
+    /// thread count and what the file keeps of its input). Audio-only and Passthrough inputs write their file
+    /// themselves.
+    static func render(_ options: ConvertOptions, warn: @escaping WarningHandler = { _ in },
+                       progress: @escaping ProgressHandler = { _ in },
+                       sinks makeSinks: (RenderPlan, Int, InputCarryOver) throws -> [MediaSink]) throws -> ConversionResult {
         let started = Date()
         let timeline = options.timeline
         try timeline.validate { _ in options.input }
@@ -142,7 +157,8 @@ public enum Transcoder {
         if options.preset.passthrough {
             // Passthrough must be sure the stream is SDR, which only its SEI may contradict: read it too.
             try Passthrough.check(try Prober.probe(path: options.input).video, input: options.input)
-            return try Passthrough.run(options, info: info, demuxer: demuxer, orientation: orientation, started: started, progress: progress)
+            return try Passthrough.run(options, info: info, demuxer: demuxer, orientation: orientation, started: started,
+                                       warn: warn, progress: progress)
         }
 
         let (dw, dh) = video.displaySize
@@ -181,11 +197,7 @@ public enum Transcoder {
         carryOver.keepChapters = options.keepChapters
         carryOver.subtitles = softSubtitles
         carryOver.tolerateErrors = options.tolerateErrors
-        var sinks: [MediaSink] = [try EncodingSink(path: options.output, inputs: [options.input], overwrite: options.overwrite,
-                                                   settings: timeline.output.encoderSettings(threads: encodeThreads), carryOver: carryOver)]
-        let poster = try options.poster.map { try PosterSink($0, inputs: [options.input], overwrite: options.overwrite,
-                                                            outputSeconds: plan.expectedSeconds) }
-        if let poster { sinks.append(poster) }
+        let sinks = try makeSinks(plan, encodeThreads, carryOver)
         // On the source's clock the chain's pictures go straight to the sinks: its ring holds what they may hold.
         let ringSize = options.fps == nil ? Compositor.ringSize : 1
         let report = try Renderer.run(plan, overlays: overlays, mixer: nil, sinks: sinks, settings: settings, open: { clip, inline in
@@ -203,7 +215,7 @@ public enum Transcoder {
                                       decodeErrors: report.errorsConcealed, elapsed: Date().timeIntervalSince(started))
         result.toneMappingDetail = outcome?.toneDetail
         result.slicesChecked = outcome?.slicesChecked
-        result.poster = poster?.result
+        result.poster = sinks.lazy.compactMap { ($0 as? PosterSink)?.result }.first
         return result
     }
 }

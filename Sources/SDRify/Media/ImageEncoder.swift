@@ -77,7 +77,7 @@ enum ImageEncoder {
                                 fullRange: Bool) throws -> UnsafeMutablePointer<AVFrame> {
         let (w, h) = (source.pointee.width, source.pointee.height)
         let from = AVPixelFormat(rawValue: source.pointee.format)
-        let flags = SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP
+        let flags = SWS_BICUBIC
         guard let sws = sws_getContext(w, h, from, w, h, format, flags, nil, nil, nil) else {
             throw SDRifyError.conversion("cannot convert the picture for the image file")
         }

@@ -26,6 +26,9 @@ extension Demuxer {
         return FrameRate(num: 30, den: 1)
     }
 
+    /// The video track's ID in the container (an MP4/MOV track_ID).
+    var videoTrackID: Int { Int(videoStream.pointee.id) }
+
     /// The first video timestamp, in seconds (0 when the container does not say).
     var videoStartSeconds: Double { Double(videoStartTicks) * videoTimeBase.seconds }
 

@@ -99,6 +99,7 @@ final class EncodingSink: MediaSink {
         try sound?.write(upTo: nil, muxer: muxer)
         if let aac { try aac.finish { [muxer, audioStream] in try muxer.write($0, stream: audioStream, from: aac.timeBase) } }
         try muxer.finish()
-        try output.commit()
     }
+
+    func commit() throws { try output.commit() }
 }

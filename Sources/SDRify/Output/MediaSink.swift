@@ -19,8 +19,10 @@ public protocol MediaSink: AnyObject {
     func begin(_ format: RenderFormat) throws
     func write(picture: Frame) throws
     func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) throws
-    /// After the last picture and samples: everything is flushed and the output is complete.
+    /// After the last picture and samples: everything is flushed and the output is complete, not yet in place.
     func finish() throws
+    /// Puts the finished output in place (after every sink of the render has finished).
+    func commit() throws
     var audioBlock: Int { get }
     /// Damage concealed in what the sink itself read (a conversion's copied sound), under --tolerate-errors.
     var errorsConcealed: Int { get }
@@ -28,5 +30,18 @@ public protocol MediaSink: AnyObject {
 
 extension MediaSink {
     public var errorsConcealed: Int { 0 }
+    public func commit() throws {}
     public func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) throws {}
+}
+
+/// Finishes every sink, then puts every output in place: one that cannot be placed takes the others back out, so a
+/// run leaves all its outputs or none.
+func finishAll(_ sinks: [MediaSink]) throws {
+    for sink in sinks { try sink.finish() }
+    do {
+        for sink in sinks { try sink.commit() }
+    } catch {
+        SignalCleanup.revokeOutput()
+        throw error
+    }
 }

@@ -66,8 +66,11 @@ final class PosterSink: MediaSink {
                 done += n
             }
         }
+        self.held = nil
+    }
+
+    func commit() throws {
         try output.commit()
         result = PosterResult(path: request.path, time: time, pictureTime: heldStart)
-        self.held = nil
     }
 }

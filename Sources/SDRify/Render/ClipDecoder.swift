@@ -169,7 +169,7 @@ final class ClipDecoder {
     /// Source ticks that become the output clock's 0.
     private lazy var shiftTicks = tb.ticks(clock.origin)
     /// The video track's edit list presents one segment of media (read when a packet is first marked outside it).
-    private lazy var singleEdit = (EditList.segments(path: demuxer.path, trackID: Int(demuxer.videoStream.pointee.id)) ?? 1) <= 1
+    private lazy var singleEdit = (EditList.segments(path: demuxer.path, trackID: demuxer.videoTrackID) ?? 1) <= 1
     private var sawFirstPicture = false
     private var nextUntimedPTS: Int64 = 0   // where a picture without a timestamp goes
 

@@ -101,7 +101,7 @@ enum Renderer {
         if inline { compositor.finish() } else { done.wait() }
         if let error = failure.error { throw error }
         if let mixer { try mixSound(upTo: mixer.totalSamples) }
-        for sink in sinks { try sink.finish() }
+        try finishAll(sinks)
 
         let duration = Double(end - (first ?? 0)) * timeBase.seconds
         progress(ConversionProgress(frames: frames, outTime: duration, totalTime: total, elapsed: Date().timeIntervalSince(started),
