@@ -24,11 +24,11 @@ final class SubtitleTextTests: XCTestCase {
 
     func testPlacement() {
         let style = CaptionStyle()  // margin 5 % of the short edge: 18 px at 640x360
-        func tags(_ s: [String: String]) -> String { CaptionLayer.placement(s, style: style, width: 640, height: 360).tags }
+        func tags(_ s: [String: String]) -> String { style.placement(s, width: 640, height: 360).tags }
         XCTAssertEqual(tags([:]), "")
         XCTAssertEqual(tags(["align": "start"]), "\\an1")
         XCTAssertEqual(tags(["line": "0"]), "\\an8")
-        XCTAssertEqual(CaptionLayer.placement(["line": "1"], style: style, width: 640, height: 360).marginV, 43, "one line (1.25 × 19.8 px) below the margin")
+        XCTAssertEqual(style.placement(["line": "1"], width: 640, height: 360).marginV, 43, "one line (1.25 × 19.8 px) below the margin")
         XCTAssertEqual(tags(["line": "50%", "position": "25%"]), "\\an8\\pos(160,180)")
         XCTAssertEqual(tags(["position": "90%", "align": "end"]), "\\an3\\pos(576,342)")
     }

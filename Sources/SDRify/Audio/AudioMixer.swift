@@ -28,18 +28,12 @@ final class AudioMixer {
     /// Damage concealed in the audio (tolerate-errors).
     private(set) var errorsConcealed = 0
 
-    init(plan: RenderPlan, tolerateErrors: Bool, openClip: @escaping (Int) throws -> PCMReader?) throws {
-        func sample(_ frame: Int) -> Int { plan.fps.sample(ofFrame: frame, sampleRate: AudioMixer.rate) }
-        totalSamples = sample(plan.totalFrames)
-        var previousOverlap = 0
-        segments = plan.clips.map { c in
-            let s = Segment(clip: c.index, start: sample(c.startFrame), length: sample(c.endFrame) - sample(c.startFrame),
-                            fadeIn: previousOverlap, fadeOut: sample(c.endFrame) - sample(c.endFrame - c.transitionFrames),
-                            volume: Float(c.spec.volume))
-            previousOverlap = s.fadeOut
-            return s
-        }.filter { seg in plan.clips[seg.clip].hasAudio && seg.volume > 0 }
-        music = plan.timeline.music
+    /// `segments`: where each clip with sound plays (silent ones left out); `totalSamples`: the output's length.
+    init(segments: [Segment], totalSamples: Int, music: MusicTrack?, tolerateErrors: Bool,
+         openClip: @escaping (Int) throws -> PCMReader?) throws {
+        self.totalSamples = totalSamples
+        self.segments = segments.filter { $0.volume > 0 }
+        self.music = music
         self.openClip = openClip
         if let music, music.volume > 0 {
             guard let reader = try PCMReader(path: music.path, start: music.from, tolerateErrors: tolerateErrors) else {

@@ -58,7 +58,7 @@ enum CaptionWriter {
         let (w, h) = (1920, 1080)
         var s = ASSScript.head(width: w, height: h, style: CaptionStyle().assStyle(width: w, height: h))
         for c in cues {
-            let tags = CaptionLayer.placement(c.settings, style: CaptionStyle(), width: w, height: h)
+            let tags = CaptionStyle().placement(c.settings, width: w, height: h)
             let prefix = tags.tags.isEmpty ? "" : "{\(tags.tags)}"
             s += "Dialogue: 0,\(ASSScript.stamp(c.start)),\(ASSScript.stamp(c.end)),Default,,0,0,\(tags.marginV ?? 0),,"
                 + prefix + c.lines.map(SubtitleParser.assText).joined(separator: "\\N") + "\n"
@@ -109,35 +109,5 @@ enum CaptionWriter {
             out += "      <p begin=\"\(clock(c.start, separator: "."))\" end=\"\(clock(c.end, separator: "."))\"\(region)>\(body)</p>\n"
         }
         return out + "    </div>\n  </body>\n</tt>\n"
-    }
-}
-
-/// `sdrify captions IN OUT`: reads any caption file, writes the format of OUT's extension (atomically).
-public enum CaptionConversion {
-    public struct Result: Sendable {
-        public let cues: Int
-        public let format: CaptionFormat
-        public let repairs: [String]
-    }
-
-    public static func run(input: String, output: String, fix: Bool, offset: Double = 0, overwrite: Bool) throws -> Result {
-        guard let format = CaptionFormat(path: output) else {
-            throw SDRifyError.usage("\(output): unsupported caption extension (one of .srt, .vtt, .ass, .ttml, .itt, .scc)")
-        }
-        let cues = CaptionFile.shifted(try CaptionFile.cues(input), by: offset)
-        guard !cues.isEmpty else { throw SDRifyError.usage("\(input): no captions") }
-        let (text, repairs) = try CaptionWriter.text(cues, format: format, fix: fix)
-        let out = try AtomicOutput.open(finalPath: output, inputPaths: [input], overwrite: overwrite)
-        defer { out.discard() }
-        var bytes = Array(text.utf8)
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { write(out.fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw SDRifyError.output("\(output): cannot write (\(String(cString: strerror(errno))))") }
-            done += n
-        }
-        try out.commit()
-        return Result(cues: cues.count, format: format, repairs: repairs)
     }
 }

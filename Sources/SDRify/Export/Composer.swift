@@ -84,7 +84,9 @@ public enum Composer {
         let settings = out.decodeSettings
         let (decodeThreads, encodeThreads) = Renderer.threads(plan, settings: settings)
         let fps = plan.fps
-        let mixer = try AudioMixer(plan: plan, tolerateErrors: out.tolerateErrors) { index in
+        let sound = plan.soundSegments(rate: AudioMixer.rate)
+        let mixer = try AudioMixer(segments: sound.segments, totalSamples: sound.totalSamples, music: timeline.music,
+                                   tolerateErrors: out.tolerateErrors) { index in
             let clip = plan.clips[index]
             guard case .video(let info, _) = clip.content else { return nil }
             return try PCMReader(path: info.path, start: clip.sourceStart + clip.from, tolerateErrors: out.tolerateErrors)

@@ -35,10 +35,10 @@ enum Passthrough {
         let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: lateStart, end: nil)
         let shiftTicks = tb.ticks(lateStart)
         muxer.copyMetadata(from: demuxer, keepLocation: options.keepLocation)
-        let subtitleTracks = try softSubtitles.map { (try SubtitleTrack(muxer: muxer, language: $0.language), $0.cues) }
+        let subtitles = try SoftSubtitles(softSubtitles, muxer: muxer)
         if options.keepChapters { try muxer.copyChapters(from: demuxer, shift: lateStart, end: nil) }
         try muxer.writeHeader()
-        for (track, cues) in subtitleTracks { try track.write(cues, to: muxer) }
+        try subtitles.write(to: muxer)
 
         var frames = 0
         var firstPTS: Int64? = nil, lastPTS: Int64? = nil

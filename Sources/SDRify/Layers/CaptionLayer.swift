@@ -78,54 +78,12 @@ final class CaptionLayer: @unchecked Sendable {
             // Room for two lines: one line may wrap once (with slack for whole words), two must not wrap.
             var scale = lines.count == 1 ? 2 * available * 0.9 / (w.first ?? 1) : available * 0.98 / (w.max() ?? 1)
             scale = max(min(scale, 1), CaptionStyle.smallest)
-            var (tags, marginV) = placement(cue.settings, style: style, width: width, height: height)
+            var (tags, marginV) = style.placement(cue.settings, width: width, height: height)
             if scale < 1 { tags += String(format: "\\fs%.1f", px * scale) }
             let prefix = tags.isEmpty ? "" : "{\(tags)}"
             s += "Dialogue: 0,\(ASSScript.stamp(cue.start)),\(ASSScript.stamp(cue.end)),Default,,0,0,\(marginV ?? 0),,\(prefix)\(lines.joined(separator: "\\N"))\n"
         }
         return s
-    }
-
-    /// WebVTT cue settings as ASS: `align` (start/left, center, end/right) and a line number (0 the top line, −1 the
-    /// bottom one) as alignment and vertical margin, so libass still keeps cues from overlapping; a `line` percentage
-    /// of the height or a `position` percentage of the width (each with its own alignment) as an exact position.
-    static func placement(_ settings: [String: String], style: CaptionStyle, width: Int, height: Int) -> (tags: String, marginV: Int?) {
-        func split(_ v: String?) -> (value: String, align: String?)? {
-            guard let v else { return nil }
-            let parts = v.split(separator: ",", maxSplits: 1).map(String.init)
-            return parts.isEmpty ? nil : (parts[0], parts.count > 1 ? parts[1] : nil)
-        }
-        func percent(_ s: String) -> Double? { s.hasSuffix("%") ? Double(s.dropLast()).map { min(max($0, 0), 100) / 100 } : nil }
-        var column = 2  // 1 left, 2 centre, 3 right
-        switch settings["align"] { case "start", "left": column = 1; case "end", "right": column = 3; default: break }
-        var row = style.position.alignment - 1  // ASS numpad rows: 7 top, 4 middle, 1 bottom
-        let margin = style.pixels(style.margin, width: width, height: height)
-        let lineHeight = style.look.pixels(width: width, height: height) * 1.25
-        let line = split(settings["line"]), position = split(settings["position"])
-        var marginV: Int? = nil
-        var y: Double? = nil
-        if let line {
-            if let p = percent(line.value) {
-                y = p * Double(height)
-                row = line.align == "center" ? 4 : line.align == "end" ? 1 : 7
-            } else if let n = Int(line.value) {
-                row = n >= 0 ? 7 : 1
-                marginV = Int((margin + Double(n >= 0 ? n : -n - 1) * lineHeight).rounded())
-            }
-        }
-        var x: Double? = nil
-        if let position, let p = percent(position.value) {
-            x = p * Double(width)
-            switch position.align { case "line-left": column = 1; case "line-right": column = 3; case "center": column = 2; default: break }
-        }
-        if x == nil && y == nil {
-            let an = row + column - 1
-            return (an == style.position.alignment ? "" : "\\an\(an)", marginV)
-        }
-        // An exact position: the other coordinate where the alignment would put it.
-        let px = x ?? (column == 1 ? margin : column == 3 ? Double(width) - margin : Double(width) / 2)
-        let py = y ?? (row == 7 ? Double(marginV ?? Int(margin)) : row == 1 ? Double(height) - Double(marginV ?? Int(margin)) : Double(height) / 2)
-        return ("\\an\(row + column - 1)\\pos(\(Int(px.rounded())),\(Int(py.rounded())))", nil)
     }
 
     /// The width in pixels of each ASS line set on one line (no wrapping), as libass draws it. Measured at a quarter
@@ -202,54 +160,6 @@ final class CaptionLayer: @unchecked Sendable {
             node = img.next
         }
         return StickerTile(premultipliedRGBA: canvas, x0: x0, y0: y0, width: w, height: h)
-    }
-}
-
-/// The parts of an ASS script every generated one shares (captions from SRT/WebVTT, titles).
-enum ASSScript {
-    /// Script info at the picture's own resolution, one style line (the fields after "Style: "), the events header.
-    static func head(width: Int, height: Int, style: String) -> String {
-        """
-        [Script Info]
-        ScriptType: v4.00+
-        PlayResX: \(width)
-        PlayResY: \(height)
-        WrapStyle: 0
-        ScaledBorderAndShadow: yes
-
-        [V4+ Styles]
-        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
-        Style: \(style)
-
-        [Events]
-        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
-
-        """
-    }
-
-    /// &HAABBGGRR, for style lines (alpha 0 is opaque).
-    static func color(_ c: RGBColor, alpha: UInt8 = 0) -> String { String(format: "&H%02X%02X%02X%02X", alpha, c.b, c.g, c.r) }
-
-    /// Text with the backslash escapes ASS would act on (\N, \n, \h) made literal.
-    static func escaped(_ text: String) -> String { text.replacingOccurrences(of: "\\", with: "\\\u{2060}") }
-
-    /// A script with every dialogue line's times moved by `offset` seconds (lines ending before 0 dropped).
-    static func shifted(_ script: String, by offset: Double) -> String {
-        script.split(separator: "\n", omittingEmptySubsequences: false).compactMap { raw -> String? in
-            let line = String(raw)
-            guard line.hasPrefix("Dialogue:") else { return line }
-            var f = line.dropFirst(9).split(separator: ",", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
-            guard f.count == 4, let s = SubtitleParser.time(f[1]), let e = SubtitleParser.time(f[2]) else { return line }
-            guard e + offset > 0 else { return nil }
-            f[1] = stamp(s + offset); f[2] = stamp(e + offset)
-            return "Dialogue:" + f.joined(separator: ",")
-        }.joined(separator: "\n")
-    }
-
-    /// h:mm:ss.cc
-    static func stamp(_ t: Double) -> String {
-        let cs = Int((min(max(t, 0), 359_999) * 100).rounded())
-        return String(format: "%d:%02d:%02d.%02d", cs / 360000, cs / 6000 % 60, cs / 100 % 60, cs % 100)
     }
 }
 

@@ -1,26 +1,5 @@
 import Foundation
 
-/// A length in output pixels of the upright frame, or a percentage of the frame's width or height.
-public enum Length: Equatable, Sendable {
-    case pixels(Double)
-    case percent(Double)
-
-    /// "12" (pixels) or "5%".
-    public init?(parsing s: String) {
-        let t = s.trimmingCharacters(in: .whitespaces)
-        if t.hasSuffix("%"), let p = Double(t.dropLast()), p.isFinite { self = .percent(p); return }
-        if let p = Double(t), p.isFinite { self = .pixels(p); return }
-        return nil
-    }
-
-    public func resolve(against total: Int) -> Double {
-        switch self {
-        case .pixels(let p): p
-        case .percent(let q): q / 100 * Double(total)
-        }
-    }
-}
-
 /// One keyframe; t in seconds from the sticker's start. Absent properties take the sticker's own values.
 public struct StickerKeyframe: Equatable, Sendable {
     public var t: Double

@@ -8,14 +8,13 @@ final class SubtitleTrack {
     let stream: Int
     static let timeBase = AVRational(num: 1, den: 1000)
 
-    init(muxer: Muxer, language: String?) throws {
+    /// `header`: the ASS script head the encoder reads its default style from.
+    init(muxer: Muxer, language: String?, header: String) throws {
         guard let codec = avcodec_find_encoder(AV_CODEC_ID_MOV_TEXT), let ctx = avcodec_alloc_context3(codec) else {
             throw SDRifyError.unsupported("this libavcodec has no mov_text encoder")
         }
         encoder = ctx
         ctx.pointee.time_base = SubtitleTrack.timeBase
-        // The encoder reads its default style from an ASS header.
-        let header = ASSScript.head(width: 384, height: 288, style: CaptionStyle().assStyle(width: 384, height: 288))
         let bytes = Array(header.utf8)
         guard let buffer = av_mallocz(bytes.count + 1)?.assumingMemoryBound(to: UInt8.self) else { throw SDRifyError.conversion("out of memory") }
         buffer.update(from: bytes, count: bytes.count)
@@ -30,12 +29,12 @@ final class SubtitleTrack {
         avcodec_free_context(&c)
     }
 
-    /// Encodes every cue and hands it to the muxer (after its header is written).
-    func write(_ cues: [Cue], to muxer: Muxer) throws {
+    /// Encodes every event (seconds, ASS dialogue text) and hands it to the muxer (after its header is written).
+    func write(_ events: [(start: Double, end: Double, text: String)], to muxer: Muxer) throws {
         let packet = try Packet()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        for cue in cues where cue.end > cue.start {
-            let text = cue.lines.map(SubtitleParser.assText).joined(separator: "\\N")
+        for cue in events where cue.end > cue.start {
+            let text = cue.text
             var sub = AVSubtitle()
             sub.format = 1
             sub.end_display_time = UInt32(((cue.end - cue.start) * 1000).rounded())

@@ -111,6 +111,17 @@ final class AtomicOutput {
 
     deinit { discard() }
 
+    /// Writes all of `bytes` (a small output made in memory: captions, a poster).
+    func write(_ bytes: [UInt8]) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw SDRifyError.output("\(finalPath): cannot write (\(String(cString: strerror(errno))))") }
+            done += n
+        }
+    }
+
     /// Drops the output if it was not committed.
     func discard() {
         guard !committed else { return }

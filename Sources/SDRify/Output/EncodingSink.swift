@@ -23,7 +23,7 @@ final class EncodingSink: MediaSink {
     private var encoder: VideoEncoder? = nil
     private var aac: AACEncoder? = nil
     private var sound: InputSound? = nil
-    private var subtitleTracks: [(SubtitleTrack, [Cue])] = []
+    private var subtitles: SoftSubtitles? = nil
     private var videoStream = 0, audioStream = 0
     private var timeBase = TimeBase(num: 1, den: 1)
     private let packet: Packet
@@ -63,11 +63,11 @@ final class EncodingSink: MediaSink {
                                    seek: clock.seekTarget(videoStart: carry.videoStart), tolerateErrors: carry.tolerateErrors)
             let input = try Demuxer(path: carry.path)
             muxer.copyMetadata(from: input, keepLocation: carry.keepLocation)
-            subtitleTracks = try carry.subtitles.map { (try SubtitleTrack(muxer: muxer, language: $0.language), $0.cues) }
+            subtitles = try SoftSubtitles(carry.subtitles, muxer: muxer)
             if carry.keepChapters { try muxer.copyChapters(from: input, shift: clock.origin, end: clock.length) }
         }
         try muxer.writeHeader()
-        for (track, cues) in subtitleTracks { try track.write(cues, to: muxer) }
+        try subtitles?.write(to: muxer)
     }
 
     private func drainVideo() throws {

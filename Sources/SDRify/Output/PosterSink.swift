@@ -56,16 +56,7 @@ final class PosterSink: MediaSink {
 
     func finish() throws {
         guard let held else { throw SDRifyError.conversion("\(request.path): no picture for the poster") }
-        let bytes = try ImageEncoder.encode(held, as: type)
-        try bytes.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let n = Glibc.write(output.fd, raw.baseAddress! + done, raw.count - done)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw SDRifyError.output("\(request.path): cannot write (\(String(cString: strerror(errno))))") }
-                done += n
-            }
-        }
+        try output.write(try ImageEncoder.encode(held, as: type))
         self.held = nil
     }
 

@@ -205,3 +205,31 @@ public enum SignalCleanup {
         end(stop, removingOutput: true)
     }
 }
+
+extension SignalCleanup {
+    /// Starts the watchdog for `limits`' memory and wall clock (if either is set): past either, the run stops as on
+    /// a signal, with its own line and exit status, and leaves no output.
+    public static func watch(_ limits: Limits) {
+        if let bytes = limits.maxMemory {
+            setLine("sdrify: memory use passed --max-memory (\(Limits.megabytes(bytes))); stopped, no output written", for: memoryStop)
+        }
+        if let seconds = limits.timeout {
+            setLine("sdrify: timed out after \(Limits.seconds(seconds)) (--timeout); stopped, no output written", for: timeoutStop)
+        }
+        guard limits.maxMemory != nil || limits.timeout != nil else { return }
+        let started = DispatchTime.now().uptimeNanoseconds
+        let thread = Thread {
+            while true {
+                if let seconds = limits.timeout, Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 >= seconds {
+                    stop(timeoutStop)
+                }
+                if let bytes = limits.maxMemory, Limits.peakResidentBytes > bytes {
+                    stop(memoryStop)
+                }
+                usleep(5_000)
+            }
+        }
+        thread.stackSize = 1 << 16
+        thread.start()
+    }
+}

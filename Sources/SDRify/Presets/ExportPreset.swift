@@ -1,3 +1,10 @@
+/// An orientation-aware bounding box (DESIGN, "presets"): long edge ≤ `long`, short edge ≤ `short`.
+public struct BoundingBox: Equatable, Sendable {
+    public var long: Int
+    public var short: Int
+    public init(long: Int, short: Int) { self.long = max(long, short); self.short = min(long, short) }
+}
+
 /// Output presets, named as AVAssetExportSession's. A size preset is a bounding box on the upright picture.
 public struct ExportPreset: Sendable {
     public let name: String

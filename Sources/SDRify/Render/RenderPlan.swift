@@ -183,3 +183,20 @@ extension MediaInfo {
         return orientation
     }
 }
+
+extension RenderPlan {
+    /// Where each clip's own sound plays, in output samples at `rate` (whole output frames, so sound and pictures
+    /// share one clock), with the crossfades of the transitions. Clips without sound are left out.
+    func soundSegments(rate: Int) -> (segments: [AudioMixer.Segment], totalSamples: Int) {
+        func sample(_ frame: Int) -> Int { fps.sample(ofFrame: frame, sampleRate: rate) }
+        var previousOverlap = 0
+        let segments = clips.map { c in
+            let s = AudioMixer.Segment(clip: c.index, start: sample(c.startFrame), length: sample(c.endFrame) - sample(c.startFrame),
+                                       fadeIn: previousOverlap, fadeOut: sample(c.endFrame) - sample(c.endFrame - c.transitionFrames),
+                                       volume: Float(c.spec.volume))
+            previousOverlap = s.fadeOut
+            return s
+        }.filter { clips[$0.clip].hasAudio }
+        return (segments, sample(totalFrames))
+    }
+}

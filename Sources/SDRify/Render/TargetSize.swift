@@ -1,10 +1,3 @@
-/// An orientation-aware bounding box (DESIGN, "presets"): long edge ≤ `long`, short edge ≤ `short`.
-public struct BoundingBox: Equatable, Sendable {
-    public var long: Int
-    public var short: Int
-    public init(long: Int, short: Int) { self.long = max(long, short); self.short = min(long, short) }
-}
-
 public enum TargetSize {
     /// The largest even size with the aspect of `width`×`height` inside `frameWidth`×`frameHeight` (never
     /// upscaled): where a picture whose size changed mid-stream goes in the output.

@@ -20,12 +20,12 @@ public struct Limits: Sendable {
     /// The run's limits, set once by the command line before anything else (`apply`).
     nonisolated(unsafe) public private(set) static var current = Limits()
 
-    /// Makes `limits` the process's: the watchdog for memory and wall clock starts now, and a data-size ceiling
-    /// (RLIMIT_DATA) backs the memory limit up against a single allocation too large and too fast to watch.
+    /// Makes `limits` the process's, with a data-size ceiling (RLIMIT_DATA) that backs the memory limit up against
+    /// a single allocation too large and too fast to watch. (The watchdog for memory and wall clock is the output's:
+    /// SignalCleanup.watch, which stops the run and leaves no output.)
     public static func apply(_ limits: Limits) {
         current = limits
         if let bytes = limits.maxMemory {
-            SignalCleanup.setLine("sdrify: memory use passed --max-memory (\(Limits.megabytes(bytes))); stopped, no output written", for: SignalCleanup.memoryStop)
             // Headroom: the ceiling counts address space reserved for thread stacks and allocator arenas, not only
             // what is resident; the watchdog enforces the resident limit itself.
             let ceiling = rlim_t(clamping: bytes * 2 + (512 << 20))
@@ -34,24 +34,6 @@ public struct Limits: Sendable {
             if getrlimit(Int32(RLIMIT_DATA.rawValue), &old) == 0 { r.rlim_max = min(ceiling, old.rlim_max); r.rlim_cur = r.rlim_max }
             _ = setrlimit(Int32(RLIMIT_DATA.rawValue), &r)
         }
-        if let seconds = limits.timeout {
-            SignalCleanup.setLine("sdrify: timed out after \(Limits.seconds(seconds)) (--timeout); stopped, no output written", for: SignalCleanup.timeoutStop)
-        }
-        guard limits.maxMemory != nil || limits.timeout != nil else { return }
-        let started = DispatchTime.now().uptimeNanoseconds
-        let thread = Thread {
-            while true {
-                if let seconds = limits.timeout, Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 >= seconds {
-                    SignalCleanup.stop(SignalCleanup.timeoutStop)
-                }
-                if let bytes = limits.maxMemory, Limits.peakResidentBytes > bytes {
-                    SignalCleanup.stop(SignalCleanup.memoryStop)
-                }
-                usleep(5_000)
-            }
-        }
-        thread.stackSize = 1 << 16
-        thread.start()
     }
 
     /// The process's peak resident memory so far (the kernel's high-water mark, so no peak between two looks

@@ -1,65 +1,5 @@
 import Foundation
 
-/// An sRGB colour given as #RRGGBB.
-public struct RGBColor: Hashable, Sendable {
-    public var r: UInt8, g: UInt8, b: UInt8
-    public init(r: UInt8, g: UInt8, b: UInt8) { self.r = r; self.g = g; self.b = b }
-
-    public static let black = RGBColor(r: 0, g: 0, b: 0)
-
-    public init?(hex text: String) {
-        var t = Substring(text)
-        if t.hasPrefix("#") { t = t.dropFirst() }
-        guard t.count == 6, t.allSatisfy(\.isHexDigit), let v = UInt32(t, radix: 16) else { return nil }
-        self.init(r: UInt8(v >> 16), g: UInt8((v >> 8) & 0xFF), b: UInt8(v & 0xFF))
-    }
-
-    public var hex: String { String(format: "#%02X%02X%02X", r, g, b) }
-
-    /// The colour as 8-bit BT.709 limited-range Y'CbCr (the output's coding).
-    public var ycbcr709: (y: UInt8, cb: UInt8, cr: UInt8) {
-        let (R, G, B) = (Double(r) / 255, Double(g) / 255, Double(b) / 255)
-        let y = 0.2126 * R + 0.7152 * G + 0.0722 * B
-        func code(_ v: Double) -> UInt8 { UInt8(min(max(v.rounded(), 0), 255)) }
-        return (code(16 + 219 * y), code(128 + 224 * (B - y) / 1.8556), code(128 + 224 * (R - y) / 1.5748))
-    }
-}
-
-/// How a picture whose shape differs from the output's is fitted into it.
-public enum Fit: String, CaseIterable, Sendable {
-    case contain  // the whole picture, touching two edges, on the background
-    case cover    // fills the output, centre cropped
-    case stretch  // fills the output, its shape lost (only when asked)
-
-    static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
-}
-
-/// What shows behind a picture that does not fill the frame (compose's contain fit, a source that shrinks
-/// mid-stream, the still of an audio-only input).
-public enum Background: Equatable, Sendable {
-    case color(RGBColor)
-    case image(String, fit: Fit)
-    case blur(radius: Double?)   // the picture itself covering the frame, blurred (radius in output pixels; nil:
-                                 // a twentieth of the frame's short edge)
-
-    public static let black = Background.color(.black)
-
-    /// `#RRGGBB`, `blur[:RADIUS]`, or an image file (covering the frame); nil when it is none of them.
-    public init?(argument text: String) {
-        if let c = RGBColor(hex: text) { self = .color(c); return }
-        if text == "blur" { self = .blur(radius: nil); return }
-        if text.hasPrefix("blur:") {
-            guard let r = Double(text.dropFirst(5)), r > 0, r.isFinite else { return nil }
-            self = .blur(radius: r); return
-        }
-        guard !text.hasPrefix("#"), !text.isEmpty else { return nil }
-        self = .image(text, fit: .cover)
-    }
-
-    /// The solid colour behind transparent stills (black unless the background is a colour).
-    var matte: RGBColor { if case .color(let c) = self { c } else { .black } }
-}
-
 /// The transitions between two clips (ffmpeg xfade's names).
 public enum TransitionKind: String, CaseIterable, Sendable {
     case none, fade, fadeblack, fadewhite, wipeleft, wiperight, wipeup, wipedown, slideleft, slideright, slideup, slidedown
@@ -157,6 +97,19 @@ public struct OutputSpec: Sendable {
     public var poster: PosterRequest? = nil
     public init(path: String, preset: ExportPreset) { self.path = path; self.preset = preset }
 
+    /// The encoder's settings against the codec table: nil when they fit, else which setting ("crf" or
+    /// "encoder-preset") and what is wrong with it.
+    public func encodingProblem() -> (setting: String, message: String)? {
+        let codec = preset.codec.catalog
+        if let crf, !codec.crfRange.contains(crf) {
+            return ("crf", "must be between \(codec.crfRange.lowerBound) and \(codec.crfRange.upperBound)")
+        }
+        if let encoderPreset, !codec.speedPresets.contains(encoderPreset) {
+            return ("encoder-preset", "must be one of \(codec.speedPresets.joined(separator: ", ")) (\(codec.shortName)), not '\(encoderPreset)'")
+        }
+        return nil
+    }
+
     /// How its inputs are decoded.
     var decodeSettings: DecodeSettings {
         var s = DecodeSettings()
@@ -191,6 +144,7 @@ public struct Timeline: Sendable {
         guard output.preset.passthrough == false || clips.count == 1 else {
             throw SDRifyError.usage("Passthrough copies one file; a composition needs a preset that re-encodes")
         }
+        if let problem = output.encodingProblem() { throw SDRifyError.usage("\(problem.setting) \(problem.message)") }
         if !(output.imageDuration > 0 && output.imageDuration.isFinite) { throw SDRifyError.usage("the image duration must be more than 0 seconds") }
         for (i, clip) in clips.enumerated() {
             let at = name(i)

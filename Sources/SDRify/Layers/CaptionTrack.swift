@@ -1,31 +1,5 @@
 import Foundation
 
-/// How SRT, WebVTT, TTML and SCC captions look (ASS files keep their own styles). Sizes follow the picture's short edge, so
-/// portrait captions are as readable as landscape ones; a cue takes at most two lines (a longer one is set smaller,
-/// down to half the size, before a third line is allowed).
-public struct CaptionStyle: Equatable, Sendable {
-    public enum Position: String, CaseIterable, Sendable {
-        case bottom, top, center
-        var alignment: Int { switch self { case .bottom: 2; case .center: 5; case .top: 8 } }  // ASS numpad
-    }
-
-    public var look = TextLook(size: .percent(5.5), outlineColor: RGBColor(r: 16, g: 16, b: 16))
-    public var position = Position.bottom
-    public var margin: Length = .percent(5)       // from the edge (and the sides), of the short edge, or pixels
-    public init() {}
-
-    static let maxLines = 2
-    static let smallest = 0.5   // × the size, before a third line is allowed
-
-    func pixels(_ length: Length, width: Int, height: Int) -> Double { length.resolve(against: min(width, height)) }
-
-    /// The ASS style line (after "Style: ") named `Default` for a `width`×`height` picture.
-    func assStyle(width: Int, height: Int) -> String {
-        look.assStyle(name: "Default", alignment: position.alignment, margin: Int(pixels(margin, width: width, height: height).rounded()),
-                      width: width, height: height)
-    }
-}
-
 /// Captions to burn in: a file (SRT, WebVTT or ASS) and the style for SRT/WebVTT.
 public struct CaptionTrack: Equatable, Sendable {
     public var file: String

@@ -1,0 +1,49 @@
+import Foundation
+
+/// The parts of an ASS script every generated one shares (captions from SRT/WebVTT, titles).
+enum ASSScript {
+    /// Script info at the picture's own resolution, one style line (the fields after "Style: "), the events header.
+    static func head(width: Int, height: Int, style: String) -> String {
+        """
+        [Script Info]
+        ScriptType: v4.00+
+        PlayResX: \(width)
+        PlayResY: \(height)
+        WrapStyle: 0
+        ScaledBorderAndShadow: yes
+
+        [V4+ Styles]
+        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
+        Style: \(style)
+
+        [Events]
+        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+
+        """
+    }
+
+    /// &HAABBGGRR, for style lines (alpha 0 is opaque).
+    static func color(_ c: RGBColor, alpha: UInt8 = 0) -> String { String(format: "&H%02X%02X%02X%02X", alpha, c.b, c.g, c.r) }
+
+    /// Text with the backslash escapes ASS would act on (\N, \n, \h) made literal.
+    static func escaped(_ text: String) -> String { text.replacingOccurrences(of: "\\", with: "\\\u{2060}") }
+
+    /// A script with every dialogue line's times moved by `offset` seconds (lines ending before 0 dropped).
+    static func shifted(_ script: String, by offset: Double) -> String {
+        script.split(separator: "\n", omittingEmptySubsequences: false).compactMap { raw -> String? in
+            let line = String(raw)
+            guard line.hasPrefix("Dialogue:") else { return line }
+            var f = line.dropFirst(9).split(separator: ",", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
+            guard f.count == 4, let s = SubtitleParser.time(f[1]), let e = SubtitleParser.time(f[2]) else { return line }
+            guard e + offset > 0 else { return nil }
+            f[1] = stamp(s + offset); f[2] = stamp(e + offset)
+            return "Dialogue:" + f.joined(separator: ",")
+        }.joined(separator: "\n")
+    }
+
+    /// h:mm:ss.cc
+    static func stamp(_ t: Double) -> String {
+        let cs = Int((min(max(t, 0), 359_999) * 100).rounded())
+        return String(format: "%d:%02d:%02d.%02d", cs / 360000, cs / 6000 % 60, cs / 100 % 60, cs % 100)
+    }
+}

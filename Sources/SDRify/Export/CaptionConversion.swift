@@ -1,0 +1,24 @@
+import Foundation
+
+/// `sdrify captions IN OUT`: reads any caption file, writes the format of OUT's extension (atomically).
+public enum CaptionConversion {
+    public struct Result: Sendable {
+        public let cues: Int
+        public let format: CaptionFormat
+        public let repairs: [String]
+    }
+
+    public static func run(input: String, output: String, fix: Bool, offset: Double = 0, overwrite: Bool) throws -> Result {
+        guard let format = CaptionFormat(path: output) else {
+            throw SDRifyError.usage("\(output): unsupported caption extension (one of .srt, .vtt, .ass, .ttml, .itt, .scc)")
+        }
+        let cues = CaptionFile.shifted(try CaptionFile.cues(input), by: offset)
+        guard !cues.isEmpty else { throw SDRifyError.usage("\(input): no captions") }
+        let (text, repairs) = try CaptionWriter.text(cues, format: format, fix: fix)
+        let out = try AtomicOutput.open(finalPath: output, inputPaths: [input], overwrite: overwrite)
+        defer { out.discard() }
+        try out.write(Array(text.utf8))
+        try out.commit()
+        return Result(cues: cues.count, format: format, repairs: repairs)
+    }
+}
