@@ -53,4 +53,12 @@ final class ConvertRenderTests: XCTestCase {
         XCTAssertEqual(sink.pictures.first?.pts, 0)
         XCTAssertEqual(result.duration, 0.3, accuracy: 1e-6)
     }
+
+    func testNothingInTheRangeIsDamageNotAnEmptyOutput() throws {
+        for fps in [nil, FrameRate(num: 30, den: 1)] {
+            XCTAssertThrowsError(try render { $0.start = 5; $0.fps = fps }) { error in
+                XCTAssertEqual((error as? SDRifyError)?.status, .invalidInput, "\(String(describing: fps))")
+            }
+        }
+    }
 }

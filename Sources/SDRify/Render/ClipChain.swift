@@ -49,8 +49,8 @@ final class ClipChain {
         }
         // Upright, so an image background stays upright too.
         if let letterbox { picture = try letterbox.place(picture) }
-        picture.pts = frame.pts
-        picture.duration = frame.duration
+        picture.pts = decoded.pts          // the decoder's (a deinterlaced or repacked copy may not carry them)
+        picture.duration = decoded.duration
         return picture
     }
 

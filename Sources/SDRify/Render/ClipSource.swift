@@ -105,9 +105,17 @@ final class VideoClipSource: ClipSource, @unchecked Sendable {
     /// The next picture on the clip's own clock (upright, SDR, at the source's size for this render, from the
     /// chain's ring), or nil after the last.
     func nextPicture() throws -> Frame? {
-        guard let decoded = try decoded() else { return nil }
+        guard let decoded = try decoded() else {
+            guard handedOut else {
+                throw SDRifyError.invalidInput(decoder.clock.isCut ? "\(decoder.label): no video frames in the requested range"
+                                                                   : "\(decoder.label): no decodable video frames")
+            }
+            return nil
+        }
+        handedOut = true
         return try chain.picture(from: decoded)
     }
+    private var handedOut = false
 
     func close() {
         failure.record(RenderStopped())  // tells the decoding thread to stop
