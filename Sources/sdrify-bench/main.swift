@@ -139,7 +139,7 @@ func effectsBenchmark() throws {
             var overlays = OverlaySpec()
             overlays.effects = [spec]
             let stage = try OverlayStage(spec: overlays, frameWidth: 1920, frameHeight: 1080)
-            ms.append(medianMilliseconds(runs: 15) { stage.apply(to: frame, time: 0) })
+            ms.append(medianMilliseconds(runs: 15) { stage.apply(to: frame, time: .zero) })
         }
         print(String(format: "| effect %@ %@, ms per 1920x1080 picture (median of 15): whole picture / 480x270 region | %.2f / %.2f | | region %.1f %% of whole |",
                      kind.rawValue, values.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", "), ms[0], ms[1], ms[1] / ms[0] * 100))

@@ -36,7 +36,7 @@ final class AudioMixer {
         self.music = music
         self.openClip = openClip
         if let music, music.volume > 0 {
-            guard let reader = try PCMReader(path: music.path, start: music.from, tolerateErrors: tolerateErrors) else {
+            guard let reader = try PCMReader(path: music.path, start: MediaTime(seconds: music.from), tolerateErrors: tolerateErrors) else {
                 throw SDRifyError.invalidInput("\(music.path): no audio this build can decode")
             }
             musicReader = reader

@@ -9,7 +9,7 @@ enum AudioOnlyConversion {
 
     /// Whether `path` is such an input: it decodes as sound and holds no pictures. Its length in seconds, or nil.
     static func length(of path: String) -> Double? {
-        guard let reader = try? PCMReader(path: path, start: 0, tolerateErrors: false), !reader.hasVideo else { return nil }
+        guard let reader = try? PCMReader(path: path, start: .zero, tolerateErrors: false), !reader.hasVideo else { return nil }
         return reader.duration
     }
 

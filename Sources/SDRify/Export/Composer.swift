@@ -109,7 +109,8 @@ public enum Composer {
             case .video(let info, let orientation):
                 return .init(source: info.path, kind: "video", hdr: report.clips[c.index]?.sourceColor?.hdrKind ?? info.video.hdrKind,
                              orientationExif: orientation.rawValue,
-                             from: c.from, to: c.from + c.seconds, start: start, duration: shown, transition: c.spec.transition)
+                             from: c.from.seconds, to: (c.from + c.length).seconds, start: start, duration: shown,
+                             transition: c.spec.transition)
             case .image(let path):
                 return .init(source: path, kind: "image", hdr: .sdr, orientationExif: 1, from: nil, to: nil, start: start, duration: shown,
                              transition: c.spec.transition)

@@ -30,10 +30,10 @@ enum Passthrough {
         defer { output.discard() }
         let muxer = try Muxer(fd: output.fd, path: options.output, formatName: try CodecCatalog.muxer(forOutput: options.output))
         let tb = demuxer.videoTimeBase
-        let lateStart = max(info.format.startTime ?? 0, 0)
+        let lateStart = MediaTime(seconds: max(info.format.startTime ?? 0, 0))
         let outVideo = try muxer.addCopiedVideoStream(from: demuxer)
         let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: lateStart, end: nil)
-        let shiftTicks = tb.ticks(lateStart)
+        let shiftTicks = lateStart.ticks(tb)
         muxer.copyMetadata(from: demuxer, keepLocation: options.keepLocation)
         let subtitles = try SoftSubtitles(softSubtitles, muxer: muxer)
         if options.keepChapters { try muxer.copyChapters(from: demuxer, shift: lateStart, end: nil) }

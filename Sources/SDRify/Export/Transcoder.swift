@@ -165,8 +165,10 @@ public enum Transcoder {
         let target = TargetSize.fit(width: dw, height: dh, into: options.preset.box)
         // The part of the input used, on the clock its pictures, sound, chapters and subtitles all follow.
         let cutting = options.start != nil || options.duration != nil
-        let clock = cutting ? ClipClock.trim(videoStart: demuxer.videoStartSeconds, from: options.start ?? 0, seconds: options.duration)
-            : ClipClock.whole(videoStart: demuxer.videoStartSeconds, lateStart: info.format.startTime ?? 0)
+        let clock = cutting
+            ? ClipClock.trim(videoStart: demuxer.videoStart, from: MediaTime(seconds: options.start ?? 0),
+                             length: options.duration.map { MediaTime(seconds: $0) })
+            : ClipClock.whole(videoStart: demuxer.videoStart, lateStart: MediaTime(seconds: info.format.startTime ?? 0))
 
         // Soft subtitles are read now too, on the output's clock (a cut moves and trims them).
         func onOutputClock(_ cues: [Cue], shift: Double) -> [Cue] {
@@ -192,7 +194,7 @@ public enum Transcoder {
                                          clock: clock, rate: options.fps)
         let settings = timeline.output.decodeSettings
         let (decodeThreads, encodeThreads) = Renderer.threads(plan, settings: settings)
-        var carryOver = InputCarryOver(path: options.input, clock: clock, videoStart: demuxer.videoStartSeconds)
+        var carryOver = InputCarryOver(path: options.input, clock: clock, videoStart: demuxer.videoStart)
         carryOver.keepLocation = options.keepLocation
         carryOver.keepChapters = options.keepChapters
         carryOver.subtitles = softSubtitles
@@ -209,7 +211,7 @@ public enum Transcoder {
         let outcome = report.clips[0]
         let hdr = outcome?.sourceColor?.hdrKind ?? video.hdrKind  // what the pictures said, e.g. HLG by SEI
         var result = ConversionResult(input: options.input, output: options.output, preset: options.preset.name,
-                                      width: target.0, height: target.1, duration: report.duration, frames: report.frames,
+                                      width: target.0, height: target.1, duration: report.duration.seconds, frames: report.frames,
                                       hdr: hdr, orientationExif: orientation.rawValue,
                                       toneMapping: hdr == .sdr ? "none" : options.toneMap.rawValue,
                                       decodeErrors: report.errorsConcealed, elapsed: Date().timeIntervalSince(started))

@@ -20,7 +20,8 @@ final class EffectLayer: VideoLayer {
         }
     }
 
-    func apply(to frame: Frame, at time: Double) {
+    func apply(to frame: Frame, at outputTime: MediaTime) {
+        let time = outputTime.seconds
         guard time >= spec.start, spec.end.map({ time < $0 }) ?? true else { return }
         let (values, kx, ky) = spec.state(at: time - spec.start)
         let rect = self.rect(x: kx, y: ky)

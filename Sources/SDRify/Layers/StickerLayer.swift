@@ -205,7 +205,7 @@ public final class OverlayStage: @unchecked Sendable {
         layers = effects + stickers + titles + captions
     }
 
-    public func apply(to frame: Frame, time: Double) {
+    public func apply(to frame: Frame, time: MediaTime) {
         for layer in layers { layer.apply(to: frame, at: time) }
     }
 

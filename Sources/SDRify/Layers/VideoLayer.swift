@@ -1,7 +1,9 @@
 /// Something drawn over (or done to) the composed, upright 8-bit BT.709 4:2:0 picture at a time of the output's
-/// clock: an effect, a sticker, captions. The stack applies them in order.
+/// clock: an effect, a sticker, captions. The stack applies them in order. Each layer's own description (its
+/// keyframes, cue times) is in seconds as read from its file; the output time comes in exact and is read in
+/// seconds there.
 protocol VideoLayer: AnyObject {
-    func apply(to frame: Frame, at time: Double)
+    func apply(to frame: Frame, at time: MediaTime)
 }
 
 /// A layer that draws a premultiplied tile (stickers, captions).
@@ -10,8 +12,8 @@ protocol TileLayer: VideoLayer {
 }
 
 extension TileLayer {
-    func apply(to frame: Frame, at time: Double) {
-        if let tile = tile(at: time) { OverlayStage.blend(tile, into: frame) }
+    func apply(to frame: Frame, at time: MediaTime) {
+        if let tile = tile(at: time.seconds) { OverlayStage.blend(tile, into: frame) }
     }
 }
 

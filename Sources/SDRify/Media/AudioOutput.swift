@@ -8,21 +8,21 @@ final class AudioOutput {
     private let inTimeBase: AVRational
     private let outStream: Int
     private let transcoder: AudioTranscoder?
-    private let shiftSeconds: Double    // subtracted from every timestamp
-    private let endSeconds: Double?     // absolute input time where the cut ends
+    private let shift: MediaTime        // subtracted from every timestamp
+    private let end: MediaTime?         // absolute input time where the cut ends
     let transcoded: Bool
     private var lastCopiedDTS: Int64? = nil  // output time base
     /// Copied AAC is decoded on the side (cheap next to the video) so that its damage is found like the video's.
     private let checker: Decoder?
 
     /// nil when the input has no audio. `shift`: absolute input time that becomes 0 (0 keeps timestamps).
-    init?(demuxer: Demuxer, muxer: Muxer, shift: Double, end: Double?) throws {
+    init?(demuxer: Demuxer, muxer: Muxer, shift: MediaTime, end: MediaTime?) throws {
         guard let a = demuxer.audioStreamIndex else { return nil }
         index = a
         let stream = demuxer.stream(a)
         inTimeBase = stream.pointee.time_base
-        shiftSeconds = shift
-        endSeconds = end
+        self.shift = shift
+        self.end = end
         if stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_AAC {
             transcoder = nil
             outStream = try muxer.addCopiedStream(from: stream)
@@ -40,15 +40,15 @@ final class AudioOutput {
 
     enum Position { case before, within, after }
 
-    /// When a packet starts, in input seconds (nil: no timestamp).
-    func seconds(of packet: Packet) -> Double? { packet.pts.map { Double($0) * inTimeBase.double } }
+    /// When a packet starts on the input's clock (nil: no timestamp).
+    func start(of packet: Packet) -> MediaTime? { packet.pts.map { MediaTime(ticks: $0, TimeBase(inTimeBase)) } }
 
     /// Where a packet falls relative to the cut (pure: safe to ask from the demuxing thread).
     func position(of packet: Packet) -> Position {
-        let start = packet.pts.map { Double($0) * inTimeBase.double } ?? shiftSeconds
-        let end = start + Double(packet.duration) * inTimeBase.double
-        if let endSeconds, start >= endSeconds { return .after }
-        if shiftSeconds > 0, end <= shiftSeconds - 1e-6 { return .before }
+        let start = self.start(of: packet) ?? shift
+        let packetEnd = start + MediaTime(ticks: packet.duration, TimeBase(inTimeBase))
+        if let end, start >= end { return .after }
+        if shift > .zero, packetEnd <= shift - MediaTime(value: 1, timescale: 1_000_000) { return .before }
         return .within
     }
 
@@ -84,8 +84,8 @@ final class AudioOutput {
     }
 
     private func write(_ packet: Packet, muxer: Muxer, tb: AVRational) throws {
-        if shiftSeconds != 0 { packet.shift(by: Int64((shiftSeconds / tb.double).rounded())) }
-        if let pts = packet.pts, pts + packet.duration <= 0, shiftSeconds > 0 { return }  // resampler lead-in before the cut
+        if shift != .zero { packet.shift(by: shift.ticks(TimeBase(tb))) }
+        if let pts = packet.pts, pts + packet.duration <= 0, shift > .zero { return }  // resampler lead-in before the cut
         if transcoder == nil { lastCopiedDTS = try checkedCopyDTS(packet, tb: tb, muxer: muxer) }
         try muxer.write(packet, stream: outStream, from: tb)
     }

@@ -174,9 +174,10 @@ final class Demuxer {
         for i in 0..<Int(ctx.pointee.nb_streams) where i != index { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
     }
 
-    func seek(toSeconds seconds: Double) throws {
+    func seek(to time: MediaTime) throws {
         if videoStream.pointee.start_time == ffNoPTS { return }   // no timestamps: a raw elementary stream
-        let ts = Int64(seconds * Double(AV_TIME_BASE))
+        let ts = time.ticks(TimeBase(num: 1, den: AV_TIME_BASE))
+        let seconds = time.seconds
         try ffCheck(avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0), "\(path): seeking to \(seconds) s",
                     status: .invalidInput)
     }

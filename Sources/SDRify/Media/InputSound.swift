@@ -8,26 +8,26 @@ final class InputSound {
     private let output: AudioOutput
     private let packet: Packet
     private let tolerateErrors: Bool
-    private let shift: Double
+    private let shift: MediaTime
     private var held: Packet? = nil     // read, but later than what was asked for so far
     private var done = false
     /// Damaged packets dropped under --tolerate-errors.
     private(set) var dropped = 0
 
-    /// nil when the input has no audio to keep. `shift`: absolute input seconds that become 0; `end`: absolute
-    /// input seconds where the cut ends; `seek`: where the pictures' demuxer was sent (the same place, so the
-    /// sound starts where the pictures do).
-    init?(path: String, muxer: Muxer, shift: Double, end: Double?, seek: Double?, tolerateErrors: Bool) throws {
+    /// nil when the input has no audio to keep. `shift`: the input time that becomes 0; `end`: the input time
+    /// where the cut ends; `seek`: where the pictures' demuxer was sent (the same place, so the sound starts where
+    /// the pictures do).
+    init?(path: String, muxer: Muxer, shift: MediaTime, end: MediaTime?, seek: MediaTime?, tolerateErrors: Bool) throws {
         let demuxer = try Demuxer(path: path)
         guard let output = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: shift, end: end) else { return nil }
         demuxer.readOnly(stream: demuxer.audioStreamIndex!)
-        if let seek { try demuxer.seek(toSeconds: seek) }
+        if let seek { try demuxer.seek(to: seek) }
         self.demuxer = demuxer; self.output = output; self.tolerateErrors = tolerateErrors; self.shift = shift
         packet = try Packet()
     }
 
-    /// Writes the sound up to `seconds` of the output (nil: all that is left, and the encoder's tail).
-    func write(upTo seconds: Double?, muxer: Muxer) throws {
+    /// Writes the sound up to `time` of the output (nil: all that is left, and the encoder's tail).
+    func write(upTo time: MediaTime?, muxer: Muxer) throws {
         while !done {
             if held == nil {
                 guard try read() else { done = true; break }
@@ -35,7 +35,7 @@ final class InputSound {
                 held = try packet.moved()
             }
             let next = held!
-            if let seconds, let start = output.seconds(of: next), start - shift > seconds { return }
+            if let time, let start = output.start(of: next), start - shift > time { return }
             held = nil
             switch output.position(of: next) {
             case .before: continue
@@ -49,7 +49,7 @@ final class InputSound {
                 }
             }
         }
-        if seconds == nil { try output.finish(muxer: muxer) }
+        if time == nil { try output.finish(muxer: muxer) }
     }
 
     /// The next audio packet; false at the end. A read error (a file cut short) ends the sound under

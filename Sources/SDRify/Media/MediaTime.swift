@@ -9,10 +9,44 @@ public struct MediaTime: Comparable, Hashable, Sendable, CustomStringConvertible
         self.value = value; self.timescale = timescale
     }
 
-    /// The nearest tick of `timescale` to `seconds` (microseconds by default).
+    /// The nearest tick of `timescale` to `seconds` (microseconds by default), within ±10¹² s (a value read from a
+    /// command line or a file may be any finite number; NaN counts as 0).
     public init(seconds: Double, timescale: Int64 = 1_000_000) {
-        self.init(value: Int64((seconds * Double(timescale)).rounded()), timescale: timescale)
+        let bound = 1e12 * Double(timescale)
+        let ticks = seconds.isNaN ? 0 : min(max((seconds * Double(timescale)).rounded(), -bound), bound)
+        self.init(value: Int64(ticks), timescale: timescale)
     }
+
+    /// `ticks` of a stream's time base, exactly.
+    init(ticks: Int64, _ base: TimeBase) {
+        self = MediaTime.reduced(Int128(ticks) * Int128(base.num), Int128(max(base.den, 1)))
+    }
+
+    /// The whole ticks of `base` nearest to this time.
+    func ticks(_ base: TimeBase) -> Int64 {
+        let num = Int128(value) * Int128(base.den), den = Int128(timescale) * Int128(max(base.num, 1))
+        let q = (2 * num + (num >= 0 ? den : -den)) / (2 * den)   // rounded half away from zero
+        return Int64(clamping: q)
+    }
+
+    /// value/timescale in lowest terms (and within Int64: a timescale too fine to fit is coarsened).
+    private static func reduced(_ value: Int128, _ timescale: Int128) -> MediaTime {
+        var (v, t) = (value, timescale)
+        var a = abs(v), b = t
+        while b != 0 { (a, b) = (b, a % b) }
+        if a > 1 { v /= a; t /= a }
+        while t > Int128(Int64.max) || abs(v) > Int128(Int64.max) { v /= 2; t /= 2 }
+        return MediaTime(value: Int64(v), timescale: Int64(max(t, 1)))
+    }
+
+    public static func + (a: MediaTime, b: MediaTime) -> MediaTime {
+        reduced(Int128(a.value) * Int128(b.timescale) + Int128(b.value) * Int128(a.timescale), Int128(a.timescale) * Int128(b.timescale))
+    }
+    public static func - (a: MediaTime, b: MediaTime) -> MediaTime {
+        reduced(Int128(a.value) * Int128(b.timescale) - Int128(b.value) * Int128(a.timescale), Int128(a.timescale) * Int128(b.timescale))
+    }
+    /// Half of this time, exactly.
+    var half: MediaTime { MediaTime.reduced(Int128(value), 2 * Int128(timescale)) }
 
     public static let zero = MediaTime(value: 0, timescale: 1)
 
@@ -79,6 +113,15 @@ public struct FrameRate: Equatable, Sendable, CustomStringConvertible {
 
     /// How many whole frames fit in `seconds`, to the nearest frame.
     public func frames(in seconds: Double) -> Int { Int((seconds * fps).rounded()) }
+
+    /// How many whole frames fit in `length`, to the nearest frame (exact).
+    public func frames(in length: MediaTime) -> Int {
+        let n = Int128(length.value) * Int128(num), d = Int128(length.timescale) * Int128(den)
+        return Int(clamping: (2 * n + d) / (2 * d))
+    }
+
+    /// Half a frame's length.
+    var halfFrame: MediaTime { MediaTime(value: den, timescale: 2 * num) }
 }
 
 extension MediaTime {

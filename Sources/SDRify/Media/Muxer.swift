@@ -92,15 +92,15 @@ final class Muxer {
 
     /// The input's chapters, moved by `shift` seconds and cut to [0, `end`) (those outside dropped). The output
     /// context frees them with itself.
-    func copyChapters(from demuxer: Demuxer, shift: Double, end: Double?) throws {
+    func copyChapters(from demuxer: Demuxer, shift: MediaTime, end: MediaTime?) throws {
         let input = demuxer.ctx
         var kept: [UnsafeMutablePointer<AVChapter>] = []
         for i in 0..<Int(input.pointee.nb_chapters) {
             guard let c = input.pointee.chapters[i] else { continue }
             let tb = c.pointee.time_base.double
-            let start = max(0, Double(c.pointee.start) * tb - shift)
-            var stop = Double(c.pointee.end) * tb - shift
-            if let end { stop = min(stop, end) }
+            let start = max(0, Double(c.pointee.start) * tb - shift.seconds)
+            var stop = Double(c.pointee.end) * tb - shift.seconds
+            if let end { stop = min(stop, end.seconds) }
             guard stop > start else { continue }
             guard let out = av_mallocz(MemoryLayout<AVChapter>.size)?.assumingMemoryBound(to: AVChapter.self) else {
                 throw SDRifyError.conversion("out of memory")

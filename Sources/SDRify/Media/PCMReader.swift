@@ -21,9 +21,9 @@ final class PCMReader {
     private var resampledLeft: [Float] = [], resampledRight: [Float] = []   // reused for every decoded frame
 
     /// Whether `path` has an audio stream this libavcodec decodes (nil: no usable audio), and opens it.
-    init?(path: String, start: Double, tolerateErrors: Bool) throws {
+    init?(path: String, start: MediaTime, tolerateErrors: Bool) throws {
         self.path = path
-        self.start = start
+        self.start = start.seconds
         self.tolerateErrors = tolerateErrors
         var c: UnsafeMutablePointer<AVFormatContext>? = nil
         let opened = avformat_open_input(&c, path, nil, nil)
@@ -49,7 +49,7 @@ final class PCMReader {
         }
         fifo = f; frame = fr
         packet = try Packet()
-        if start > 0 { seek(to: start) }
+        if self.start > 0 { seek(to: self.start) }
     }
 
     deinit {

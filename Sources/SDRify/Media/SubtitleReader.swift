@@ -39,7 +39,7 @@ extension Demuxer {
         ctx.pointee.pkt_timebase = st.pointee.time_base
         try ffCheck(avcodec_open2(ctx, codec, nil), "\(path): subtitle decoder", status: .invalidInput)
         for i in 0..<trackCount where i != index { stream(i).pointee.discard = AVDISCARD_ALL }
-        try seek(toSeconds: 0)
+        try seek(to: .zero)
         let tb = st.pointee.time_base.double
         let packet = try Packet()
         var out: [(start: Double, end: Double, text: String)] = []

@@ -29,8 +29,8 @@ extension Demuxer {
     /// The video track's ID in the container (an MP4/MOV track_ID).
     var videoTrackID: Int { Int(videoStream.pointee.id) }
 
-    /// The first video timestamp, in seconds (0 when the container does not say).
-    var videoStartSeconds: Double { Double(videoStartTicks) * videoTimeBase.seconds }
+    /// The first video timestamp (0 when the container does not say).
+    var videoStart: MediaTime { MediaTime(ticks: videoStartTicks, videoTimeBase) }
 
     /// How long the container says the video track lasts, in video ticks (nil when it does not say).
     var videoDurationTicks: Int64? {

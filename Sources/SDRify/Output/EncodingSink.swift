@@ -5,7 +5,7 @@ import Foundation
 struct InputCarryOver {
     var path: String
     var clock: ClipClock
-    var videoStart: Double      // the video's first timestamp (seconds): where an untrimmed read begins
+    var videoStart: MediaTime   // the video's first timestamp: where an untrimmed read begins
     var keepLocation = false
     var keepChapters = true
     /// Soft subtitle tracks to write, their cues already on the output's clock.
@@ -84,7 +84,7 @@ final class EncodingSink: MediaSink {
         try drainVideo()
         // The input's sound follows the pictures up to where this one ends.
         if let sound, let pts = picture.pts {
-            try sound.write(upTo: Double(pts + (picture.duration ?? 0)) * timeBase.seconds, muxer: muxer)
+            try sound.write(upTo: MediaTime(ticks: pts + (picture.duration ?? 0), timeBase), muxer: muxer)
         }
     }
 

@@ -17,12 +17,12 @@ public struct PosterResult: Sendable {
 /// copy on write if they come back to it), so a variable frame rate's gaps show what a player shows.
 final class PosterSink: MediaSink {
     let request: PosterRequest
-    let time: Double
+    let time: MediaTime
     private let type: ImageFileType
     private let output: AtomicOutput
     private var timeBase = TimeBase(num: 1, den: 1)
     private var held: Frame? = nil
-    private var heldStart = 0.0
+    private var heldStart = MediaTime.zero
     private var past = false             // a picture after the time has come: the held one is final
     let audioBlock = 1024
     private(set) var result: PosterResult? = nil
@@ -33,10 +33,11 @@ final class PosterSink: MediaSink {
         guard let type = ImageFileType(path: request.path) else {
             throw SDRifyError.usage("\(request.path): a poster is a \(ImageFileType.extensions) file")
         }
-        time = request.at ?? PosterRequest.defaultTime(outputSeconds: outputSeconds)
-        if let outputSeconds, request.at != nil, time >= outputSeconds {
-            throw SDRifyError.usage(String(format: "the poster time (%.3f s) is past the end of the output (%.3f s)", time, outputSeconds))
+        let seconds = request.at ?? PosterRequest.defaultTime(outputSeconds: outputSeconds)
+        if let outputSeconds, request.at != nil, seconds >= outputSeconds {
+            throw SDRifyError.usage(String(format: "the poster time (%.3f s) is past the end of the output (%.3f s)", seconds, outputSeconds))
         }
+        time = MediaTime(seconds: seconds)
         self.request = request; self.type = type
         output = try AtomicOutput.open(finalPath: request.path, inputPaths: inputs, overwrite: overwrite)
     }
@@ -47,9 +48,8 @@ final class PosterSink: MediaSink {
 
     func write(picture: Frame) throws {
         guard !past else { return }
-        let start = Double(picture.pts ?? 0) * timeBase.seconds
-        // A picture starts "at" the time when it does to within a microsecond (n/fps in floating point).
-        guard start <= time + 1e-6 else { past = true; return }
+        let start = MediaTime(ticks: picture.pts ?? 0, timeBase)
+        guard start <= time else { past = true; return }
         held = try picture.reference()
         heldStart = start
     }
@@ -62,6 +62,6 @@ final class PosterSink: MediaSink {
 
     func commit() throws {
         try output.commit()
-        result = PosterResult(path: request.path, time: time, pictureTime: heldStart)
+        result = PosterResult(path: request.path, time: time.seconds, pictureTime: heldStart.seconds)
     }
 }

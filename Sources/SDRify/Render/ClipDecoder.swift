@@ -17,8 +17,8 @@ final class ClipDecoder {
     let warn: WarningHandler
     let tb: TimeBase
     let frameTicks: Int64
-    private let halfFrame: Double
-    private let videoStart: Double
+    private let halfFrame: MediaTime
+    private let videoStart: MediaTime
     private let packet: Packet
 
     private(set) var decodeErrors = 0
@@ -36,8 +36,8 @@ final class ClipDecoder {
         let rate = demuxer.videoFrameRate
         frameTicks = max(1, Int64((1 / rate.fps / tb.seconds).rounded()))
         order = PictureOrder(frameTicks: frameTicks)
-        halfFrame = 0.5 / max(rate.fps, 1)
-        videoStart = Double(demuxer.videoStartTicks) * tb.seconds
+        halfFrame = rate.halfFrame
+        videoStart = demuxer.videoStart
         packet = try Packet()
     }
 
@@ -107,7 +107,7 @@ final class ClipDecoder {
 
     private func seconds(_ pts: Int64?) -> String {
         guard let pts else { return "an unknown time" }
-        let t = Double(pts) * tb.seconds - videoStart
+        let t = (MediaTime(ticks: pts, tb) - videoStart).seconds
         return String(format: "%.3f s", abs(t) < 0.0005 ? 0 : t)  // no "-0.000"
     }
 
@@ -167,7 +167,7 @@ final class ClipDecoder {
 
     private var order: PictureOrder
     /// Source ticks that become the output clock's 0.
-    private lazy var shiftTicks = tb.ticks(clock.origin)
+    private lazy var shiftTicks = clock.origin.ticks(tb)
     /// The video track's edit list presents one segment of media (read when a packet is first marked outside it).
     private lazy var singleEdit = (EditList.segments(path: demuxer.path, trackID: demuxer.videoTrackID) ?? 1) <= 1
     private var sawFirstPicture = false
@@ -200,7 +200,7 @@ final class ClipDecoder {
             try tolerate("\(label): damaged timestamps: a picture is left out before the start "
                          + String(format: "%.3f s before the first one inside the edit", Double(gap) * tb.seconds))
         }
-        let time = Double(sourcePTS) * tb.seconds
+        let time = MediaTime(ticks: sourcePTS, tb)
         if clock.isCut, time < clock.start - halfFrame { return false }
         if let end = clock.end, time >= end - halfFrame { return true }
         if frame.isCorrupt { try tolerate("\(label): damaged video at \(seconds(frame.pts))") }

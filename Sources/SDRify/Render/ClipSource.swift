@@ -2,8 +2,8 @@ import Foundation
 
 /// One clip of a render while it is open: its picture at any time of its own clock, fitted into the canvas.
 protocol ClipSource: AnyObject {
-    /// The canvas-sized picture shown `seconds` after the clip starts showing. Valid until the next call.
-    func picture(at seconds: Double) throws -> Frame
+    /// The canvas-sized picture shown `time` after the clip starts showing. Valid until the next call.
+    func picture(at time: MediaTime) throws -> Frame
     /// Stops any work and releases the clip's decoders (at most two clips are open at a time).
     func close()
 }
@@ -12,7 +12,7 @@ protocol ClipSource: AnyObject {
 final class StillClipSource: ClipSource {
     private let frame: Frame
     init(_ frame: Frame) { self.frame = frame }
-    func picture(at seconds: Double) throws -> Frame { frame }
+    func picture(at time: MediaTime) throws -> Frame { frame }
     func close() {}
 }
 
@@ -41,7 +41,7 @@ final class VideoClipSource: ClipSource, @unchecked Sendable {
     init(demuxer: Demuxer, info: MediaInfo, orientation: Orientation, clock: ClipClock, size: (width: Int, height: Int),
          canvas: Canvas, toneMap: ToneMapOperator, settings: DecodeSettings, decodeThreads: Int, inline: Bool, ringSize: Int,
          warn: @escaping WarningHandler) throws {
-        if let seek = clock.seekTarget(videoStart: demuxer.videoStartSeconds) { try demuxer.seek(toSeconds: seek) }
+        if let seek = clock.seekTarget(videoStart: demuxer.videoStart) { try demuxer.seek(to: seek) }
         let video = try Decoder(videoOf: demuxer, threads: decodeThreads)
         decoder = try ClipDecoder(label: info.path, settings: settings, video: info.video, demuxer: demuxer, decoder: video,
                                   orientation: orientation, clock: clock, warn: warn)
@@ -74,14 +74,14 @@ final class VideoClipSource: ClipSource, @unchecked Sendable {
         return frame
     }
 
-    func picture(at seconds: Double) throws -> Frame {
+    func picture(at time: MediaTime) throws -> Frame {
         while !ended {
             if pending == nil {
                 pending = try decoded()
                 if pending == nil { ended = true; break }
             }
             // The next picture takes over once it is nearer to this time than the current one.
-            if let current, Double((current.pts ?? 0) + (pending!.pts ?? 0)) / 2 * decoder.tb.seconds >= seconds { break }
+            if let current, MediaTime(ticks: (current.pts ?? 0) + (pending!.pts ?? 0), decoder.tb).half >= time { break }
             current = pending
             pending = nil
             shownIsCurrent = false

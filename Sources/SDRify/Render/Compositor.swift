@@ -43,7 +43,7 @@ final class Compositor: @unchecked Sendable {  // used by one thread at a time
                 throw SDRifyError.conversion("timeline: the source's clock needs one video clip")  // the plan makes this impossible
             }
             guard let picture = try source.nextPicture() else { return nil }
-            overlays?.apply(to: picture, time: Double(picture.pts ?? 0) * tb.seconds)
+            overlays?.apply(to: picture, time: MediaTime(ticks: picture.pts ?? 0, tb))
             return picture
         }
     }
@@ -72,8 +72,7 @@ final class Compositor: @unchecked Sendable {  // used by one thread at a time
         if active.count == 1, let next = plan.clips.first(where: { $0.index == active[0].index + 1 }), sources[next.index] == nil {
             try openSource(next)
         }
-        let time = plan.fps.time(ofFrame: n).seconds
-        overlays?.apply(to: out, time: time)
+        overlays?.apply(to: out, time: plan.fps.time(ofFrame: n))
         out.pts = Int64(n)
         out.duration = 1
         return out
@@ -81,8 +80,7 @@ final class Compositor: @unchecked Sendable {  // used by one thread at a time
 
     private func picture(_ clip: RenderPlan.Clip, _ n: Int) throws -> Frame {
         let source = try sources[clip.index] ?? openSource(clip)
-        let local = plan.fps.time(ofFrame: n - clip.startFrame).seconds
-        return try source.picture(at: local)
+        return try source.picture(at: plan.fps.time(ofFrame: n - clip.startFrame))
     }
 
     @discardableResult

@@ -26,14 +26,14 @@ struct RenderPlan {
         let spec: TimelineClip
         let content: Content
         let fit: Fit
-        let from: Double            // seconds of the clip's own clock where it starts showing (videos)
-        var sourceStart = 0.0       // the video's first timestamp (seconds): its own clock's 0
-        let seconds: Double         // how long it shows, before rounding to frames
+        let from: MediaTime         // on the clip's own clock, where it starts showing (videos)
+        var sourceStart = MediaTime.zero   // the video's first timestamp: its own clock's 0
+        let length: MediaTime       // how long it shows, before rounding to frames
         var startFrame = 0          // first output frame
         var frames = 0              // output frames it shows (transitions included)
         var transitionFrames = 0    // overlap with the next clip
         /// The clip's source clock mapped to its pictures' (videos).
-        var clock: ClipClock { ClipClock.trim(videoStart: sourceStart, from: from, seconds: seconds) }
+        var clock: ClipClock { ClipClock.trim(videoStart: sourceStart, from: from, length: length) }
         var hasAudio: Bool { if case .video(let info, _) = content { return !info.audio.isEmpty } else { return false } }
         var endFrame: Int { startFrame + frames }
 
@@ -55,7 +55,7 @@ struct RenderPlan {
 
     /// How long the output will be, as far as the headers tell (nil when they do not), for progress.
     var expectedSeconds: Double? {
-        let seconds = clock == .constant(fps) ? totalSeconds : clips[0].seconds
+        let seconds = clock == .constant(fps) ? totalSeconds : clips[0].length.seconds
         return seconds > 0 ? seconds : nil
     }
 
@@ -63,29 +63,30 @@ struct RenderPlan {
     /// clock or, with `rate`, by that constant rate.
     static func single(_ timeline: Timeline, info: MediaInfo, demuxer: Demuxer, orientation: Orientation,
                        size: (width: Int, height: Int), clock: ClipClock, rate: FrameRate?) throws -> RenderPlan {
-        let from = clock.isCut ? clock.start - demuxer.videoStartSeconds : 0
+        let from = clock.isCut ? clock.start - demuxer.videoStart : .zero
         // The length matters to a constant rate (how many pictures); with the source's clock only to progress.
-        let available = rate == nil ? (info.format.duration ?? 0) - from : try videoLength(info, demuxer) - from
-        let seconds = max(0, min(clock.length ?? available, available))
+        let whole = rate == nil ? MediaTime(seconds: info.format.duration ?? 0) : try videoLength(info, demuxer)
+        let available = whole - from
+        let length = max(.zero, min(clock.length ?? available, available))
         let canvas = Canvas(width: size.width, height: size.height,
                             backdrop: try Backdrop(timeline.background, width: size.width, height: size.height))
         let fps = rate ?? demuxer.videoFrameRate
         var clip = Clip(index: 0, name: info.path, spec: timeline.clips[0], content: .video(info: info, orientation: orientation),
-                        fit: .stretch, from: from, sourceStart: demuxer.videoStartSeconds, seconds: seconds)
-        clip.frames = max(1, fps.frames(in: clip.seconds))
+                        fit: .stretch, from: from, sourceStart: demuxer.videoStart, length: length)
+        clip.frames = max(1, fps.frames(in: clip.length))
         var plan = RenderPlan(timeline: timeline, canvas: canvas, fps: fps,
                               clock: rate.map { .constant($0) } ?? .source(demuxer.videoTimeBase), clips: [clip], totalFrames: clip.frames)
         plan.singleClock = clock
         return plan
     }
 
-    /// How long a video lasts, in seconds: its track's duration, the file's, or (a raw bitstream) its pictures at
-    /// the nominal rate.
-    static func videoLength(_ info: MediaInfo, _ demuxer: Demuxer) throws -> Double {
-        let tb = demuxer.videoTimeBase
-        var length = demuxer.videoDurationTicks.map { Double($0) * tb.seconds } ?? info.format.duration
-        if length == nil { length = Double(try demuxer.countVideoPackets()) / demuxer.videoFrameRate.fps }
-        guard let length, length > 0 else { throw SDRifyError.invalidInput("\(info.path): no video frames") }
+    /// How long a video lasts: its track's duration, the file's, or (a raw bitstream) its pictures at the nominal
+    /// rate.
+    static func videoLength(_ info: MediaInfo, _ demuxer: Demuxer) throws -> MediaTime {
+        var length = demuxer.videoDurationTicks.map { MediaTime(ticks: $0, demuxer.videoTimeBase) }
+            ?? info.format.duration.map { MediaTime(seconds: $0) }
+        if length == nil { length = demuxer.videoFrameRate.time(ofFrame: try demuxer.countVideoPackets()) }
+        guard let length, length > .zero else { throw SDRifyError.invalidInput("\(info.path): no video frames") }
         return length
     }
 
@@ -104,8 +105,8 @@ struct RenderPlan {
             let fit = spec.fit ?? out.fit
             switch spec.source {
             case .color(let c):
-                clips.append(Clip(index: i, name: label, spec: spec, content: .color(c), fit: fit, from: 0,
-                                  seconds: spec.duration ?? out.imageDuration))
+                clips.append(Clip(index: i, name: label, spec: spec, content: .color(c), fit: fit, from: .zero,
+                                  length: MediaTime(seconds: spec.duration ?? out.imageDuration)))
             case .video(let path), .image(let path):
                 switch try Prober.openClip(path: path, allowTruncated: out.tolerateErrors) {
                 case .still(let w, let h):
@@ -117,8 +118,8 @@ struct RenderPlan {
                         let upright = try ImageDecoder.decode(path: path, maxPixels: StillPicture.maxPixels, firstOnly: true)[0]
                         sized(upright.width, upright.height)
                     } else { sized(w, h) }
-                    clips.append(Clip(index: i, name: label, spec: spec, content: .image(path: path), fit: fit, from: 0,
-                                      seconds: spec.duration ?? out.imageDuration))
+                    clips.append(Clip(index: i, name: label, spec: spec, content: .image(path: path), fit: fit, from: .zero,
+                                      length: MediaTime(seconds: spec.duration ?? out.imageDuration)))
                 case .video(let info, let demuxer, let truncated):
                     if let truncated { warn("\(truncated): composing what it holds") }
                     if let codec = demuxer.undecodableAudio {
@@ -127,17 +128,18 @@ struct RenderPlan {
                     if case .image = spec.source { throw SDRifyError.usage("\(label): is a video, not a still picture") }
                     let orientation = try info.supportedOrientation()
                     let length = try videoLength(info, demuxer)
-                    let from = spec.from ?? 0
+                    let from = MediaTime(seconds: spec.from ?? 0)
                     guard from < length else {
-                        throw SDRifyError.usage(String(format: "\(label): from (%.3f s) is past the end of the video (%.3f s)", from, length))
+                        throw SDRifyError.usage(String(format: "\(label): from (%.3f s) is past the end of the video (%.3f s)",
+                                                       from.seconds, length.seconds))
                     }
-                    var to = min(spec.to ?? length, length)
-                    if let d = spec.duration, spec.to == nil { to = min(from + d, length) }
+                    var to = min(spec.to.map { MediaTime(seconds: $0) } ?? length, length)
+                    if let d = spec.duration, spec.to == nil { to = min(from + MediaTime(seconds: d), length) }
                     let (dw, dh) = info.video.displaySize
                     sized(dw, dh)
                     if firstRate == nil { firstRate = demuxer.videoFrameRate }
                     clips.append(Clip(index: i, name: label, spec: spec, content: .video(info: info, orientation: orientation), fit: fit,
-                                      from: from, sourceStart: demuxer.videoStartSeconds, seconds: to - from))
+                                      from: from, sourceStart: demuxer.videoStart, length: to - from))
                 }
             }
         }
@@ -147,17 +149,17 @@ struct RenderPlan {
         let fps = out.fps ?? firstRate.map { FrameRate(approximating: $0.fps) } ?? FrameRate(num: 30, den: 1)
 
         // Whole frames: each clip's length, each overlap, and where each clip starts.
-        for i in clips.indices { clips[i].frames = max(1, fps.frames(in: clips[i].seconds)) }
+        for i in clips.indices { clips[i].frames = max(1, fps.frames(in: clips[i].length)) }
         var start = 0
         for i in clips.indices {
             clips[i].startFrame = start
             guard i + 1 < clips.count else { break }
             let t = clips[i].spec.transition
             if t.kind != .none {
-                for n in [i, i + 1] where t.duration > clips[n].seconds / 2 + 1e-9 {
+                for n in [i, i + 1] where MediaTime(seconds: t.duration) > clips[n].length.half {
                     let which = n == i ? "this clip" : "the next one, \(clips[n].name),"
                     throw SDRifyError.usage(String(format: "\(clips[i].name): its %.3g s transition is longer than half of \(which) which shows %.3f s",
-                                                   t.duration, clips[n].seconds))
+                                                   t.duration, clips[n].length.seconds))
                 }
                 clips[i].transitionFrames = min(fps.frames(in: t.duration), clips[i].frames / 2, clips[i + 1].frames / 2)
             }

@@ -12,7 +12,7 @@ struct ClipOutcome {
 /// What a finished render made.
 struct RenderReport {
     var frames: Int
-    var duration: Double                 // seconds of pictures written
+    var duration: MediaTime              // of the pictures written
     var errorsConcealed: Int             // in the pictures, the mixed sound and the sinks' own reading
     var clips: [Int: ClipOutcome]        // video clips, by index
     var mostClipsOpen: Int
@@ -86,11 +86,11 @@ enum Renderer {
                 let pts = picture.pts ?? end
                 if first == nil { first = pts }
                 end = max(end, pts + (picture.duration ?? 1))
-                try mixSound(upTo: Int((Double(end) * timeBase.seconds * Double(AudioMixer.rate)).rounded()))
+                try mixSound(upTo: Int(MediaTime(ticks: end, timeBase).ticks(TimeBase(num: 1, den: Int32(AudioMixer.rate)))))
                 let now = Date()
                 if now.timeIntervalSince(lastReport) >= 0.25 {
                     lastReport = now
-                    progress(ConversionProgress(frames: frames, outTime: Double(pts - first!) * timeBase.seconds, totalTime: total,
+                    progress(ConversionProgress(frames: frames, outTime: MediaTime(ticks: pts - first!, timeBase).seconds, totalTime: total,
                                                 elapsed: now.timeIntervalSince(started), finished: false))
                 }
             }
@@ -103,8 +103,8 @@ enum Renderer {
         if let mixer { try mixSound(upTo: mixer.totalSamples) }
         try finishAll(sinks)
 
-        let duration = Double(end - (first ?? 0)) * timeBase.seconds
-        progress(ConversionProgress(frames: frames, outTime: duration, totalTime: total, elapsed: Date().timeIntervalSince(started),
+        let duration = MediaTime(ticks: end - (first ?? 0), timeBase)
+        progress(ConversionProgress(frames: frames, outTime: duration.seconds, totalTime: total, elapsed: Date().timeIntervalSince(started),
                                     finished: true))
         let concealed = outcomes.all.values.reduce(0) { $0 + $1.errorsConcealed } + (mixer?.errorsConcealed ?? 0)
             + sinks.reduce(0) { $0 + $1.errorsConcealed }
