@@ -6,10 +6,10 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "sdrify", targets: ["sdrify"]),
-        .library(name: "SDRify", targets: ["SDRify"]),
+        .library(name: "SDRify", targets: ["SDRify"])
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
     ],
     targets: [
         // C libraries from Debian bookworm (scripts/setup installs them).
@@ -57,6 +57,6 @@ let package = Package(
         .executableTarget(name: "sdrify-bench", dependencies: ["SDRify", "SDRifyMeasure"]),
         .executableTarget(name: "sdrify-fuzz", dependencies: ["SDRify"]),
         .testTarget(name: "SDRifyTests", dependencies: ["SDRify", "SDRifyMeasure"]),
-        .testTarget(name: "CLITests", dependencies: ["sdrify", "SDRify", "SDRifyMeasure"]),
+        .testTarget(name: "CLITests", dependencies: ["sdrify", "SDRify", "SDRifyMeasure"])
     ]
 )

@@ -5,7 +5,7 @@ public enum ExitStatus: Int32, Sendable {
     case invalidInput = 2
     case unsupportedInput = 3
     case outputProblem = 4
-    case timedOut = 124   // --timeout, as timeout(1)
+    case timedOut = 124  // --timeout, as timeout(1)
     case usage = 64
     case interrupted = 130
     case terminated = 143

@@ -65,7 +65,8 @@ public enum ColorScience {
             if abs(h1p - h2p) <= 180 { hbarp /= 2 } else { hbarp = (h1p + h2p < 360) ? (h1p + h2p + 360) / 2 : (h1p + h2p - 360) / 2 }
         }
         let rad = Double.pi / 180
-        let T = 1 - 0.17 * cos((hbarp - 30) * rad) + 0.24 * cos(2 * hbarp * rad) + 0.32 * cos((3 * hbarp + 6) * rad)
+        let T =
+            1 - 0.17 * cos((hbarp - 30) * rad) + 0.24 * cos(2 * hbarp * rad) + 0.32 * cos((3 * hbarp + 6) * rad)
             - 0.20 * cos((4 * hbarp - 63) * rad)
         let dTheta = 30 * exp(-pow((hbarp - 275) / 25, 2))
         let RC = 2 * (pow(Cbarp, 7) / (pow(Cbarp, 7) + pow(25, 7))).squareRoot()

@@ -23,18 +23,19 @@ public struct RoundTripLayout: Decodable, Sendable {
 }
 
 public struct RoundTripScore: Sendable {
-    public var meanDE: Double          // photographic areas, CIEDE2000 over 4×4 blocks
+    public var meanDE: Double  // photographic areas, CIEDE2000 over 4×4 blocks
     public var p95DE: Double
-    public var rampMonotonic: Bool     // column means never fall more than one code below the running maximum
-    public var rampMaxSpread: Double   // largest R/G/B disagreement of a ramp column, in 8-bit codes
-    public var rampLevelsAbove200: Int // distinct 8-bit luma levels where the source is above 200 cd/m²
+    public var rampMonotonic: Bool  // column means never fall more than one code below the running maximum
+    public var rampMaxSpread: Double  // largest R/G/B disagreement of a ramp column, in 8-bit codes
+    public var rampLevelsAbove200: Int  // distinct 8-bit luma levels where the source is above 200 cd/m²
     public var patchHueError: [String: Double]  // degrees of CIELAB hue off the constant-luminance reference
-    public var patchInvalidPixels: Int // black, NaN-like or wildly off pixels inside patches
+    public var patchInvalidPixels: Int  // black, NaN-like or wildly off pixels inside patches
 
     public var summary: String {
-        String(format: "mean ΔE00 %.2f, p95 %.2f, ramp %@ spread %.1f codes, %d levels above 200 cd/m², patch hue error max %.1f°",
-               meanDE, p95DE, rampMonotonic ? "monotonic," : "NOT monotonic,", rampMaxSpread, rampLevelsAbove200,
-               patchHueError.values.max() ?? 0)
+        String(
+            format: "mean ΔE00 %.2f, p95 %.2f, ramp %@ spread %.1f codes, %d levels above 200 cd/m², patch hue error max %.1f°",
+            meanDE, p95DE, rampMonotonic ? "monotonic," : "NOT monotonic,", rampMaxSpread, rampLevelsAbove200,
+            patchHueError.values.max() ?? 0)
     }
 }
 
@@ -109,14 +110,16 @@ public enum RoundTrip {
             let dh = abs(ColorScience.hue(ColorScience.lab(mean)) - ColorScience.hue(ColorScience.lab(inGamut * scale)))
             hueErrors[p.name] = min(dh, 360 - dh)
         }
-        return RoundTripScore(meanDE: mean, p95DE: p95, rampMonotonic: monotonic, rampMaxSpread: spread,
-                              rampLevelsAbove200: levels.count, patchHueError: hueErrors, patchInvalidPixels: invalid)
+        return RoundTripScore(
+            meanDE: mean, p95DE: p95, rampMonotonic: monotonic, rampMaxSpread: spread,
+            rampLevelsAbove200: levels.count, patchHueError: hueErrors, patchInvalidPixels: invalid)
     }
 
     static func bt2020To709(_ c: ColorScience.RGB) -> ColorScience.RGB {
-        ColorScience.RGB(1.6604910 * c.x - 0.5876411 * c.y - 0.0728499 * c.z,
-                         -0.1245505 * c.x + 1.1328999 * c.y - 0.0083494 * c.z,
-                         -0.0181508 * c.x - 0.1005789 * c.y + 1.1187297 * c.z)
+        ColorScience.RGB(
+            1.6604910 * c.x - 0.5876411 * c.y - 0.0728499 * c.z,
+            -0.1245505 * c.x + 1.1328999 * c.y - 0.0083494 * c.z,
+            -0.0181508 * c.x - 0.1005789 * c.y + 1.1187297 * c.z)
     }
 
     static func pqToCd(_ e: Double) -> Double {

@@ -21,8 +21,8 @@ func naiveRotate90(_ src: Frame, into dst: Frame, format: PlanarFormat) {
         let (w, h) = format.planeSize(p, width: src.width, height: src.height)
         let s = src.data(p), d = dst.data(p)
         let ss = src.stride(p), ds = dst.stride(p)
-        for y in 0..<w {          // upright height = coded width
-            for x in 0..<h {      // upright width = coded height
+        for y in 0..<w {  // upright height = coded width
+            for x in 0..<h {  // upright width = coded height
                 let sx = y, sy = h - 1 - x
                 let v = (s + sy * ss).assumingMemoryBound(to: UInt16.self)[sx]
                 (d + y * ds).assumingMemoryBound(to: UInt16.self)[x] = v
@@ -52,8 +52,10 @@ func rotateBenchmark() throws {
             fatalError("tiled and naive rotation disagree at plane \(p) row \(y)")
         }
     }
-    print(String(format: "| rotate 90° cw, 1920x1080 10-bit 4:2:0 frame | %.2f ms | %.2f ms (naive per-pixel loop) | %.1fx |",
-                 tiled, naive, naive / tiled))
+    print(
+        String(
+            format: "| rotate 90° cw, 1920x1080 10-bit 4:2:0 frame | %.2f ms | %.2f ms (naive per-pixel loop) | %.1fx |",
+            tiled, naive, naive / tiled))
 }
 
 /// The colour stage alone on one frame: `width`×`height` 10-bit 4:2:0 (raw yuv420p10le file) in BT.2020
@@ -74,12 +76,14 @@ func toneMapBenchmark(rawFrame path: String, width w: Int, height h: Int, kind: 
         }
         offset += pw * ph * 2
     }
-    src.color = ColorDescription(primaries: .bt2020, transfer: kind == "hlg" ? .aribStdB67 : .smpte2084,
-                                 matrix: .bt2020nc, range: .limited, chromaLocation: .left)
+    src.color = ColorDescription(
+        primaries: .bt2020, transfer: kind == "hlg" ? .aribStdB67 : .smpte2084,
+        matrix: .bt2020nc, range: .limited, chromaLocation: .left)
     func run(_ op: ToneMapOperator) throws -> Double {
-        let mapper = try ToneMapper(sourceFormat: .yuv420p10, sourceColor: src.color, width: w, height: h,
-                                    outputWidth: w, outputHeight: h, curve: ToneCurve(op, sourcePeak: 1000),
-                                    scenes: SceneTracker())
+        let mapper = try ToneMapper(
+            sourceFormat: .yuv420p10, sourceColor: src.color, width: w, height: h,
+            outputWidth: w, outputHeight: h, curve: ToneCurve(op, sourcePeak: 1000),
+            scenes: SceneTracker())
         _ = try mapper.process(src, format: .yuv420p10)
         let ms = try medianMilliseconds(runs: 31) { _ = try mapper.process(src, format: .yuv420p10) }
         return Double(w * h) / 1e6 / (ms / 1000)
@@ -98,8 +102,10 @@ func toneMapBenchmark(rawFrame path: String, width w: Int, height h: Int, kind: 
 func rawFrame(_ path: String, index: Int, pixelFormat: String) throws -> [UInt8] {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-    p.arguments = ["-v", "error", "-i", path, "-vf", "select=eq(n\\,\(index))", "-frames:v", "1",
-                   "-f", "rawvideo", "-pix_fmt", pixelFormat, "-"]
+    p.arguments = [
+        "-v", "error", "-i", path, "-vf", "select=eq(n\\,\(index))", "-frames:v", "1",
+        "-f", "rawvideo", "-pix_fmt", pixelFormat, "-"
+    ]
     let pipe = Pipe()
     p.standardOutput = pipe
     try p.run()
@@ -112,11 +118,14 @@ func rawFrame(_ path: String, index: Int, pixelFormat: String) throws -> [UInt8]
 /// Scores a tone-mapped output of testvectors/roundtrip_KIND.mp4 against the SDR original.
 func roundTripScore(output: String, kind: String, vectors: String) throws {
     let layout = try RoundTripLayout.load("\(vectors)/roundtrip_layout.json")
-    let score = RoundTrip.score(yuv: try rawFrame(output, index: 1, pixelFormat: "yuv420p"),
-                                reference: try rawFrame("\(vectors)/roundtrip_reference.png", index: 0, pixelFormat: "rgb24"),
-                                layout: layout, kind: kind)
-    print(String(format: "%.2f\t%.2f\t%@\t%.1f\t%d\t%.1f", score.meanDE, score.p95DE, score.rampMonotonic ? "yes" : "no",
-                 score.rampMaxSpread, score.rampLevelsAbove200, score.patchHueError.values.max() ?? 0))
+    let score = RoundTrip.score(
+        yuv: try rawFrame(output, index: 1, pixelFormat: "yuv420p"),
+        reference: try rawFrame("\(vectors)/roundtrip_reference.png", index: 0, pixelFormat: "rgb24"),
+        layout: layout, kind: kind)
+    print(
+        String(
+            format: "%.2f\t%.2f\t%@\t%.1f\t%d\t%.1f", score.meanDE, score.p95DE, score.rampMonotonic ? "yes" : "no",
+            score.rampMaxSpread, score.rampLevelsAbove200, score.patchHueError.values.max() ?? 0))
     if ProcessInfo.processInfo.environment["SDRIFY_DEBUG"] != nil { print(score.patchHueError, score.patchInvalidPixels) }
 }
 
@@ -125,11 +134,15 @@ func effectsBenchmark() throws {
     let frame = try Frame(width: 1920, height: 1080, format: .yuv420p)
     for p in 0..<3 {
         let (w, h) = PlanarFormat.yuv420p.planeSize(p, width: 1920, height: 1080)
-        for y in 0..<h { for x in 0..<w { (frame.data(p) + y * frame.stride(p)).assumingMemoryBound(to: UInt8.self)[x] = UInt8(16 + (x * 7 + y * 13) % 200) } }
+        for y in 0..<h {
+            for x in 0..<w { (frame.data(p) + y * frame.stride(p)).assumingMemoryBound(to: UInt8.self)[x] = UInt8(16 + (x * 7 + y * 13) % 200) }
+        }
     }
-    let kinds: [(EffectKind, [String: Double])] = [(.pixelate, ["block": 16]), (.blur, ["radius": 24]), (.vortex, ["angle": 180]),
-                                                   (.grayscale, [:]), (.sepia, [:]), (.adjust, ["contrast": 1.2, "saturation": 1.3]),
-                                                   (.vignette, [:])]
+    let kinds: [(EffectKind, [String: Double])] = [
+        (.pixelate, ["block": 16]), (.blur, ["radius": 24]), (.vortex, ["angle": 180]),
+        (.grayscale, [:]), (.sepia, [:]), (.adjust, ["contrast": 1.2, "saturation": 1.3]),
+        (.vignette, [:])
+    ]
     for (kind, values) in kinds {
         var ms: [Double] = []
         for region in [nil, Region(x: .pixels(720), y: .pixels(400), width: .pixels(480), height: .pixels(270))] {
@@ -141,8 +154,11 @@ func effectsBenchmark() throws {
             let stage = try OverlayStage(spec: overlays, frameWidth: 1920, frameHeight: 1080)
             ms.append(medianMilliseconds(runs: 15) { stage.apply(to: frame, time: .zero) })
         }
-        print(String(format: "| effect %@ %@, ms per 1920x1080 picture (median of 15): whole picture / 480x270 region | %.2f / %.2f | | region %.1f %% of whole |",
-                     kind.rawValue, values.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", "), ms[0], ms[1], ms[1] / ms[0] * 100))
+        print(
+            String(
+                format:
+                    "| effect %@ %@, ms per 1920x1080 picture (median of 15): whole picture / 480x270 region | %.2f / %.2f | | region %.1f %% of whole |",
+                kind.rawValue, values.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", "), ms[0], ms[1], ms[1] / ms[0] * 100))
     }
 }
 
@@ -152,7 +168,9 @@ func backgroundsBenchmark() throws {
     let picture = try Frame(width: 608, height: 1080, format: .yuv420p)
     for p in 0..<3 {
         let (w, h) = PlanarFormat.yuv420p.planeSize(p, width: 608, height: 1080)
-        for y in 0..<h { for x in 0..<w { (picture.data(p) + y * picture.stride(p)).assumingMemoryBound(to: UInt8.self)[x] = UInt8(16 + (x * 7 + y * 13) % 200) } }
+        for y in 0..<h {
+            for x in 0..<w { (picture.data(p) + y * picture.stride(p)).assumingMemoryBound(to: UInt8.self)[x] = UInt8(16 + (x * 7 + y * 13) % 200) }
+        }
     }
     let image = FileManager.default.temporaryDirectory.appendingPathComponent("sdrify-bench-bg.png").path
     let made = Process()
@@ -163,12 +181,16 @@ func backgroundsBenchmark() throws {
     for background in [Background.color(.black), .image(image, fit: .cover), .blur(radius: nil), .blur(radius: 200)] {
         let canvas = Canvas(width: 1920, height: 1080, backdrop: try Backdrop(background, width: 1920, height: 1080))
         let ms = medianMilliseconds(runs: 15) { canvas.place(picture, into: frame) }
-        let name: String = switch background {
-        case .color: "colour"
-        case .image: "image"
-        case .blur(let r): "blur radius \(r.map { String(Int($0)) } ?? "54 (default)")"
-        }
-        print(String(format: "| background %@ behind a 608x1080 picture in 1920x1080, ms per picture (median of 15) | %.2f | | bars and picture placed |", name, ms))
+        let name: String =
+            switch background {
+            case .color: "colour"
+            case .image: "image"
+            case .blur(let r): "blur radius \(r.map { String(Int($0)) } ?? "54 (default)")"
+            }
+        print(
+            String(
+                format: "| background %@ behind a 608x1080 picture in 1920x1080, ms per picture (median of 15) | %.2f | | bars and picture placed |",
+                name, ms))
     }
 }
 
@@ -183,7 +205,8 @@ do {
     case "roundtrip" where args.count == 3 || args.count == 4:
         try roundTripScore(output: args[1], kind: args[2], vectors: args.count == 4 ? args[3] : "testvectors")
     default:
-        FileHandle.standardError.write(Data("usage: sdrify-bench rotate | effects | tonemap FRAME.yuv W H pq|hlg | roundtrip OUTPUT.mp4 pq|hlg [VECTORS]\n".utf8))
+        FileHandle.standardError.write(
+            Data("usage: sdrify-bench rotate | effects | tonemap FRAME.yuv W H pq|hlg | roundtrip OUTPUT.mp4 pq|hlg [VECTORS]\n".utf8))
         exit(64)
     }
 } catch {

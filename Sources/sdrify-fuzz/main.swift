@@ -35,14 +35,14 @@ func mutate(_ seed: [UInt8], _ rng: inout Rng) -> [UInt8] {
         guard !region.isEmpty else { break }
         let at = region.lowerBound + rng.below(region.count)
         switch rng.below(6) {
-        case 0: d[at] ^= UInt8(1 << rng.below(8))                                   // bit flip
-        case 1: d[at] = [0, 0xFF, 0x7F, 0x80, 1][rng.below(5)]                      // interesting byte
-        case 2:                                                                      // interesting 32-bit field
+        case 0: d[at] ^= UInt8(1 << rng.below(8))  // bit flip
+        case 1: d[at] = [0, 0xFF, 0x7F, 0x80, 1][rng.below(5)]  // interesting byte
+        case 2:  // interesting 32-bit field
             let v: UInt32 = [0, 1, 0xFFFF_FFFF, 0x7FFF_FFFF, 0x8000_0000, 0x10000][rng.below(6)]
             for i in 0..<4 where at + i < d.count { d[at + i] = UInt8(truncatingIfNeeded: v >> (24 - 8 * i)) }
-        case 3: d[at] = UInt8(truncatingIfNeeded: rng.next())                       // random byte
-        case 4: d.removeSubrange(at..<min(d.count, at + 1 + rng.below(64)))          // delete a run
-        default: d = Array(d.prefix(max(8, at)))                                     // truncate
+        case 3: d[at] = UInt8(truncatingIfNeeded: rng.next())  // random byte
+        case 4: d.removeSubrange(at..<min(d.count, at + 1 + rng.below(64)))  // delete a run
+        default: d = Array(d.prefix(max(8, at)))  // truncate
         }
         if d.isEmpty { break }
     }

@@ -24,8 +24,11 @@ enum FailureReport {
     nonisolated(unsafe) static var identity: [(String, JSONValue)] = [] { didSet { prepareStops() } }
 
     static func object(error: String, status: Int32) -> JSONValue {
-        .object(identity + [("status", .string("failed")), ("error", .string(error)), ("exit_code", .int(Int64(status))),
-                            ("sandbox", .string(Sandbox.description))])
+        .object(
+            identity + [
+                ("status", .string("failed")), ("error", .string(error)), ("exit_code", .int(Int64(status))),
+                ("sandbox", .string(Sandbox.description))
+            ])
     }
 
     static func serialize(_ value: JSONValue) -> String { value.serialized(pretty: !compact) + "\n" }

@@ -3,7 +3,7 @@ import Foundation
 import SDRify
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Converting many files into a folder. Each file runs in its own sdrify process (the same command line, told
@@ -36,17 +36,23 @@ enum Batch {
             let url = URL(fileURLWithPath: input)
             let stem = url.deletingPathExtension().lastPathComponent
             var name = pattern
-            for (key, value) in [("{stem}", stem), ("{name}", url.lastPathComponent), ("{ext}", url.pathExtension),
-                                 ("{index}", String(i + 1)), ("{preset}", preset)] {
+            for (key, value) in [
+                ("{stem}", stem), ("{name}", url.lastPathComponent), ("{ext}", url.pathExtension),
+                ("{index}", String(i + 1)), ("{preset}", preset)
+            ] {
                 name = name.replacingOccurrences(of: key, with: value)
             }
             let ext = URL(fileURLWithPath: name).pathExtension.lowercased()
             guard CodecCatalog.outputExtensions.contains(ext), name != "." + ext else {
-                throw ValidationError("--name '\(pattern)' must make a file name ending in \(CodecCatalog.outputExtensions.map { "." + $0 }.joined(separator: ", ")) (got '\(name)')")
+                throw ValidationError(
+                    "--name '\(pattern)' must make a file name ending in \(CodecCatalog.outputExtensions.map { "." + $0 }.joined(separator: ", ")) (got '\(name)')"
+                )
             }
             guard name.utf8.count <= 255 else { throw ValidationError("--name makes a file name over 255 bytes for \(input)") }
             let output = URL(fileURLWithPath: directory).appendingPathComponent(name).path
-            if let other = seen[output] { throw ValidationError("\(other) and \(input) would both be written to \(output): use {index} or {name} in --name") }
+            if let other = seen[output] {
+                throw ValidationError("\(other) and \(input) would both be written to \(output): use {index} or {name} in --name")
+            }
             seen[output] = input
             if URL(fileURLWithPath: input).standardizedFileURL.path == URL(fileURLWithPath: output).standardizedFileURL.path {
                 throw ValidationError("\(input) would be overwritten by its own output: choose another --output-dir or --name")
@@ -70,19 +76,25 @@ enum Batch {
         let worst = outcome.statuses.max() ?? 0
         let converted = outcome.statuses.count - outcome.failed
         if json {
-            var summary: [(String, JSONValue)] = [("files", .int(Int64(plan.count))), ("finished", .int(Int64(converted))),
-                                                  ("failed", .int(Int64(outcome.failed))),
-                                                  ("not_started", .int(Int64(plan.count - outcome.statuses.count)))]
+            var summary: [(String, JSONValue)] = [
+                ("files", .int(Int64(plan.count))), ("finished", .int(Int64(converted))),
+                ("failed", .int(Int64(outcome.failed))),
+                ("not_started", .int(Int64(plan.count - outcome.statuses.count)))
+            ]
             if let sig = outcome.signal { summary.append(("interrupted", .string(SignalCleanup.name(of: sig)))) }
             summary.append(("exit_code", .int(Int64(outcome.signal.map { 128 + $0 } ?? worst))))
             if !writeAll(1, JSONValue.object([("summary", .object(summary))]).serialized(pretty: false) + "\n") { runner.reportLost = true }
         }
         if let sig = outcome.signal {
-            log("sdrify: batch \(SignalCleanup.message(of: sig)): \(converted) of \(plan.count) files finished, \(plan.count - outcome.statuses.count) not started")
+            log(
+                "sdrify: batch \(SignalCleanup.message(of: sig)): \(converted) of \(plan.count) files finished, \(plan.count - outcome.statuses.count) not started"
+            )
             exit(128 + sig)
         }
         if !quiet, !json, plan.count > 1 {
-            log("sdrify: batch done: \(converted) of \(plan.count) files finished\(outcome.failed > 0 ? ", \(outcome.failed) failed (exit \(worst))" : "")")
+            log(
+                "sdrify: batch done: \(converted) of \(plan.count) files finished\(outcome.failed > 0 ? ", \(outcome.failed) failed (exit \(worst))" : "")"
+            )
         }
         // The files are done and stay; the reports are part of the result, so losing them is an output problem.
         if runner.reportLost {
@@ -100,7 +112,7 @@ final class BatchRunner {
     private struct Child {
         let index: Int
         let pid: pid_t
-        var err: Int32, out: Int32       // pipes from the child's stderr and (under --json) stdout; -1 once closed
+        var err: Int32, out: Int32  // pipes from the child's stderr and (under --json) stdout; -1 once closed
         var errPending = [UInt8](), report = [UInt8]()
     }
 
@@ -155,7 +167,9 @@ final class BatchRunner {
         while true {
             let stopped = BatchRunner.stopSignal.load(ordering: .sequentiallyConsistent)
             while stopped == 0, running.count < jobs, next < plan.count {
-                if let child = spawn(order[next]) { running.append(child) } else {
+                if let child = spawn(order[next]) {
+                    running.append(child)
+                } else {
                     outcome.statuses.append(1); outcome.failed += 1
                     log("sdrify: \(label(order[next])): could not start a process for it")
                 }
@@ -197,7 +211,8 @@ final class BatchRunner {
             close(errPipe[0]); if json { close(outPipe[0]) }
             return nil
         }
-        for i in 0..<Batch.maxJobs where BatchRunner.livePids[i].compareExchange(expected: 0, desired: pid, ordering: .sequentiallyConsistent).exchanged { break }
+        for i in 0..<Batch.maxJobs
+        where BatchRunner.livePids[i].compareExchange(expected: 0, desired: pid, ordering: .sequentiallyConsistent).exchanged { break }
         // A signal that came while this child was being started has missed it: pass it on now.
         let sig = BatchRunner.stopSignal.load(ordering: .sequentiallyConsistent)
         if sig != 0 { kill(pid, sig) }
@@ -249,7 +264,8 @@ final class BatchRunner {
     private func finish(_ child: Child, into outcome: inout Outcome) {
         var status: Int32 = 0
         while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
-        for i in 0..<Batch.maxJobs where BatchRunner.livePids[i].compareExchange(expected: child.pid, desired: 0, ordering: .sequentiallyConsistent).exchanged { break }
+        for i in 0..<Batch.maxJobs
+        where BatchRunner.livePids[i].compareExchange(expected: child.pid, desired: 0, ordering: .sequentiallyConsistent).exchanged { break }
         // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
         let exitCode: Int32 = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         outcome.statuses.append(exitCode)
@@ -260,9 +276,11 @@ final class BatchRunner {
             if !writeAll(1, report + "\n") { reportLost = true }
         } else {  // it ended without its report (killed): say so in its place
             let entry = plan[child.index]
-            let line = JSONValue.object([("input", .string(entry.input)), ("output", .string(entry.output)), ("status", .string("failed")),
-                                        ("error", .string("ended with status \(exitCode) without a report")),
-                                        ("exit_code", .int(Int64(exitCode)))])
+            let line = JSONValue.object([
+                ("input", .string(entry.input)), ("output", .string(entry.output)), ("status", .string("failed")),
+                ("error", .string("ended with status \(exitCode) without a report")),
+                ("exit_code", .int(Int64(exitCode)))
+            ])
             if !writeAll(1, line.serialized(pretty: false) + "\n") { reportLost = true }
         }
     }

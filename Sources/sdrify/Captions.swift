@@ -6,15 +6,17 @@ struct Captions: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Convert a caption file between SRT, WebVTT, ASS, TTML, iTT and SCC (by OUT's extension).",
         discussion: """
-        SCC is CEA-608 pop-on at 29.97 fps drop-frame time code. What 608 cannot hold (rows over 32 columns, more than \
-        4 rows, characters outside its sets, overlapping captions, captions too close together to load) is an error \
-        (exit 2) naming the first problem; --fix repairs each and says what it changed.
-        """)
+            SCC is CEA-608 pop-on at 29.97 fps drop-frame time code. What 608 cannot hold (rows over 32 columns, more than \
+            4 rows, characters outside its sets, overlapping captions, captions too close together to load) is an error \
+            (exit 2) naming the first problem; --fix repairs each and says what it changed.
+            """)
 
     @Argument(help: "Input captions (SRT, WebVTT, ASS/SSA, TTML/iTT or SCC).") var input: String
     @Argument(help: "Output captions: .srt, .vtt, .ass, .ttml, .itt or .scc.") var output: String
     @Flag(help: "Repair what the output format cannot hold, saying what changed.") var fix = false
-    @Option(name: .customLong("offset"), parsing: .unconditional, help: ArgumentHelp("Time added to every caption (negative: earlier).", valueName: "TIME"))
+    @Option(
+        name: .customLong("offset"), parsing: .unconditional,
+        help: ArgumentHelp("Time added to every caption (negative: earlier).", valueName: "TIME"))
     var offsetTime: TimeArgument?
     @Flag(name: [.customShort("y"), .long], help: "Replace an existing output file.") var overwrite = false
     @Flag(name: [.short, .long], help: "Print nothing but the error line.") var quiet = false

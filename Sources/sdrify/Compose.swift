@@ -6,24 +6,32 @@ struct Compose: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Join clips, photos and colours into one upright SDR H.264/AAC video, with transitions and music.",
         discussion: """
-        CLIP is a video, an image (shown --image-duration seconds) or color:#RRGGBB[:SECONDS]. Or describe the edit in a \
-        JSON file with --timeline (see README); its values win over the options.
-        """)
+            CLIP is a video, an image (shown --image-duration seconds) or color:#RRGGBB[:SECONDS]. Or describe the edit in a \
+            JSON file with --timeline (see README); its values win over the options.
+            """)
 
     @Argument(help: ArgumentHelp("Clips in order.", valueName: "CLIP")) var clips: [String] = []
     @Option(help: ArgumentHelp("An edit description (JSON) instead of CLIP arguments.", valueName: "EDIT.json")) var timeline: String?
     @Option(name: [.short, .long], help: "Output file (.mp4, .m4v or .mov).") var output: String
     @Option(help: "Output frame rate (30, 29.97, 30000/1001); default: the first video clip's.") var fps: String?
-    @Option(help: ArgumentHelp("Between every two clips: \(TransitionKind.allCases.map(\.rawValue).joined(separator: ", ")) (crossfade = fade); SECONDS default 0.5.",
-                               valueName: "TYPE[:SECONDS]")) var transition: String = "none"
-    @Option(help: "contain: whole picture on the background; cover: fill, centre cropped; stretch: fill, shape lost.") var fit: String = Fit.contain.rawValue
-    @Option(help: ArgumentHelp("Behind contained clips: a colour, blur[:RADIUS] (the clip itself, blurred) or an image file (covering the frame).",
-                               valueName: "#RRGGBB|blur|FILE")) var background: String = "#000000"
-    @Option(name: .customLong("image-duration"), parsing: .unconditional, help: ArgumentHelp("How long each image is shown (default 3 s).", valueName: "TIME"))
+    @Option(
+        help: ArgumentHelp(
+            "Between every two clips: \(TransitionKind.allCases.map(\.rawValue).joined(separator: ", ")) (crossfade = fade); SECONDS default 0.5.",
+            valueName: "TYPE[:SECONDS]")) var transition: String = "none"
+    @Option(help: "contain: whole picture on the background; cover: fill, centre cropped; stretch: fill, shape lost.") var fit: String = Fit.contain
+        .rawValue
+    @Option(
+        help: ArgumentHelp(
+            "Behind contained clips: a colour, blur[:RADIUS] (the clip itself, blurred) or an image file (covering the frame).",
+            valueName: "#RRGGBB|blur|FILE")) var background: String = "#000000"
+    @Option(
+        name: .customLong("image-duration"), parsing: .unconditional,
+        help: ArgumentHelp("How long each image is shown (default 3 s).", valueName: "TIME"))
     var imageTime: TimeArgument?
     var imageDuration: Double { imageTime?.seconds ?? 3 }
     @Option(help: "Music mixed under the clips' own sound, looped or cut to the video.") var music: String?
-    @Option(name: .customLong("music-volume"), parsing: .unconditional, help: "Linear gain of the music (1 = as recorded).") var musicVolume: Double = 1
+    @Option(name: .customLong("music-volume"), parsing: .unconditional, help: "Linear gain of the music (1 = as recorded).") var musicVolume: Double =
+        1
     @Option(help: ArgumentHelp("Stickers and captions (JSON) on the output's clock.", valueName: "FILE.json")) var overlays: String?
     @OptionGroup var captionFlags: CaptionFlags
     @OptionGroup var encoding: EncodingFlags
@@ -35,7 +43,8 @@ struct Compose: ParsableCommand {
         if timeline == nil && clips.isEmpty { throw ValidationError("no clips: give CLIP arguments or --timeline EDIT.json") }
         if let fps, FrameRate(parsing: fps) == nil { throw ValidationError("--fps must be a rate from 1 to 240 (30, 29.97 or 30000/1001)") }
         if Transition(spec: transition) == nil {
-            throw ValidationError("--transition: expected TYPE[:SECONDS] with TYPE one of \(TransitionKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw ValidationError(
+                "--transition: expected TYPE[:SECONDS] with TYPE one of \(TransitionKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         if Fit(rawValue: fit) == nil { throw ValidationError("--fit must be contain, cover or stretch") }
         try checkBackground(background)
@@ -92,10 +101,13 @@ struct Compose: ParsableCommand {
         if let overlays, edit.overlays.isEmpty { edit.overlays = try OverlaySpec.load(jsonFile: overlays) }
         edit.overlays.captions += captionFlags.tracks
         let described = edit
-        try Job(encoding, output: described.output.path, overwrite: described.output.overwrite, poster: described.output.poster?.path).run { warn, report in
+        try Job(encoding, output: described.output.path, overwrite: described.output.overwrite, poster: described.output.poster?.path).run {
+            warn, report in
             let result = try Composer.run(described, clipName: name, warn: warn, progress: report)
-            return (result.json, result.decodeErrors,
-                    "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames, \(result.clips.count) clips)")
+            return (
+                result.json, result.decodeErrors,
+                "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames, \(result.clips.count) clips)"
+            )
         }
     }
 }

@@ -6,16 +6,16 @@ struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Convert videos to upright BT.709 SDR H.264/AAC MP4 (the default command).",
         usage: """
-        sdrify [convert] IN OUT [options]
-          sdrify [convert] IN -o OUT [options]
-          sdrify [convert] IN... --output-dir DIR [--name PATTERN] [--skip-existing] [--jobs N] [options]
-        """,
+            sdrify [convert] IN OUT [options]
+              sdrify [convert] IN -o OUT [options]
+              sdrify [convert] IN... --output-dir DIR [--name PATTERN] [--skip-existing] [--jobs N] [options]
+            """,
         discussion: """
-        With --output-dir (or a folder as the last argument) every IN becomes DIR/PATTERN. Files run --jobs at a time, \
-        sharing the --threads budget; each is finished or not there at all, also when the batch is interrupted. With \
-        --json each file's report is one line (JSON Lines), then a summary line; the exit status is the worst \
-        (highest) of the files'.
-        """)
+            With --output-dir (or a folder as the last argument) every IN becomes DIR/PATTERN. Files run --jobs at a time, \
+            sharing the --threads budget; each is finished or not there at all, also when the batch is interrupted. With \
+            --json each file's report is one line (JSON Lines), then a summary line; the exit status is the worst \
+            (highest) of the files'.
+            """)
 
     @Argument(help: ArgumentHelp("Input videos, then the output file unless -o or --output-dir names it.", valueName: "IN... OUT"))
     var paths: [String] = []
@@ -23,33 +23,45 @@ struct Convert: ParsableCommand {
     var output: String?
     @Option(name: .customLong("output-dir"), help: ArgumentHelp("Write every input into this folder (made if missing).", valueName: "DIR"))
     var outputDir: String?
-    @Option(help: ArgumentHelp("Output file name in --output-dir: {stem} (input name without extension), {name}, {ext}, {index}, {preset}.",
-                               valueName: "PATTERN")) var name: String = Batch.defaultPattern
+    @Option(
+        help: ArgumentHelp(
+            "Output file name in --output-dir: {stem} (input name without extension), {name}, {ext}, {index}, {preset}.",
+            valueName: "PATTERN")) var name: String = Batch.defaultPattern
     @Flag(name: .customLong("skip-existing"), help: "Skip an input whose output is already there, complete (a file cut short is not skipped).")
     var skipExisting = false
     @Option(parsing: .unconditional, help: ArgumentHelp("Convert this many files side by side (they share the --threads budget).", valueName: "N"))
     var jobs: Int = 1
     @OptionGroup var encoding: EncodingFlags
-    @Option(help: "Constant output frame rate (30, 29.97, 30000/1001): each output time shows the source picture nearest to it; default: the source's own picture times (a variable rate stays variable).")
+    @Option(
+        help:
+            "Constant output frame rate (30, 29.97, 30000/1001): each output time shows the source picture nearest to it; default: the source's own picture times (a variable rate stays variable)."
+    )
     var fps: String?
     @OptionGroup var posterFlags: PosterFlags
     @Option(parsing: .unconditional, help: ArgumentHelp("Start the output this far into the input (frame-accurate).", valueName: "TIME"))
     var start: TimeArgument?
     @Option(parsing: .unconditional, help: ArgumentHelp("Make the output this long.", valueName: "TIME")) var duration: TimeArgument?
-    @Option(name: [.customLong("end"), .customLong("to")], parsing: .unconditional,
-            help: ArgumentHelp("End the output at this time of the input (instead of --duration).", valueName: "TIME"))
+    @Option(
+        name: [.customLong("end"), .customLong("to")], parsing: .unconditional,
+        help: ArgumentHelp("End the output at this time of the input (instead of --duration).", valueName: "TIME"))
     var end: TimeArgument?
     @Flag(name: .customLong("keep-location"), help: "Keep GPS location metadata (dropped by default).") var keepLocation = false
-    @Flag(name: .customLong("no-chapters"), help: "Drop the input's chapters (kept by default, retimed by --start/--duration).") var noChapters = false
-    @Flag(name: .customLong("no-subtitles"), help: "Drop the input's subtitle tracks (text ones are kept by default, retimed).") var noSubtitles = false
+    @Flag(name: .customLong("no-chapters"), help: "Drop the input's chapters (kept by default, retimed by --start/--duration).") var noChapters =
+        false
+    @Flag(name: .customLong("no-subtitles"), help: "Drop the input's subtitle tracks (text ones are kept by default, retimed).") var noSubtitles =
+        false
     @Option(help: ArgumentHelp("Stickers described in a JSON file (see README).", valueName: "FILE.json")) var overlays: String?
     @Option(help: ArgumentHelp("A sticker: FILE@X,Y[,WxH][,START-END]; X, Y, W, H in pixels or percent.", valueName: "SPEC"))
     var sticker: [String] = []
     @OptionGroup var captionFlags: CaptionFlags
-    @Option(help: ArgumentHelp("Add a soft subtitle track (mov_text) from a caption file, with its ISO 639-2 language (repeatable).",
-                               valueName: "FILE[:LANG]")) var subtitles: [String] = []
-    @Option(help: ArgumentHelp("Behind a letterboxed picture, and the picture of an audio-only input: a colour, blur[:RADIUS] or an image file.",
-                               valueName: "#RRGGBB|blur|FILE")) var background: String?
+    @Option(
+        help: ArgumentHelp(
+            "Add a soft subtitle track (mov_text) from a caption file, with its ISO 639-2 language (repeatable).",
+            valueName: "FILE[:LANG]")) var subtitles: [String] = []
+    @Option(
+        help: ArgumentHelp(
+            "Behind a letterboxed picture, and the picture of an audio-only input: a colour, blur[:RADIUS] or an image file.",
+            valueName: "#RRGGBB|blur|FILE")) var background: String?
     @OptionGroup var service: ServiceFlags
 
     /// The inputs and where each goes: one output file, or a folder with a name pattern.
@@ -103,7 +115,9 @@ struct Convert: ParsableCommand {
             if name != Batch.defaultPattern { throw ValidationError("--name applies to --output-dir only") }
             if jobs != 1 { throw ValidationError("--jobs applies to --output-dir only (one input converts with --threads)") }
         }
-        if case .folder(let inputs, let directory) = targets { _ = try Batch.plan(inputs: inputs, directory: directory, pattern: name, preset: encoding.preset) }
+        if case .folder(let inputs, let directory) = targets {
+            _ = try Batch.plan(inputs: inputs, directory: directory, pattern: name, preset: encoding.preset)
+        }
         if let start, !(start.seconds >= 0) { throw ValidationError("--start must be 0 or more seconds") }
         if let duration, !(duration.seconds > 0) { throw ValidationError("--duration must be more than 0 seconds") }
         if let end {

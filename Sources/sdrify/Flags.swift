@@ -4,17 +4,27 @@ import SDRify
 
 /// Captions burned in from the command line, and how SRT/WebVTT ones look.
 struct CaptionFlags: ParsableArguments {
-    @Option(help: ArgumentHelp("Burn in captions or lyrics from an SRT, WebVTT, ASS, TTML/iTT or SCC file, or input:N for the input's subtitle track N (repeatable).", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "Burn in captions or lyrics from an SRT, WebVTT, ASS, TTML/iTT or SCC file, or input:N for the input's subtitle track N (repeatable).",
+            valueName: "FILE"))
     var captions: [String] = []
-    @Option(name: .customLong("caption-size"), help: ArgumentHelp("Text height: a percentage of the short edge or pixels (default 5.5%).", valueName: "SIZE"))
+    @Option(
+        name: .customLong("caption-size"),
+        help: ArgumentHelp("Text height: a percentage of the short edge or pixels (default 5.5%).", valueName: "SIZE"))
     var size: String?
     @Option(name: .customLong("caption-position"), help: "bottom, top or center.") var position: String?
-    @Option(name: .customLong("caption-margin"), help: ArgumentHelp("Distance from the edge: a percentage of the short edge or pixels (default 5%).", valueName: "SIZE"))
+    @Option(
+        name: .customLong("caption-margin"),
+        help: ArgumentHelp("Distance from the edge: a percentage of the short edge or pixels (default 5%).", valueName: "SIZE"))
     var margin: String?
     @Option(name: .customLong("caption-color"), help: ArgumentHelp("Text colour.", valueName: "#RRGGBB")) var color: String?
-    @Option(name: .customLong("caption-outline"), parsing: .unconditional, help: ArgumentHelp("Outline width in pixels (0: none).", valueName: "PIXELS"))
+    @Option(
+        name: .customLong("caption-outline"), parsing: .unconditional, help: ArgumentHelp("Outline width in pixels (0: none).", valueName: "PIXELS"))
     var outline: Double?
-    @Option(name: .customLong("captions-offset"), parsing: .unconditional, help: ArgumentHelp("Time added to every caption (negative: earlier).", valueName: "TIME"))
+    @Option(
+        name: .customLong("captions-offset"), parsing: .unconditional,
+        help: ArgumentHelp("Time added to every caption (negative: earlier).", valueName: "TIME"))
     var offsetTime: TimeArgument?
     var offset: Double { offsetTime?.seconds ?? 0 }
 
@@ -29,16 +39,24 @@ struct CaptionFlags: ParsableArguments {
     }
 
     var tracks: [CaptionTrack] {
-        captions.map { var t = CaptionTrack(file: $0, style: style); t.offset = offset; return t }
+        captions.map {
+            var t = CaptionTrack(file: $0, style: style); t.offset = offset; return t
+        }
     }
 
     func validate() throws {
         for file in captions where CaptionTrack(file: file).inputTrack == nil && !FileManager.default.isReadableFile(atPath: file) {
             throw ValidationError("--captions: cannot read \(file)")
         }
-        if let size, !((Length(parsing: size)?.resolve(against: 100) ?? 0) > 0) { throw ValidationError("--caption-size: expected a percentage like 6% or pixels") }
-        if let margin, !((Length(parsing: margin)?.resolve(against: 100) ?? -1) >= 0) { throw ValidationError("--caption-margin: expected a percentage like 5% or pixels") }
-        if let position, CaptionStyle.Position(rawValue: position) == nil { throw ValidationError("--caption-position must be bottom, top or center") }
+        if let size, !((Length(parsing: size)?.resolve(against: 100) ?? 0) > 0) {
+            throw ValidationError("--caption-size: expected a percentage like 6% or pixels")
+        }
+        if let margin, !((Length(parsing: margin)?.resolve(against: 100) ?? -1) >= 0) {
+            throw ValidationError("--caption-margin: expected a percentage like 5% or pixels")
+        }
+        if let position, CaptionStyle.Position(rawValue: position) == nil {
+            throw ValidationError("--caption-position must be bottom, top or center")
+        }
         if let color, RGBColor(hex: color) == nil { throw ValidationError("--caption-color must be a colour like #RRGGBB") }
         if let outline, !(outline >= 0 && outline.isFinite) { throw ValidationError("--caption-outline must be 0 or more pixels") }
     }
@@ -46,10 +64,13 @@ struct CaptionFlags: ParsableArguments {
 
 /// `--poster FILE [--poster-at TIME]`: a still of the output's own picture, written beside it from the same render.
 struct PosterFlags: ParsableArguments {
-    @Option(help: ArgumentHelp("Also write the output's picture at --poster-at as an image (.jpg, .png or .webp), from the same render.",
-                               valueName: "FILE")) var poster: String?
-    @Option(name: .customLong("poster-at"), parsing: .unconditional,
-            help: ArgumentHelp("When the poster is taken, in output time (default 1 s, or the middle of outputs under 2 s).", valueName: "TIME"))
+    @Option(
+        help: ArgumentHelp(
+            "Also write the output's picture at --poster-at as an image (.jpg, .png or .webp), from the same render.",
+            valueName: "FILE")) var poster: String?
+    @Option(
+        name: .customLong("poster-at"), parsing: .unconditional,
+        help: ArgumentHelp("When the poster is taken, in output time (default 1 s, or the middle of outputs under 2 s).", valueName: "TIME"))
     var posterAt: TimeArgument?
 
     var request: PosterRequest? { poster.map { PosterRequest(path: $0, at: posterAt?.seconds) } }
@@ -64,28 +85,39 @@ struct PosterFlags: ParsableArguments {
 /// Containment and limits for services (README "Running sdrify in a service"). Every command that reads media has them.
 struct ServiceFlags: ParsableArguments {
     @Flag(name: .customLong("no-sandbox"), help: "Run without the sandbox (for debugging only: see README).") var noSandbox = false
-    @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: ArgumentHelp("Refuse pictures larger than this many pixels (exit 3).", valueName: "N"))
+    @Option(
+        name: .customLong("max-pixels"), parsing: .unconditional,
+        help: ArgumentHelp("Refuse pictures larger than this many pixels (exit 3).", valueName: "N"))
     var maxPixels: Int?
-    @Option(name: .customLong("max-duration"), parsing: .unconditional, help: ArgumentHelp("Refuse inputs longer than this (exit 3).", valueName: "TIME"))
+    @Option(
+        name: .customLong("max-duration"), parsing: .unconditional, help: ArgumentHelp("Refuse inputs longer than this (exit 3).", valueName: "TIME"))
     var maxDurationTime: TimeArgument?
     var maxDuration: Double? { maxDurationTime?.seconds }
-    @Option(name: .customLong("max-memory"), help: ArgumentHelp("Stop (exit 1, no output) if memory use passes this (e.g. 800M, 2G).", valueName: "BYTES"))
+    @Option(
+        name: .customLong("max-memory"), help: ArgumentHelp("Stop (exit 1, no output) if memory use passes this (e.g. 800M, 2G).", valueName: "BYTES")
+    )
     var maxMemory: String?
-    @Option(name: .customLong("timeout"), parsing: .unconditional, help: ArgumentHelp("Stop (exit 124, no output) after this much wall-clock time.", valueName: "TIME"))
+    @Option(
+        name: .customLong("timeout"), parsing: .unconditional,
+        help: ArgumentHelp("Stop (exit 124, no output) after this much wall-clock time.", valueName: "TIME"))
     var timeoutTime: TimeArgument?
     var timeout: Double? { timeoutTime?.seconds }
 
     func validate() throws {
         if let maxPixels, maxPixels <= 0 { throw ValidationError("--max-pixels must be more than 0") }
         if let maxDuration, !(maxDuration > 0 && maxDuration.isFinite) { throw ValidationError("--max-duration must be more than 0 seconds") }
-        if let maxMemory, ServiceFlags.bytes(maxMemory) == nil { throw ValidationError("--max-memory: expected bytes like 800M or 2G, not '\(maxMemory)'") }
+        if let maxMemory, ServiceFlags.bytes(maxMemory) == nil {
+            throw ValidationError("--max-memory: expected bytes like 800M or 2G, not '\(maxMemory)'")
+        }
         if let timeout, !(timeout > 0 && timeout.isFinite) { throw ValidationError("--timeout must be more than 0 seconds") }
     }
 
     /// `800M`, `2G`, `1500000000`: decimal or binary suffixes K/M/G (KiB/MiB/GiB are 1024-based).
     static func bytes(_ text: String) -> Int? {
-        let units: [(String, Double)] = [("KiB", 1024), ("MiB", 1_048_576), ("GiB", 1_073_741_824), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9),
-                                         ("K", 1e3), ("M", 1e6), ("G", 1e9), ("B", 1), ("", 1)]
+        let units: [(String, Double)] = [
+            ("KiB", 1024), ("MiB", 1_048_576), ("GiB", 1_073_741_824), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9),
+            ("K", 1e3), ("M", 1e6), ("G", 1e9), ("B", 1), ("", 1)
+        ]
         for (suffix, scale) in units where text.hasSuffix(suffix) {
             guard let n = Double(text.dropLast(suffix.count)), n > 0, n * scale < 1e15 else { continue }
             return Int(n * scale)
@@ -128,22 +160,35 @@ func checkBackground(_ text: String) throws {
 /// The options every command that encodes takes, checked in one place.
 struct EncodingFlags: ParsableArguments {
     @Option(help: "Export preset (see `sdrify presets`).") var preset: String = ExportPreset.defaultName
-    @Option(help: "Tone-mapping operator for HDR input: auto follows each scene's light; fixed curves: \(ToneMapOperator.allCases.filter { $0 != .auto }.map(\.rawValue).joined(separator: ", ")).")
+    @Option(
+        help:
+            "Tone-mapping operator for HDR input: auto follows each scene's light; fixed curves: \(ToneMapOperator.allCases.filter { $0 != .auto }.map(\.rawValue).joined(separator: ", "))."
+    )
     var tonemap: String = ToneMapOperator.default.rawValue
     @Flag(name: [.customShort("y"), .long], help: "Replace an existing output file.") var overwrite = false
     @Flag(help: "Print a JSON report on stdout when done (and the error object when not).") var json = false
-    @Option(parsing: .unconditional, help: "Constant rate factor of the preset's encoder, x264 (H.264) or x265 (HEVC): 0–51, lower is better; default from the preset.")
+    @Option(
+        parsing: .unconditional,
+        help: "Constant rate factor of the preset's encoder, x264 (H.264) or x265 (HEVC): 0–51, lower is better; default from the preset.")
     var crf: Int?
-    @Option(name: [.customLong("encoder-preset"), .customLong("x264-preset")],
-            help: "Speed preset of the preset's encoder, x264 (H.264) or x265 (HEVC): ultrafast … veryslow; default from the preset. --x264-preset is the old name.")
+    @Option(
+        name: [.customLong("encoder-preset"), .customLong("x264-preset")],
+        help:
+            "Speed preset of the preset's encoder, x264 (H.264) or x265 (HEVC): ultrafast … veryslow; default from the preset. --x264-preset is the old name."
+    )
     var encoderPreset: String?
-    @Option(parsing: .unconditional, help: "Thread budget shared by decoders and encoder, for running several at once (1: one thread in all; 0 = automatic).") var threads: Int = 0
+    @Option(
+        parsing: .unconditional,
+        help: "Thread budget shared by decoders and encoder, for running several at once (1: one thread in all; 0 = automatic).") var threads: Int = 0
     @Flag(name: [.short, .long], help: "Print nothing but the error line.") var quiet = false
     @Flag(name: .customLong("tolerate-errors"), help: "Conceal decode errors and continue (they are counted) instead of failing.")
     var tolerateErrors = false
 
-    @Flag(name: .customLong("no-bitstream-check"),
-          help: "Skip sdrify's own check of HEVC slice data (it finds damage the decoder hides; it costs CPU time in proportion to the bitrate, ~25% for 60 Mbit/s 4K). For inputs you trust.")
+    @Flag(
+        name: .customLong("no-bitstream-check"),
+        help:
+            "Skip sdrify's own check of HEVC slice data (it finds damage the decoder hides; it costs CPU time in proportion to the bitrate, ~25% for 60 Mbit/s 4K). For inputs you trust."
+    )
     var noBitstreamCheck = false
     @Option(help: ArgumentHelp("Write ffmpeg-style key=value progress blocks to a file descriptor, or - for stdout.", valueName: "FD|-"))
     var progress: String?
@@ -164,7 +209,9 @@ struct EncodingFlags: ParsableArguments {
         if let problem = output.encodingProblem() { throw ValidationError("--\(problem.setting) \(problem.message)") }
         guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
         // stdout carries the JSON report alone, so it stays parseable.
-        if progress == "-", json { throw ValidationError("--progress - and --json both write to stdout: give --progress a file descriptor (e.g. --progress 2)") }
+        if progress == "-", json {
+            throw ValidationError("--progress - and --json both write to stdout: give --progress a file descriptor (e.g. --progress 2)")
+        }
         if let progress, progress != "-" {
             guard let fd = Int32(progress), fd >= 0 else { throw ValidationError("--progress takes a file descriptor number or -") }
             guard fcntl(fd, F_GETFD) != -1 else { throw ValidationError("--progress: file descriptor \(fd) is not open") }

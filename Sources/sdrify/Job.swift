@@ -10,7 +10,7 @@ struct Job {
     let quiet: Bool
     let progress: String?
     let output: (path: String, overwrite: Bool)
-    let poster: String?   // a second output of the same run
+    let poster: String?  // a second output of the same run
 
     init(_ flags: EncodingFlags, output: String, overwrite: Bool, poster: String? = nil) {
         json = flags.json; quiet = flags.quiet; progress = flags.progress
@@ -30,7 +30,9 @@ struct Job {
             log("sdrify: warning: \(message)")
         }
         reporter.warn = warn
-        if Batch.Item.current != nil, case .string(let input)? = FailureReport.identity.first(where: { $0.0 == "input" })?.1 { reporter.input = input }
+        if Batch.Item.current != nil, case .string(let input)? = FailureReport.identity.first(where: { $0.0 == "input" })?.1 {
+            reporter.input = input
+        }
         do {
             try ServiceFlags.beginOutput(path: output.path, overwrite: output.overwrite, also: poster.map { [$0] } ?? [])
             FailureReport.prepareStops()  // the sandbox's state is known now
@@ -45,8 +47,9 @@ struct Job {
                 // The report is part of the result: if it cannot be written, the conversion has failed (exit 4).
                 guard writeAll(1, FailureReport.serialize(.object(fields))) else {
                     SignalCleanup.revokeOutput()
-                    fail("stdout: cannot write the JSON report (\(String(cString: strerror(errno)))); the output was removed",
-                         ExitStatus.outputProblem.rawValue)
+                    fail(
+                        "stdout: cannot write the JSON report (\(String(cString: strerror(errno)))); the output was removed",
+                        ExitStatus.outputProblem.rawValue)
                 }
             }
             SignalCleanup.conclude()
@@ -84,7 +87,8 @@ final class ProgressReporter: @unchecked Sendable {
 
     func report(_ p: ConversionProgress) {
         lock.lock(); defer { lock.unlock() }
-        if let target = fd, !writeAll(target, (input.map { "input=\($0)\n" } ?? "") + p.keyValueBlock) {  // one write per block: it reaches the reader whole
+        // One write per block: it reaches the reader whole.
+        if let target = fd, !writeAll(target, (input.map { "input=\($0)\n" } ?? "") + p.keyValueBlock) {
             fd = nil
             let reason = String(cString: strerror(errno))
             lock.unlock()
@@ -100,7 +104,8 @@ final class ProgressReporter: @unchecked Sendable {
         let percent = p.fraction.map { String(format: "%3.0f%%", $0 * 100) } ?? "  ?%"
         let filled = Int((p.fraction ?? 0) * 30)
         let eta = p.fraction.flatMap { f in f > 0.01 ? String(format: " ETA %.0f s", p.elapsed * (1 - f) / f) : nil } ?? ""
-        let line = "\r\u{1B}[2Ksdrify: [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: 30 - filled))] \(percent) \(String(format: "%.0f", p.fps)) fps\(eta)"
+        let line =
+            "\r\u{1B}[2Ksdrify: [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: 30 - filled))] \(percent) \(String(format: "%.0f", p.fps)) fps\(eta)"
         writeAll(2, line)
         barShown = true
     }

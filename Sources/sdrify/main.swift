@@ -72,7 +72,8 @@ struct SDRifyCommand: ParsableCommand {
 /// A first word that is no file but close to a command's name is a typo of it ("prob" for "probe"), not an input.
 func misspelledCommand(_ word: String) -> String? {
     guard !word.isEmpty, !word.hasPrefix("-"), !word.contains("."), !word.contains("/"),
-          !FileManager.default.fileExists(atPath: word) else { return nil }
+        !FileManager.default.fileExists(atPath: word)
+    else { return nil }
     let names = SDRifyCommand.configuration.subcommands.map { $0._commandName }
     guard !names.contains(word) else { return nil }
     let typed = Array(word.lowercased())

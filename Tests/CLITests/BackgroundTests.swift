@@ -30,10 +30,13 @@ final class BackgroundTests: CLITestCase {
     /// 320x240 frame (180x240 at x 70), with its own picture, covering and blurred, in the bars.
     func testBlurredBackgroundFillsTheBarsWithTheClipItselfSmoothed() throws {
         try ffmpeg(["-f", "lavfi", "-i", "color=c=gray:s=320x240:r=30:d=1", "-c:v", "libx264", "-pix_fmt", "yuv420p", file("land.mp4")])
-        try ffmpeg(["-f", "lavfi", "-i", "color=c=red:s=120x320:r=30:d=1", "-f", "lavfi", "-i", "color=c=blue:s=120x320:r=30:d=1",
-                    "-filter_complex", "[0][1]hstack,noise=alls=80:allf=t,format=yuv420p", "-c:v", "libx264", "-qp", "0", file("portrait.mp4")])
-        let r = try Support.sdrify("compose", file("land.mp4"), file("portrait.mp4"), "--output", file("out.mp4"),
-                                   "--background", "blur:24", "--crf", "4")
+        try ffmpeg([
+            "-f", "lavfi", "-i", "color=c=red:s=120x320:r=30:d=1", "-f", "lavfi", "-i", "color=c=blue:s=120x320:r=30:d=1",
+            "-filter_complex", "[0][1]hstack,noise=alls=80:allf=t,format=yuv420p", "-c:v", "libx264", "-qp", "0", file("portrait.mp4")
+        ])
+        let r = try Support.sdrify(
+            "compose", file("land.mp4"), file("portrait.mp4"), "--output", file("out.mp4"),
+            "--background", "blur:24", "--crf", "4")
         XCTAssertEqual(r.status, 0, r.stderr)
         let f = try planes(file("out.mp4"), 45, 320, 240)
         guard !f.y.isEmpty else { return }
@@ -58,7 +61,8 @@ final class BackgroundTests: CLITestCase {
             try Data(json.utf8).write(to: URL(fileURLWithPath: file(name)))
             return file(name)
         }
-        let timeline = try write("""
+        let timeline = try write(
+            """
             {"output": {"preset": "640x480", "background": {"color": "#0000FF"}},
              "clips": [{"file": "land.mp4"}, {"file": "portrait.mp4"}],
              "overlays": {"background": {"image": "green.png", "fit": "stretch"}}}
@@ -71,7 +75,8 @@ final class BackgroundTests: CLITestCase {
         XCTAssertEqual(mean(f.y, width: 320, x: 0..<64, y: 0..<240), 173, accuracy: 4, "green in the bars")
         XCTAssertLessThan(mean(f.cb, width: 160, x: 0..<32, y: 0..<120), 60)
         XCTAssertEqual(mean(f.y, width: 320, x: 140..<180, y: 100..<140), 126, accuracy: 4, "the clip in the middle")
-        let blue = try write("""
+        let blue = try write(
+            """
             {"output": {"preset": "640x480", "background": {"color": "#0000FF"}},
              "clips": [{"file": "land.mp4"}, {"file": "portrait.mp4"}]}
             """, "blue.json")
@@ -81,12 +86,14 @@ final class BackgroundTests: CLITestCase {
         XCTAssertEqual(mean(f.y, width: 320, x: 0..<64, y: 0..<240), 32, accuracy: 3, "blue bars (Y' 32)")
         XCTAssertGreaterThan(mean(f.cb, width: 160, x: 0..<32, y: 0..<120), 230)
 
-        for (json, path) in [(##"{"background": {"color": "#12"}}"##, "$.background.color"),
-                             (##"{"background": {"image": "missing.png"}}"##, "$.background.image"),
-                             (##"{"background": {"blur": 5, "color": "#000000"}}"##, "$.background"),
-                             (##"{"background": {"blur": -5}}"##, "$.background.blur"),
-                             (##"{"background": {"color": "#000000", "fit": "cover"}}"##, "$.background.fit"),
-                             (##"{"background": {"image": "green.png", "fit": "squash"}}"##, "$.background.fit")] {
+        for (json, path) in [
+            (##"{"background": {"color": "#12"}}"##, "$.background.color"),
+            (##"{"background": {"image": "missing.png"}}"##, "$.background.image"),
+            (##"{"background": {"blur": 5, "color": "#000000"}}"##, "$.background"),
+            (##"{"background": {"blur": -5}}"##, "$.background.blur"),
+            (##"{"background": {"color": "#000000", "fit": "cover"}}"##, "$.background.fit"),
+            (##"{"background": {"image": "green.png", "fit": "squash"}}"##, "$.background.fit")
+        ] {
             let bad = try write(json, "bad.json")
             let e = try Support.sdrify("compose", file("portrait.mp4"), "--output", file("bad.mp4"), "--overlays", bad)
             XCTAssertEqual(e.status, 64, json)
@@ -105,8 +112,9 @@ final class BackgroundTests: CLITestCase {
         try ffmpeg(["-f", "lavfi", "-i", "sine=f=440:r=48000:d=3", "-c:a", "aac", "-b:a", "128k", file("song.m4a")])
         try ffmpeg(["-f", "lavfi", "-i", "color=c=0xC02020:s=400x300", "-frames:v", "1", file("cover.png")])
         try Data("1\n00:00:01,000 --> 00:00:02,000\nSing along\n".utf8).write(to: URL(fileURLWithPath: file("lyrics.srt")))
-        let r = try Support.sdrify(file("song.m4a"), file("song.mp4"), "--background", file("cover.png"), "--captions", file("lyrics.srt"),
-                                   "--json", "--crf", "4")
+        let r = try Support.sdrify(
+            file("song.m4a"), file("song.mp4"), "--background", file("cover.png"), "--captions", file("lyrics.srt"),
+            "--json", "--crf", "4")
         XCTAssertEqual(r.status, 0, r.stderr)
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
         XCTAssertEqual(report["width"] as? Int, 400)

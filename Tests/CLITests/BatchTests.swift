@@ -15,8 +15,10 @@ final class BatchTests: CLITestCase {
     }
 
     func testFolderJSONLinesWorstStatusAndNothingPartial() throws {
-        let inputs = [Support.vector("orient_1.mp4"), Support.vector("truncated.mp4"), Support.vector("orient_6.mp4"),
-                      Support.vector("hlg_portrait.mov")]
+        let inputs = [
+            Support.vector("orient_1.mp4"), Support.vector("truncated.mp4"), Support.vector("orient_6.mp4"),
+            Support.vector("hlg_portrait.mov")
+        ]
         let r = try Support.sdrify(inputs + ["--output-dir", file("out"), "--jobs", "2", "--json", "--preset", "640x480"])
         XCTAssertEqual(r.status, 2, "the worst file's status: \(r.stderr)")
         let reports = try lines(r)
@@ -44,7 +46,8 @@ final class BatchTests: CLITestCase {
     /// The JSON lines are part of the result: a stdout that cannot take them makes the batch exit 4, and the files
     /// it converted stay (they are complete).
     func testJSONLinesThatCannotBeWrittenExitFourAndKeepTheFiles() throws {
-        let command = "'\(Support.binary.path)' '\(Support.vector("orient_1.mp4"))' '\(Support.vector("orient_6.mp4"))' --output-dir '\(file("out"))' --jobs 2 --json >/dev/full"
+        let command =
+            "'\(Support.binary.path)' '\(Support.vector("orient_1.mp4"))' '\(Support.vector("orient_6.mp4"))' --output-dir '\(file("out"))' --jobs 2 --json >/dev/full"
         let r = try Support.run("/bin/sh", ["-c", command])
         XCTAssertEqual(r.status, 4, r.stderr)
         XCTAssertTrue(r.stderr.contains("sdrify: stdout: cannot write the JSON reports; the converted files stay"), r.stderr)
@@ -65,8 +68,9 @@ final class BatchTests: CLITestCase {
         let byInput = Dictionary(uniqueKeysWithValues: try lines(again).dropLast().map { ($0["input"] as? String ?? "", $0) })
         XCTAssertEqual(byInput[inputs[0]]?["status"] as? String, "skipped")
         XCTAssertEqual(byInput[inputs[1]]?["exit_code"] as? Int, 4)
-        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: file("out/orient_1.mp4"))[.systemFileNumber] as? Int, kept,
-                       "the finished file was left alone")
+        XCTAssertEqual(
+            try FileManager.default.attributesOfItem(atPath: file("out/orient_1.mp4"))[.systemFileNumber] as? Int, kept,
+            "the finished file was left alone")
 
         let replaced = try Support.sdrify(inputs + ["--output-dir", file("out"), "--skip-existing", "--overwrite", "-q"])
         XCTAssertEqual(replaced.status, 0, replaced.stderr)
@@ -104,12 +108,16 @@ final class BatchTests: CLITestCase {
 
     /// A signal stops the batch: finished files stay, the running one is removed, the rest never start.
     func testInterruptingABatchLeavesFinishedFilesAndNoPartialOne() throws {
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30", "-t", "20", "-c:v", "libx264", "-preset", "ultrafast",
-                    "-pix_fmt", "yuv420p", file("long.mp4")])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30", "-t", "20", "-c:v", "libx264", "-preset", "ultrafast",
+            "-pix_fmt", "yuv420p", file("long.mp4")
+        ])
         let p = Process()
         p.executableURL = Support.binary
-        p.arguments = [Support.vector("orient_1.mp4"), file("long.mp4"), Support.vector("orient_6.mp4"),
-                       "--output-dir", file("out"), "--json", "--jobs", "1"]
+        p.arguments = [
+            Support.vector("orient_1.mp4"), file("long.mp4"), Support.vector("orient_6.mp4"),
+            "--output-dir", file("out"), "--json", "--jobs", "1"
+        ]
         let out = Pipe(), err = Pipe()
         p.standardOutput = out; p.standardError = err
         try p.run()
@@ -141,9 +149,11 @@ final class BatchTests: CLITestCase {
         for name in ["orient_1.mp4", "orient_6.mp4", "truncated.mp4"] {
             try FileManager.default.copyItem(atPath: Support.vector(name), toPath: clips.appendingPathComponent(name).path)
         }
-        let recipe = ["--will-cite", "-S", "2/:", "--transferfile", "{}", "--return", "sdr/{/.}.mp4", "--cleanup",
-                      "--joblog", "jobs.log", "--resume-failed",
-                      "mkdir -p sdr && \(Support.binary.path) {} sdr/{/.}.mp4 --quiet", ":::", "orient_1.mp4", "orient_6.mp4", "truncated.mp4"]
+        let recipe = [
+            "--will-cite", "-S", "2/:", "--transferfile", "{}", "--return", "sdr/{/.}.mp4", "--cleanup",
+            "--joblog", "jobs.log", "--resume-failed",
+            "mkdir -p sdr && \(Support.binary.path) {} sdr/{/.}.mp4 --quiet", ":::", "orient_1.mp4", "orient_6.mp4", "truncated.mp4"
+        ]
         let first = try Support.run(Support.tool("parallel"), recipe, in: clips)
         XCTAssertEqual(first.status, 1, "parallel exits with the number of failed jobs: \(first.stderr)")
         func exitValues() throws -> [String: String] {

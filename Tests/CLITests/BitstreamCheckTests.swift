@@ -48,11 +48,13 @@ final class BitstreamCheckTests: CLITestCase {
         let clean = try Data(contentsOf: URL(fileURLWithPath: Support.vector(vector)))
         let k = try packets(Support.vector(vector))[13]
         var forbidden = clean
-        forbidden[k.pos + 4] |= 0x80         // the NAL unit's header (after its 4-byte length)
+        forbidden[k.pos + 4] |= 0x80  // the NAL unit's header (after its 4-byte length)
         var overrun = clean
-        overrun[k.pos] = 0x7F                // its length: far past the sample
-        for (name, d, words, silent) in [("forbidden.mp4", forbidden, "forbidden bit", true),
-                                         ("overrun.mp4", overrun, "past the end", false)] {
+        overrun[k.pos] = 0x7F  // its length: far past the sample
+        for (name, d, words, silent) in [
+            ("forbidden.mp4", forbidden, "forbidden bit", true),
+            ("overrun.mp4", overrun, "past the end", false)
+        ] {
             let damaged = file(name)
             try d.write(to: URL(fileURLWithPath: damaged))
             let ffmpeg = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", damaged, "-f", "null", "-"])
@@ -112,11 +114,13 @@ final class BitstreamCheckTests: CLITestCase {
         let raw = file("raw.h265")
         try ffmpeg(["-i", Support.vector("pq_hevc_hdr10.mp4"), "-map", "0:v", "-c:v", "copy", "-bsf:v", "hevc_mp4toannexb", "-f", "hevc", raw])
         let edit = file("edit.json")
-        try Data("""
+        try Data(
+            """
             {"clips": [{"file": "\(Support.vector("sample_hlg_portrait.mov"))", "from": 0.7, "duration": 0.8},
                        {"file": "\(Support.vector("pq_hevc_hdr10.mp4"))", "from": 0.4, "duration": 0.5},
                        {"file": "\(raw)", "from": 0.2}]}
-            """.utf8).write(to: URL(fileURLWithPath: edit))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: edit))
         let r = try Support.sdrify("compose", "--timeline", edit, "--output", file("edit.mp4"), "--json")
         XCTAssertEqual(r.status, 0, r.stderr)
         let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
@@ -139,13 +143,15 @@ final class BitstreamCheckTests: CLITestCase {
             ("tskip", "yuv420p", "tskip=1:cu-lossless=1:signhide=0"), ("lossless", "yuv420p", "lossless=1"),
             ("aq", "yuv420p", "aq-mode=3:qg-size=8:cbqpoffs=3:crqpoffs=-2:sao=0"), ("weights", "yuv420p", "weightp=1:weightb=1:ref=4"),
             ("scaling", "yuv420p12le", "scaling-list=default:max-merge=1:temporal-mvp=0"), ("mono", "gray10le", "keyint=4"),
-            ("lowqp", "yuv420p", "qp=1:rd=6:rdoq-level=2"),
+            ("lowqp", "yuv420p", "qp=1:rd=6:rdoq-level=2")
         ]
         let source = file("source.y4m")
         try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=200x120:rate=25,noise=alls=10:allf=t", "-frames:v", "10", "-pix_fmt", "yuv420p", source])
         for (name, pixels, params) in settings {
             let clip = file("\(name).mp4")
-            try ffmpeg(["-i", source, "-pix_fmt", pixels, "-c:v", "libx265", "-x265-params", "log-level=error" + (params.isEmpty ? "" : ":" + params), clip])
+            try ffmpeg([
+                "-i", source, "-pix_fmt", pixels, "-c:v", "libx265", "-x265-params", "log-level=error" + (params.isEmpty ? "" : ":" + params), clip
+            ])
             let r = try Support.sdrify(clip, file("\(name).out.mp4"), "--json")
             XCTAssertEqual(r.status, 0, "\(name): \(r.stderr)")
             let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
@@ -183,7 +189,7 @@ final class BitstreamCheckTests: CLITestCase {
             ("partitions", "yuv420p", "partitions=all:8x8dct=1:trellis=2:subme=10", []),
             ("slices", "yuv420p", "slices=3:bframes=2", []), ("refresh", "yuv420p", "intra-refresh=1:keyint=5", []),
             ("lossless", "yuv420p", "qp=0", []), ("gray", "gray", "", []), ("high10", "yuv420p10le", "", []),
-            ("cqm", "yuv420p", "cqm=jvt:constrained-intra=1", []), ("lowqp", "yuv420p", "qp=2:deadzone-inter=0:deadzone-intra=0", []),
+            ("cqm", "yuv420p", "cqm=jvt:constrained-intra=1", []), ("lowqp", "yuv420p", "qp=2:deadzone-inter=0:deadzone-intra=0", [])
         ]
         let source = file("source.y4m")
         try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=200x120:rate=25,noise=alls=25:allf=t", "-frames:v", "10", "-pix_fmt", "yuv420p", source])
@@ -208,8 +214,10 @@ final class BitstreamCheckTests: CLITestCase {
             XCTAssertEqual(c["slices_checked"] as? Int, 10, name)
             XCTAssertEqual(c["slices_unchecked"] as? Int, 0, name)
         }
-        for (name, extra) in [("interlaced", ["-flags", "+ildct+ilme", "-x264-params", "tff=1"]),
-                              ("422", ["-pix_fmt", "yuv422p"]), ("cavlc", ["-x264-params", "cabac=0"])] {
+        for (name, extra) in [
+            ("interlaced", ["-flags", "+ildct+ilme", "-x264-params", "tff=1"]),
+            ("422", ["-pix_fmt", "yuv422p"]), ("cavlc", ["-x264-params", "cabac=0"])
+        ] {
             let clip = file("\(name).mp4")
             try ffmpeg(["-i", source, "-c:v", "libx264"] + extra + [clip])
             let c = try check(clip, name)

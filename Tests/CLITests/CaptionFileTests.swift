@@ -17,7 +17,9 @@ final class CaptionFileTests: CLITestCase {
             let lines = block.split(separator: "\n").map(String.init)
             guard let t = lines.firstIndex(where: { $0.contains("-->") }) else { return nil }
             let times = lines[t].components(separatedBy: " --> ").map { s -> Double in
-                let f = (s.split(separator: " ").first.map(String.init) ?? "").trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: ".").split(separator: ":").compactMap { Double($0) }
+                let f = (s.split(separator: " ").first.map(String.init) ?? "").trimmingCharacters(in: .whitespaces).replacingOccurrences(
+                    of: ",", with: "."
+                ).split(separator: ":").compactMap { Double($0) }
                 return f.count == 3 ? f[0] * 3600 + f[1] * 60 + f[2] : -1
             }
             let text = lines[(t + 1)...].joined(separator: "\n")
@@ -34,7 +36,8 @@ final class CaptionFileTests: CLITestCase {
     /// SRT → SCC read back by ffmpeg's CEA-608 decoder: the same text (accents from 608's sets, italics) and times
     /// within a frame; and by sdrify's own SCC reader.
     func testSCCOutputReadsBackInFFmpeg() throws {
-        let srt = try write("""
+        let srt = try write(
+            """
             1
             00:00:01,000 --> 00:00:03,000
             Hello <i>world</i> again, café
@@ -51,10 +54,13 @@ final class CaptionFileTests: CLITestCase {
         let ff = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", file("out.scc"), "-f", "srt", "-"])
         XCTAssertEqual(ff.status, 0, ff.stderr)
         let expected: [(Double, Double, String)] = [(1, 3, "Hello world again, café"), (4, 6.5, "Second caption on top\nwith two lines ¿sí? ♪")]
-        for reader in [ff.stdout, try { () -> String in
-            XCTAssertEqual(try Support.sdrify("captions", file("out.scc"), file("back.srt")).status, 0)
-            return try read("back.srt")
-        }()] {
+        for reader in [
+            ff.stdout,
+            try { () -> String in
+                XCTAssertEqual(try Support.sdrify("captions", file("out.scc"), file("back.srt")).status, 0)
+                return try read("back.srt")
+            }()
+        ] {
             let got = cues(reader)
             XCTAssertEqual(got.count, 2, reader)
             for (g, e) in zip(got, expected) {
@@ -70,7 +76,8 @@ final class CaptionFileTests: CLITestCase {
     /// What 608 cannot hold is exit 2 naming the first problem, with no output; --fix repairs each and says so, and
     /// ffmpeg reads the repaired file.
     func testSCCValidatorAndFix() throws {
-        let srt = try write("""
+        let srt = try write(
+            """
             1
             00:00:00,000 --> 00:00:02,000
             A line that is much too long for the thirty two columns of 608 — and so it wraps…
@@ -124,7 +131,8 @@ final class CaptionFileTests: CLITestCase {
     /// Roll-up and paint-on SCC (hand-written byte pairs) read as what the screen shows after each line.
     func testSCCRollUpAndPaintOn() throws {
         // RU2, CR, PAC row 15, "HI", CR, "YO"; then paint-on: RDC, PAC row 1, "OK"; EDM.
-        let scc = try write("""
+        let scc = try write(
+            """
             Scenarist_SCC V1.0
 
             00:00:01;00\t9425 9425 94ad 94ad 94e0 94e0 c849
@@ -146,7 +154,8 @@ final class CaptionFileTests: CLITestCase {
 
     /// TTML with frames, ticks, offsets, nested time containers, referenced and inline styles and a top region.
     func testTTMLReadsTimesStylesAndRegions() throws {
-        let ttml = try write("""
+        let ttml = try write(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <tt xmlns="http://www.w3.org/ns/ttml" xmlns:tts="http://www.w3.org/ns/ttml#styling" xmlns:ttp="http://www.w3.org/ns/ttml#parameter"
                 ttp:frameRate="25" ttp:tickRate="10000000">
@@ -186,13 +195,16 @@ final class CaptionFileTests: CLITestCase {
 
     /// SRT → iTT → SRT keeps text, styling, placement and times; the iTT is TTML in Apple's profile.
     func testITTRoundTrip() throws {
-        let text = "1\n00:00:01,250 --> 00:00:02,500\n{\\an8}<i>Top</i> & <b>bold</b> <font color=\"#FFFF00\">yellow</font>\n\n"
+        let text =
+            "1\n00:00:01,250 --> 00:00:02,500\n{\\an8}<i>Top</i> & <b>bold</b> <font color=\"#FFFF00\">yellow</font>\n\n"
             + "2\n00:01:02,000 --> 00:01:04,040\nTwo\nlines\n"
         let srt = try write(text, "a.srt")
         XCTAssertEqual(try Support.sdrify("captions", srt, file("a.itt")).status, 0)
         let itt = try read("a.itt")
-        for part in ["xmlns=\"http://www.w3.org/ns/ttml\"", "ttp:frameRateMultiplier=\"1000 1001\"", "region=\"top\"",
-                     "tts:fontStyle=\"italic\"", "&amp;", "<br/>", "begin=\"00:01:02.000\" end=\"00:01:04.040\""] {
+        for part in [
+            "xmlns=\"http://www.w3.org/ns/ttml\"", "ttp:frameRateMultiplier=\"1000 1001\"", "region=\"top\"",
+            "tts:fontStyle=\"italic\"", "&amp;", "<br/>", "begin=\"00:01:02.000\" end=\"00:01:04.040\""
+        ] {
             XCTAssertTrue(itt.contains(part), "\(part): \(itt)")
         }
         XCTAssertEqual(try Support.sdrify("captions", file("a.itt"), file("b.srt")).status, 0)
@@ -201,7 +213,8 @@ final class CaptionFileTests: CLITestCase {
 
     /// ASS dialogue with overrides → SRT; an unknown output extension is a usage error; no clobber.
     func testASSInAndErrors() throws {
-        let ass = try write("""
+        let ass = try write(
+            """
             [Script Info]
             ScriptType: v4.00+
 
@@ -281,8 +294,10 @@ final class CaptionFileTests: CLITestCase {
     func testInputSubtitleTracksAreKeptOrBurnedIn() throws {
         try ffmpeg(["-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30", "-t", "3", "-c:v", "libx264", "-pix_fmt", "yuv420p", file("grey.mp4")])
         let srt = try write("1\n00:00:00,500 --> 00:00:01,500\nFirst <i>one</i>\n\n2\n00:00:02,000 --> 00:00:02,800\nSecond\n", "en.srt")
-        try ffmpeg(["-i", file("grey.mp4"), "-i", srt, "-map", "0", "-map", "1", "-c:v", "copy", "-c:s", "mov_text",
-                    "-metadata:s:s:0", "language=deu", file("with.mp4")])
+        try ffmpeg([
+            "-i", file("grey.mp4"), "-i", srt, "-map", "0", "-map", "1", "-c:v", "copy", "-c:s", "mov_text",
+            "-metadata:s:s:0", "language=deu", file("with.mp4")
+        ])
         func track(_ path: String) throws -> [(Double, Double, String)] {
             let ff = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", path, "-map", "0:s:0", "-f", "srt", "-"])
             return cues(ff.stdout)
@@ -291,7 +306,10 @@ final class CaptionFileTests: CLITestCase {
         let kept = try track(file("kept.mp4"))
         XCTAssertEqual(kept.map(\.2), ["First one", "Second"])
         XCTAssertEqual(kept.map(\.0), [0.5, 2.0])
-        XCTAssertEqual(Support.streams(try Support.ffprobe(file("kept.mp4")), "subtitle").first.flatMap { ($0["tags"] as? [String: Any])?["language"] as? String }, "deu")
+        XCTAssertEqual(
+            Support.streams(try Support.ffprobe(file("kept.mp4")), "subtitle").first.flatMap {
+                ($0["tags"] as? [String: Any])?["language"] as? String
+            }, "deu")
         XCTAssertEqual(try Support.sdrify(file("with.mp4"), file("cut.mp4"), "--start", "1").status, 0)
         XCTAssertEqual(try track(file("cut.mp4")).map(\.0), [0, 1.0])
         XCTAssertEqual(try Support.sdrify(file("with.mp4"), file("none.mp4"), "--no-subtitles").status, 0)

@@ -32,11 +32,11 @@ final class CaptionTests: CLITestCase {
 
     func testSRTWithJapaneseAndLatinDrawsInTheBottomThirdOnlyWhileOn() throws {
         let out = try burn("1\n00:00:00,500 --> 00:00:01,500\nHello こんにちは 😀\nsecond line\n", named: "a.srt")
-        let rows = try changedRows(out, 30)   // t = 1.0
+        let rows = try changedRows(out, 30)  // t = 1.0
         XCTAssertGreaterThan(rows.count, 10, "glyphs drawn")
         XCTAssertGreaterThanOrEqual(rows.min() ?? 0, 160, "only in the bottom third")
-        XCTAssertEqual(try changedRows(out, 6), [], "not before its start")    // t = 0.2
-        XCTAssertEqual(try changedRows(out, 54), [], "not after its end")      // t = 1.8
+        XCTAssertEqual(try changedRows(out, 6), [], "not before its start")  // t = 0.2
+        XCTAssertEqual(try changedRows(out, 54), [], "not after its end")  // t = 1.8
     }
 
     /// The same captions saved as UTF-8, UTF-16 (with its byte-order mark, as Windows tools write it) and
@@ -71,20 +71,20 @@ final class CaptionTests: CLITestCase {
 
     func testASSKeepsItsOwnStyle() throws {
         let ass = """
-        [Script Info]
-        ScriptType: v4.00+
-        PlayResX: 640
-        PlayResY: 480
+            [Script Info]
+            ScriptType: v4.00+
+            PlayResX: 640
+            PlayResY: 480
 
-        [V4+ Styles]
-        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
-        Style: Top,DejaVu Sans,40,&H0000FFFF,&H0000FFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,8,10,10,10,1
+            [V4+ Styles]
+            Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
+            Style: Top,DejaVu Sans,40,&H0000FFFF,&H0000FFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,8,10,10,10,1
 
-        [Events]
-        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
-        Dialogue: 0,0:00:00.50,0:00:01.50,Top,,0,0,0,,Lyrics up here
+            [Events]
+            Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+            Dialogue: 0,0:00:00.50,0:00:01.50,Top,,0,0,0,,Lyrics up here
 
-        """
+            """
         let out = try burn(ass, named: "top.ass")
         let rows = try changedRows(out, 30)
         XCTAssertGreaterThan(rows.count, 5)
@@ -134,8 +134,9 @@ final class CaptionTests: CLITestCase {
         try Data("1\n00:00:00,000 --> 00:00:01,500\nRed on top\n".utf8).write(to: URL(fileURLWithPath: file("c.srt")))
         let plain = try burn("1\n00:00:00,000 --> 00:00:01,500\nRed on top\n", named: "plain.srt")
         let out = file("styled.mp4")
-        let r = try Support.sdrify(file("grey.mp4"), out, "--preset", "640x480", "--crf", "4", "--captions", file("c.srt"),
-                                   "--caption-position", "top", "--caption-color", "#FF0000", "--caption-size", "12%", "--caption-margin", "0")
+        let r = try Support.sdrify(
+            file("grey.mp4"), out, "--preset", "640x480", "--crf", "4", "--captions", file("c.srt"),
+            "--caption-position", "top", "--caption-color", "#FF0000", "--caption-size", "12%", "--caption-margin", "0")
         XCTAssertEqual(r.status, 0, r.stderr)
         let rows = try changedRows(out, 15), plainRows = try changedRows(plain, 15)
         XCTAssertLessThan(rows.max() ?? 240, 80, "on top")
@@ -169,8 +170,9 @@ final class CaptionTests: CLITestCase {
 
     /// WebVTT line, position and align settings.
     func testWebVTTCueSettings() throws {
-        let out = try burn("WEBVTT\n\n00:00.000 --> 00:01.500 line:0 align:start\nTop left\n\n00:00.000 --> 00:01.500 line:60% position:90% align:end\nRight\n",
-                           named: "pos.vtt")
+        let out = try burn(
+            "WEBVTT\n\n00:00.000 --> 00:01.500 line:0 align:start\nTop left\n\n00:00.000 --> 00:01.500 line:60% position:90% align:end\nRight\n",
+            named: "pos.vtt")
         let y = try luma(out, 15), grey = try luma(file("grey.mp4"), 15)
         guard y.count == 320 * 240, grey.count == y.count else { return XCTFail("no picture") }
         func changed(_ xs: Range<Int>, _ ys: Range<Int>) -> Int {

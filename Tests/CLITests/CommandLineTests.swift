@@ -48,7 +48,7 @@ final class CommandLineTests: CLITestCase {
             (["--crf", "-3"], "--crf must be between 0 and 51"),
             (["--jobs", "-2"], "--jobs must be from 1 to 64"),
             (["--max-pixels", "-5"], "--max-pixels must be more than 0"),
-            (["--start", "1:75"], "The value '1:75' is invalid for '--start <TIME>'"),
+            (["--start", "1:75"], "The value '1:75' is invalid for '--start <TIME>'")
         ]
         for (args, message) in cases {
             let r = try Support.sdrify([input, out] + args)
@@ -108,7 +108,7 @@ final class CommandLineTests: CLITestCase {
             ([file("missing.mov"), file("a.mp4"), "--json"], 2),
             ([Support.vector("truncated.mp4"), file("a.mp4"), "--json"], 2),
             (["compose", "--json", "-o", file("c.mp4")], 64),
-            (["probe", "--json", file("missing.mov")], 2),
+            (["probe", "--json", file("missing.mov")], 2)
         ]
         for (args, status) in cases {
             let r = try Support.sdrify(args)

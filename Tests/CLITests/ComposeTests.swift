@@ -15,8 +15,10 @@ final class ComposeTests: CLITestCase {
 
     /// A clip whose luma counts its frames: frame N has Y' 16 + `step`·N.
     func counter(_ name: String, rate: Int, step: Int) throws -> String {
-        try ffmpeg(["-f", "lavfi", "-i", "color=c=black:s=320x240:r=\(rate):d=1,format=yuv420p,geq=lum='16+\(step)*N':cb=128:cr=128",
-                    "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-pix_fmt", "yuv420p", file(name)])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "color=c=black:s=320x240:r=\(rate):d=1,format=yuv420p,geq=lum='16+\(step)*N':cb=128:cr=128",
+            "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-pix_fmt", "yuv420p", file(name)
+        ])
         return file(name)
     }
 
@@ -53,7 +55,9 @@ final class ComposeTests: CLITestCase {
         let b = try clip("b.mp4", grey: 192, size: "320x240", rate: 60)
         try ffmpeg(["-f", "lavfi", "-i", "color=c=white:s=100x200", "-frames:v", "1", file("tall.png")])
         let out = file("out.mp4")
-        let report = try compose([a, b, "color:#FF0000:0.5", file("tall.png"), "--image-duration", "1", "--output", out, "--preset", "960x540", "--crf", "10"])
+        let report = try compose([
+            a, b, "color:#FF0000:0.5", file("tall.png"), "--image-duration", "1", "--output", out, "--preset", "960x540", "--crf", "10"
+        ])
         XCTAssertEqual(report["width"] as? Int, 640); XCTAssertEqual(report["height"] as? Int, 360)
         XCTAssertEqual(report["frame_rate"] as? String, "30")
         XCTAssertEqual(report["frames"] as? Int, 30 + 30 + 15 + 30)
@@ -108,7 +112,8 @@ final class ComposeTests: CLITestCase {
             let p = Support.psnr(try Support.lumaFrame(out, index: 3), try Support.lumaFrame(single, index: 3))
             XCTAssertGreaterThan(p, 40, "EXIF \(exif)")
             let upright = try Support.lumaFrame(input, index: 3, filter: "scale=\(exif >= 5 ? "240:320" : "320:240")", autorotate: true)
-            XCTAssertGreaterThan(Support.psnr(try Support.lumaFrame(out, index: 3, filter: "scale=\(exif >= 5 ? "240:320" : "320:240")"), upright), 25, "EXIF \(exif)")
+            XCTAssertGreaterThan(
+                Support.psnr(try Support.lumaFrame(out, index: 3, filter: "scale=\(exif >= 5 ? "240:320" : "320:240")"), upright), 25, "EXIF \(exif)")
         }
     }
 
@@ -121,7 +126,8 @@ final class ComposeTests: CLITestCase {
             let r = try Support.sdrify(Support.vector(name), single, "--preset", "640x480", "--crf", "12")
             XCTAssertEqual(r.status, 0, r.stderr)
             for n in [0, 15, 29] {
-                XCTAssertGreaterThan(Support.psnr(try Support.lumaFrame(out, index: n), try Support.lumaFrame(single, index: n)), 40, "\(name) frame \(n)")
+                XCTAssertGreaterThan(
+                    Support.psnr(try Support.lumaFrame(out, index: n), try Support.lumaFrame(single, index: n)), 40, "\(name) frame \(n)")
             }
         }
     }
@@ -142,7 +148,9 @@ final class ComposeTests: CLITestCase {
         let cut = file("cut.mp4")
         _ = try compose([a, c, "--output", cut])
         s = try audio(cut)
-        for w in stride(from: 960, to: s.count - 1920, by: 480) { XCTAssertGreaterThan(rms(s[w..<w + 480]) / steady, 0.6, "at \(Double(w) / 48000) s") }
+        for w in stride(from: 960, to: s.count - 1920, by: 480) {
+            XCTAssertGreaterThan(rms(s[w..<w + 480]) / steady, 0.6, "at \(Double(w) / 48000) s")
+        }
         var biggest: Float = 0
         for i in 48000 - 2400..<48000 + 2400 { biggest = max(biggest, abs(s[i] - s[i - 1])) }
         XCTAssertLessThan(biggest, 0.05, "step at the cut")
@@ -167,11 +175,11 @@ final class ComposeTests: CLITestCase {
         _ = try clip("b.mp4", grey: 192, size: "360x640")
         try ffmpeg(["-f", "lavfi", "-i", "sine=f=330:r=48000:d=3", "-c:a", "aac", file("song.m4a")])
         let edit = """
-        {"output": {"preset": "640x480", "fps": 25, "background": "#0000FF"},
-         "clips": [{"file": "a.mp4", "from": 0.5, "to": 1.5, "volume": 0.5, "transition": {"type": "wipeup", "duration": 0.2}},
-                   {"file": "b.mp4", "fit": "contain"}, {"file": "b.mp4", "fit": "cover"}, {"color": "#00FF00", "duration": 0.4}],
-         "music": {"file": "song.m4a", "volume": 0.2, "fade_in": 0.5, "fade_out": 0.5}}
-        """
+            {"output": {"preset": "640x480", "fps": 25, "background": "#0000FF"},
+             "clips": [{"file": "a.mp4", "from": 0.5, "to": 1.5, "volume": 0.5, "transition": {"type": "wipeup", "duration": 0.2}},
+                       {"file": "b.mp4", "fit": "contain"}, {"file": "b.mp4", "fit": "cover"}, {"color": "#00FF00", "duration": 0.4}],
+             "music": {"file": "song.m4a", "volume": 0.2, "fade_in": 0.5, "fade_out": 0.5}}
+            """
         try edit.write(toFile: file("edit.json"), atomically: true, encoding: .utf8)
         let out = file("out.mp4")
         let report = try compose(["--timeline", file("edit.json"), "--output", out, "--fps", "50"])
@@ -198,7 +206,7 @@ final class ComposeTests: CLITestCase {
             (#"{"clips": [{"color": "red"}]}"#, "$.clips[0].color"),
             (#"{"clips": [{"file": "a.mp4", "transition": {"type": "spin"}}, {"file": "b.mp4"}]}"#, "$.clips[0].transition.type"),
             (#"{"clips": [{"file": "a.mp4", "transition": {"type": "fade", "duration": 0.8}}, {"file": "b.mp4"}]}"#, "longer than half"),
-            (#"{"clips": []}"#, "$.clips"),
+            (#"{"clips": []}"#, "$.clips")
         ]
         for (text, expected) in bad {
             try text.write(toFile: file("bad.json"), atomically: true, encoding: .utf8)
@@ -217,7 +225,7 @@ final class ComposeTests: CLITestCase {
             ([a, Support.vector("matrix_45deg.mp4")], 3, "matrix_45deg.mp4"),
             ([a, "color:#GG0000"], 64, "color:#GG0000"),
             ([a, a, "--transition", "fade:0.6"], 64, "longer than half"),
-            ([a, "--fps", "0"], 64, "--fps"),
+            ([a, "--fps", "0"], 64, "--fps")
         ]
         for (args, status, mention) in cases {
             let out = file("out.mp4")
@@ -255,8 +263,9 @@ final class ComposeTests: CLITestCase {
         try #"{"stickers": [{"image": "green.png", "x": 0, "y": 0, "start": 1.2, "end": 1.6}]}"#
             .write(toFile: file("overlays.json"), atomically: true, encoding: .utf8)
         let out = file("out.mp4")
-        let r = try Support.sdrify("compose", "color:#000000:1", "color:#000000:1", "--output", out, "--overlays", file("overlays.json"),
-                                   "--fps", "25", "--preset", "640x480", "--progress", "-")
+        let r = try Support.sdrify(
+            "compose", "color:#000000:1", "color:#000000:1", "--output", out, "--overlays", file("overlays.json"),
+            "--fps", "25", "--preset", "640x480", "--progress", "-")
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.hasSuffix("progress=end\n"), r.stdout)
         XCTAssertTrue(r.stdout.contains("total_us=2000000"), r.stdout)
@@ -274,8 +283,10 @@ final class ComposeTests: CLITestCase {
         try FileManager.default.createDirectory(at: outDir, withIntermediateDirectories: true)
         let p = Process()
         p.executableURL = Support.binary
-        p.arguments = ["compose", file("big.mp4"), file("big.mp4"), file("big.mp4"), "--transition", "fade",
-                       "--output", outDir.appendingPathComponent("out.mp4").path, "--progress", "-"]
+        p.arguments = [
+            "compose", file("big.mp4"), file("big.mp4"), file("big.mp4"), "--transition", "fade",
+            "--output", outDir.appendingPathComponent("out.mp4").path, "--progress", "-"
+        ]
         let progress = Pipe(), errors = Pipe()
         p.standardOutput = progress; p.standardError = errors; p.standardInput = FileHandle.nullDevice
         try p.run()

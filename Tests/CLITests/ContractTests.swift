@@ -6,8 +6,12 @@ final class ContractTests: CLITestCase {
     /// A 4K clip long enough to be interrupted mid-conversion.
     static let clip4K: String = {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sdrify-tests-4k-\(getpid()).mp4").path
-        _ = try? Support.run(Support.tool("ffmpeg"), ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=3840x2160:rate=30",
-                                                     "-frames:v", "90", "-c:v", "libx264", "-preset", "ultrafast", path])
+        _ = try? Support.run(
+            Support.tool("ffmpeg"),
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=3840x2160:rate=30",
+                "-frames:v", "90", "-c:v", "libx264", "-preset", "ultrafast", path
+            ])
         return path
     }()
 
@@ -172,8 +176,12 @@ final class ContractTests: CLITestCase {
         FileManager.default.createFile(atPath: progressFile.path, contents: nil)
         let handle = try FileHandle(forWritingTo: progressFile)
         // The child inherits the file as descriptor 3 through a shell redirection.
-        let r = try Support.run("/bin/sh", ["-c", "exec \"$0\" \"$@\" 3>>'\(progressFile.path)'", Support.binary.path,
-                                            Support.vector("sdr_h264_aac.mp4"), output, "--json", "--progress", "3"])
+        let r = try Support.run(
+            "/bin/sh",
+            [
+                "-c", "exec \"$0\" \"$@\" 3>>'\(progressFile.path)'", Support.binary.path,
+                Support.vector("sdr_h264_aac.mp4"), output, "--json", "--progress", "3"
+            ])
         try handle.close()
         XCTAssertEqual(r.status, 0, r.stderr)
         let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
@@ -201,5 +209,7 @@ final class Results: @unchecked Sendable {
     private var items: [Support.Result?]
     init(_ n: Int) { items = Array(repeating: nil, count: n) }
     func set(_ i: Int, _ r: Support.Result?) { lock.lock(); items[i] = r; lock.unlock() }
-    var all: [Support.Result] { items.map { $0 ?? Support.Result(status: -1, stdout: "", stderr: "did not run", stdoutData: Data(), signalled: false) } }
+    var all: [Support.Result] {
+        items.map { $0 ?? Support.Result(status: -1, stdout: "", stderr: "did not run", stdoutData: Data(), signalled: false) }
+    }
 }

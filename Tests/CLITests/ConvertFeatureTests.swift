@@ -13,11 +13,15 @@ final class ConvertFeatureTests: CLITestCase {
     func double(_ v: Any?) -> Double { Double(v as? String ?? "") ?? -1 }
 
     func testNonAACAudioIsTranscodedAndDownmixed() throws {
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=sample_rate=44100:duration=2",
-                    "-t", "2", "-c:v", "libx264", "-c:a", "pcm_s16le", "-ac", "1", file("pcm.mov")])
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "anoisesrc=d=2:r=48000",
-                    "-t", "2", "-filter_complex", "[1]pan=5.1|c0=c0|c1=c0|c2=c0|c3=c0|c4=c0|c5=c0[a]", "-map", "0", "-map", "[a]",
-                    "-c:v", "libx264", "-c:a", "ac3", file("surround.mp4")])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=sample_rate=44100:duration=2",
+            "-t", "2", "-c:v", "libx264", "-c:a", "pcm_s16le", "-ac", "1", file("pcm.mov")
+        ])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "anoisesrc=d=2:r=48000",
+            "-t", "2", "-filter_complex", "[1]pan=5.1|c0=c0|c1=c0|c2=c0|c3=c0|c4=c0|c5=c0[a]", "-map", "0", "-map", "[a]",
+            "-c:v", "libx264", "-c:a", "ac3", file("surround.mp4")
+        ])
         for (name, channels) in [("pcm.mov", 1), ("surround.mp4", 2)] {
             _ = try convert(file(name), file("\(name).out.mp4"))
             let probe = try Support.ffprobe(file("\(name).out.mp4"))
@@ -34,9 +38,11 @@ final class ConvertFeatureTests: CLITestCase {
     }
 
     func testTheDefaultAudioTrackIsKept() throws {
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=1",
-                    "-f", "lavfi", "-i", "anoisesrc=d=1", "-t", "1", "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264",
-                    "-c:a", "aac", "-ac:a:0", "1", "-ac:a:1", "2", "-disposition:a:0", "0", "-disposition:a:1", "default", file("two.mp4")])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=1",
+            "-f", "lavfi", "-i", "anoisesrc=d=1", "-t", "1", "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264",
+            "-c:a", "aac", "-ac:a:0", "1", "-ac:a:1", "2", "-disposition:a:0", "0", "-disposition:a:1", "default", file("two.mp4")
+        ])
         _ = try convert(file("two.mp4"), file("two.out.mp4"))
         let audio = Support.streams(try Support.ffprobe(file("two.out.mp4")), "audio")
         XCTAssertEqual(audio.count, 1)
@@ -46,12 +52,16 @@ final class ConvertFeatureTests: CLITestCase {
     /// A default audio track in a codec this libavcodec cannot decode (a sample entry renamed to an unknown
     /// four-character code, as with Apple's APAC) gives way to the next track, or to no audio, with a warning.
     func testUndecodableDefaultAudioGivesWay() throws {
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=1",
-                    "-f", "lavfi", "-i", "sine=f=880:duration=1", "-t", "1", "-map", "0", "-map", "1", "-map", "2",
-                    "-c:v", "libx264", "-c:a:0", "pcm_s16le", "-c:a:1", "aac", "-ac:a:0", "2", "-ac:a:1", "1",
-                    "-disposition:a:0", "default", "-disposition:a:1", "0", file("two.mov")])
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=1", "-t", "1",
-                    "-c:v", "libx264", "-c:a", "pcm_s16le", file("one.mov")])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=1",
+            "-f", "lavfi", "-i", "sine=f=880:duration=1", "-t", "1", "-map", "0", "-map", "1", "-map", "2",
+            "-c:v", "libx264", "-c:a:0", "pcm_s16le", "-c:a:1", "aac", "-ac:a:0", "2", "-ac:a:1", "1",
+            "-disposition:a:0", "default", "-disposition:a:1", "0", file("two.mov")
+        ])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=1", "-t", "1",
+            "-c:v", "libx264", "-c:a", "pcm_s16le", file("one.mov")
+        ])
         for name in ["two.mov", "one.mov"] {
             var data = try Data(contentsOf: URL(fileURLWithPath: file(name)))
             let entry = try XCTUnwrap(data.range(of: Data("sowt".utf8)), "\(name): PCM sample entry")
@@ -77,8 +87,11 @@ final class ConvertFeatureTests: CLITestCase {
     func testPictureSizeChangingMidStreamIsLetterboxed() throws {
         for (first, second, name) in [("640x360", "160x120", "shrink"), ("320x240", "640x360", "grow")] {
             // No B-frames: remuxing a raw stream with them gives timestamps that run backwards (damaged timing).
-            try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=\(first):rate=30", "-t", "1", "-c:v", "libx264", "-bf", "0", "-f", "h264", file("a.h264")])
-            try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=\(second):rate=30", "-t", "1", "-c:v", "libx264", "-bf", "0", "-f", "h264", file("b.h264")])
+            try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=\(first):rate=30", "-t", "1", "-c:v", "libx264", "-bf", "0", "-f", "h264", file("a.h264")]
+            )
+            try ffmpeg([
+                "-f", "lavfi", "-i", "testsrc2=size=\(second):rate=30", "-t", "1", "-c:v", "libx264", "-bf", "0", "-f", "h264", file("b.h264")
+            ])
             let joined = try Data(contentsOf: URL(fileURLWithPath: file("a.h264"))) + Data(contentsOf: URL(fileURLWithPath: file("b.h264")))
             try joined.write(to: URL(fileURLWithPath: file("\(name).h264")))
             try ffmpeg(["-r", "30", "-i", file("\(name).h264"), "-c", "copy", file("\(name).mp4")])
@@ -114,10 +127,13 @@ final class ConvertFeatureTests: CLITestCase {
     /// Interlaced video is deinterlaced: a bar moving 6 pixels per field, woven two fields to a frame (top first),
     /// combs in every frame; sdrify's frames must not, and must show the first field's moment.
     func testInterlacedVideoIsDeinterlaced() throws {
-        try ffmpeg(["-f", "lavfi", "-i", "color=black:size=320x240:rate=60,format=yuv420p,"
-                    + "geq=lum='if(between(X\\,mod(N*6\\,280)\\,mod(N*6\\,280)+39)\\,235\\,16)':cb=128:cr=128",
-                    "-t", "1", "-vf", "tinterlace=mode=interleave_top,setfield=tff", "-flags", "+ildct+ilme",
-                    "-c:v", "libx264", "-crf", "4", "-pix_fmt", "yuv420p", file("woven.mp4")])
+        try ffmpeg([
+            "-f", "lavfi", "-i",
+            "color=black:size=320x240:rate=60,format=yuv420p,"
+                + "geq=lum='if(between(X\\,mod(N*6\\,280)\\,mod(N*6\\,280)+39)\\,235\\,16)':cb=128:cr=128",
+            "-t", "1", "-vf", "tinterlace=mode=interleave_top,setfield=tff", "-flags", "+ildct+ilme",
+            "-c:v", "libx264", "-crf", "4", "-pix_fmt", "yuv420p", file("woven.mp4")
+        ])
         let r = try convert(file("woven.mp4"), file("progressive.mp4"), "--crf", "4")
         XCTAssertTrue(r.stderr.contains("interlaced video"), r.stderr)
         func comb(_ path: String, _ index: Int) throws -> Double {
@@ -140,10 +156,14 @@ final class ConvertFeatureTests: CLITestCase {
 
         // Still areas keep both fields: a still pattern woven into fields comes out as its progressive frames do.
         let still = "testsrc=size=320x240:rate=60"
-        try ffmpeg(["-f", "lavfi", "-i", still, "-t", "0.5", "-vf", "tinterlace=mode=interleave_top,setfield=tff", "-flags",
-                    "+ildct+ilme", "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", file("still_woven.mp4")])
-        try ffmpeg(["-f", "lavfi", "-i", still, "-t", "0.5", "-vf", "select='not(mod(n\\,2))'", "-vsync", "0", "-c:v", "libx264",
-                    "-qp", "0", "-pix_fmt", "yuv420p", file("still.mp4")])
+        try ffmpeg([
+            "-f", "lavfi", "-i", still, "-t", "0.5", "-vf", "tinterlace=mode=interleave_top,setfield=tff", "-flags",
+            "+ildct+ilme", "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", file("still_woven.mp4")
+        ])
+        try ffmpeg([
+            "-f", "lavfi", "-i", still, "-t", "0.5", "-vf", "select='not(mod(n\\,2))'", "-vsync", "0", "-c:v", "libx264",
+            "-qp", "0", "-pix_fmt", "yuv420p", file("still.mp4")
+        ])
         _ = try convert(file("still_woven.mp4"), file("still_woven.out.mp4"), "--crf", "0")
         _ = try convert(file("still.mp4"), file("still.out.mp4"), "--crf", "0")
         let woven = try Support.rawFrame(file("still_woven.out.mp4"), index: 3, pixelFormat: "gray")
@@ -158,8 +178,10 @@ final class ConvertFeatureTests: CLITestCase {
     /// fuzzing as exit 1) are read with the least guessing that works, with a warning; tags it can convert stay.
     func testUnconvertibleColourTagsAreGuessed() throws {
         for (matrix, guessed) in [("smpte2085", true), ("ictcp", true), ("ycgco", false), ("bt709", false)] {
-            try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "0.3", "-c:v", "libx264", "-colorspace", matrix,
-                        "-color_primaries", "bt709", "-color_trc", "bt709", file("\(matrix).mp4")])
+            try ffmpeg([
+                "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "0.3", "-c:v", "libx264", "-colorspace", matrix,
+                "-color_primaries", "bt709", "-color_trc", "bt709", file("\(matrix).mp4")
+            ])
             let r = try convert(file("\(matrix).mp4"), file("\(matrix).out.mp4"), "--json")
             let report = try XCTUnwrap(JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])
             let warnings = report["warnings"] as? [String] ?? []
@@ -170,9 +192,11 @@ final class ConvertFeatureTests: CLITestCase {
 
     /// Frame n of this clip has luma 16 + (5·n mod 200), so a decoded picture says which source frame it is.
     func makeNumberedClip(_ path: String, seconds: Int = 4) throws {
-        try ffmpeg(["-f", "lavfi", "-i", "color=c=black:size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=\(seconds)",
-                    "-t", "\(seconds)", "-vf", "geq=lum='16+mod(N*5\\,200)':cb=128:cr=128", "-c:v", "libx264", "-qp", "0",
-                    "-c:a", "aac", path])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "color=c=black:size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=\(seconds)",
+            "-t", "\(seconds)", "-vf", "geq=lum='16+mod(N*5\\,200)':cb=128:cr=128", "-c:v", "libx264", "-qp", "0",
+            "-c:a", "aac", path
+        ])
     }
 
     func numberedLuma(_ n: Int) -> Double { Double(16 + (n * 5) % 200) }
@@ -187,15 +211,17 @@ final class ConvertFeatureTests: CLITestCase {
             ("anim.gif", [], "yuv444p"), ("qtrle.mov", ["-c:v", "qtrle"], "yuv444p"),
             ("x264rgb.mp4", ["-c:v", "libx264rgb", "-qp", "0"], "yuv444p"),
             ("rgb48.mkv", ["-c:v", "ffv1", "-pix_fmt", "rgb48le"], "yuv444p16le"),
-            ("uyvy.mkv", ["-c:v", "rawvideo", "-pix_fmt", "uyvy422", "-colorspace", "bt709", "-color_range", "tv"], "yuv422p"),
+            ("uyvy.mkv", ["-c:v", "rawvideo", "-pix_fmt", "uyvy422", "-colorspace", "bt709", "-color_range", "tv"], "yuv422p")
         ]
         for (name, args, layout) in sources {
             try ffmpeg(pattern + args + [file(name)])
             _ = try convert(file(name), file("\(name).mp4"), "--crf", "0")
             let ours = try Support.rawFrame(file("\(name).mp4"), index: 2, pixelFormat: "yuv420p")
-            let reference = try Support.rawFrame(file(name), index: 2, pixelFormat: "yuv420p", filter:
-                "scale=out_color_matrix=bt709:out_range=tv:flags=accurate_rnd+bitexact,format=\(layout)," +
-                "zscale=f=bicubic:param_a=0:param_b=0.5:cin=left:c=left:d=ordered")
+            let reference = try Support.rawFrame(
+                file(name), index: 2, pixelFormat: "yuv420p",
+                filter:
+                    "scale=out_color_matrix=bt709:out_range=tv:flags=accurate_rnd+bitexact,format=\(layout),"
+                    + "zscale=f=bicubic:param_a=0:param_b=0.5:cin=left:c=left:d=ordered")
             let luma = 160 * 120
             XCTAssertEqual(ours.count, reference.count, name)
             guard ours.count == reference.count else { continue }
@@ -212,8 +238,9 @@ final class ConvertFeatureTests: CLITestCase {
         let video = Support.streams(try Support.ffprobe(file("lossless.mp4")), "video").first ?? [:]
         XCTAssertEqual(video["profile"] as? String, "High 4:4:4 Predictive")
         for index in [0, 17] {
-            XCTAssertEqual(try Support.rawFrame(file("lossless.mp4"), index: index, pixelFormat: "yuv420p"),
-                           try Support.rawFrame(file("n.mp4"), index: index, pixelFormat: "yuv420p"), "frame \(index)")
+            XCTAssertEqual(
+                try Support.rawFrame(file("lossless.mp4"), index: index, pixelFormat: "yuv420p"),
+                try Support.rawFrame(file("n.mp4"), index: index, pixelFormat: "yuv420p"), "frame \(index)")
         }
     }
 
@@ -242,12 +269,18 @@ final class ConvertFeatureTests: CLITestCase {
 
     func testVariableFrameRateTimestampsFollowTheSource() throws {
         // 10 frames at 30 fps, then 10 at 10 fps.
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "20",
-                    "-vf", "setpts='if(lt(N\\,10)\\,N/30\\,10/30+(N-10)/10)/TB'", "-fps_mode", "vfr", "-c:v", "libx264", file("vfr.mp4")])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "20",
+            "-vf", "setpts='if(lt(N\\,10)\\,N/30\\,10/30+(N-10)/10)/TB'", "-fps_mode", "vfr", "-c:v", "libx264", file("vfr.mp4")
+        ])
         _ = try convert(file("vfr.mp4"), file("vfr.out.mp4"))
         func times(_ path: String) throws -> [Double] {
-            let r = try Support.run(Support.tool("ffprobe"), ["-v", "error", "-select_streams", "v", "-show_entries",
-                                                              "frame=pts_time", "-of", "csv=p=0", path])
+            let r = try Support.run(
+                Support.tool("ffprobe"),
+                [
+                    "-v", "error", "-select_streams", "v", "-show_entries",
+                    "frame=pts_time", "-of", "csv=p=0", path
+                ])
             // ffprobe may end a line with a comma (an empty side-data column): keep the first field.
             return r.stdout.split(separator: "\n").compactMap { Double($0.split(separator: ",").first?.trimmingCharacters(in: .whitespaces) ?? "") }
         }
@@ -317,23 +350,32 @@ final class ConvertFeatureTests: CLITestCase {
     }
 
     func testCreationTimeKeptLocationDroppedUnlessAsked() throws {
-        try ffmpeg(["-i", Support.vector("sdr_h264_aac.mp4"), "-c", "copy", "-metadata", "creation_time=2024-05-06T07:08:09Z",
-                    "-metadata", "location=+48.8577+002.2950/", file("tagged.mov")])
+        try ffmpeg([
+            "-i", Support.vector("sdr_h264_aac.mp4"), "-c", "copy", "-metadata", "creation_time=2024-05-06T07:08:09Z",
+            "-metadata", "location=+48.8577+002.2950/", file("tagged.mov")
+        ])
         _ = try convert(file("tagged.mov"), file("plain.mp4"))
         _ = try convert(file("tagged.mov"), file("located.mov"), "--keep-location")
-        func tags(_ path: String) throws -> [String: Any] { (try Support.ffprobe(path)["format"] as? [String: Any])?["tags"] as? [String: Any] ?? [:] }
+        func tags(_ path: String) throws -> [String: Any] {
+            (try Support.ffprobe(path)["format"] as? [String: Any])?["tags"] as? [String: Any] ?? [:]
+        }
         XCTAssertEqual((try tags(file("plain.mp4"))["creation_time"] as? String)?.prefix(19), "2024-05-06T07:08:09")
         XCTAssertNil(try tags(file("plain.mp4"))["location"], "GPS dropped by default")
         XCTAssertNotNil(try tags(file("located.mov"))["location"], "kept with --keep-location")
-        XCTAssertEqual(try Support.ffprobe(file("located.mov"))["format"].flatMap { ($0 as? [String: Any])?["format_name"] as? String }?.contains("mov"), true)
+        XCTAssertEqual(
+            try Support.ffprobe(file("located.mov"))["format"].flatMap { ($0 as? [String: Any])?["format_name"] as? String }?.contains("mov"), true)
     }
 
     func testPresetsTableListsEveryPreset() throws {
         let r = try Support.sdrify("presets", "--json")
         let rows = try JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]] ?? []
         let names = Set(rows.compactMap { $0["name"] as? String })
-        XCTAssertEqual(names, ["640x480", "960x540", "1280x720", "1920x1080", "3840x2160", "HEVC1920x1080", "HEVC3840x2160",
-                               "LowQuality", "MediumQuality", "HighestQuality", "Passthrough"])
+        XCTAssertEqual(
+            names,
+            [
+                "640x480", "960x540", "1280x720", "1920x1080", "3840x2160", "HEVC1920x1080", "HEVC3840x2160",
+                "LowQuality", "MediumQuality", "HighestQuality", "Passthrough"
+            ])
         XCTAssertEqual(rows.first { $0["name"] as? String == "HEVC1920x1080" }?["video_codec"] as? String, "hevc")
     }
 }

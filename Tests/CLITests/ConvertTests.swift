@@ -7,8 +7,10 @@ final class ConvertTests: CLITestCase {
     /// Converts and checks what every output must be: H.264 High 8-bit 4:2:0, BT.709 tags, the expected size,
     /// every source frame, no display matrix or HDR side data, moov before mdat, and a clean decode.
     @discardableResult
-    func convertAndCheck(_ vector: String, preset: String, size: (Int, Int), frames: Int, audio: Bool,
-                         extra: [String] = []) throws -> [String: Any] {
+    func convertAndCheck(
+        _ vector: String, preset: String, size: (Int, Int), frames: Int, audio: Bool,
+        extra: [String] = []
+    ) throws -> [String: Any] {
         let output = out("\(vector)-\(preset).mp4")
         let r = try Support.sdrify([Support.vector(vector), output, "--preset", preset, "--json"] + extra)
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -72,8 +74,12 @@ final class ConvertTests: CLITestCase {
         let report = try convertAndCheck("pq_hevc_hdr10.mp4", preset: "LowQuality", size: (640, 360), frames: 30, audio: false)
         XCTAssertEqual(report["hdr"] as? String, "pq")
         let output = out("pq_hevc_hdr10.mp4-LowQuality.mp4")
-        let frames = try Support.run(Support.tool("ffprobe"), ["-v", "error", "-show_frames", "-read_intervals", "%+#2",
-                                                               "-of", "json", output])
+        let frames = try Support.run(
+            Support.tool("ffprobe"),
+            [
+                "-v", "error", "-show_frames", "-read_intervals", "%+#2",
+                "-of", "json", output
+            ])
         XCTAssertFalse(frames.stdout.contains("Mastering display"), "no mastering metadata survives")
         XCTAssertFalse(frames.stdout.contains("Content light level"), "no light level metadata survives")
     }
@@ -85,8 +91,12 @@ final class ConvertTests: CLITestCase {
 
     func testGreySourceGetsNeutralChroma() throws {
         let grey = out("grey.mp4")
-        let make = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=24",
-                                                            "-frames:v", "6", "-vf", "format=gray", "-c:v", "libx264", grey])
+        let make = try Support.run(
+            Support.tool("ffmpeg"),
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=24",
+                "-frames:v", "6", "-vf", "format=gray", "-c:v", "libx264", grey
+            ])
         XCTAssertEqual(make.status, 0, make.stderr)
         let output = out("grey-out.mp4")
         let r = try Support.sdrify(grey, output, "--preset", "640x480")
@@ -158,7 +168,7 @@ final class ConvertTests: CLITestCase {
             [Support.vector("orient_1.mp4"), out("x.mp4"), "--preset", "999x999"],
             [Support.vector("orient_1.mp4"), out("x.mp4"), "--crf", "80"],
             [Support.vector("orient_1.mp4")],
-            [Support.vector("orient_1.mp4"), out("x.mp4"), "--no-such-flag"],
+            [Support.vector("orient_1.mp4"), out("x.mp4"), "--no-such-flag"]
         ]
         for args in cases {
             let r = try Support.sdrify(args)

@@ -37,8 +37,11 @@ final class DataTitleTests: CLITestCase {
     func testTrackSourceFromTheInput() throws {
         let path = RealMediaTests.folder.appendingPathComponent("androidx_dolbyVision-hdr.MOV").path
         guard FileManager.default.fileExists(atPath: path) else { return XCTFail("\(path) is absent") }
-        try Data(##"{"titles": [{"text": "{video-orientation:.0f}", "source": "track:2", "position": "center", "size": "30%", "box_color": "#000000"}]}"##.utf8)
-            .write(to: URL(fileURLWithPath: file("t.json")))
+        try Data(
+            ##"{"titles": [{"text": "{video-orientation:.0f}", "source": "track:2", "position": "center", "size": "30%", "box_color": "#000000"}]}"##
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: file("t.json")))
         let with = try Support.sdrify(path, file("with.mp4"), "--overlays", file("t.json"), "--crf", "4")
         XCTAssertEqual(with.status, 0, with.stderr)
         XCTAssertEqual(try Support.sdrify(path, file("without.mp4"), "--crf", "4").status, 0)

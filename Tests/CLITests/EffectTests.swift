@@ -5,7 +5,9 @@ import XCTest
 final class EffectTests: CLITestCase {
     /// A detailed 320x240 clip (2 s at 10 fps) and its lossless conversion without effects, as the reference.
     func source() throws -> (clip: String, plain: String) {
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=10", "-t", "2", "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", file("src.mp4")])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=10", "-t", "2", "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", file("src.mp4")
+        ])
         let r = try Support.sdrify(file("src.mp4"), file("plain.mp4"), "--crf", "0", "--preset", "640x480")
         XCTAssertEqual(r.status, 0, r.stderr)
         return (file("src.mp4"), file("plain.mp4"))
@@ -38,7 +40,9 @@ final class EffectTests: CLITestCase {
 
     func testPixelateMakesBlocksInsideItsRegionAndTimeOnly() throws {
         let (clip, plain) = try source()
-        let out = try withEffects(#"{"effects": [{"type": "pixelate", "block": 16, "start": 0.5, "end": 1.5, "region": {"x": 32, "y": 32, "width": 128, "height": 96}}]}"#, clip)
+        let out = try withEffects(
+            #"{"effects": [{"type": "pixelate", "block": 16, "start": 0.5, "end": 1.5, "region": {"x": 32, "y": 32, "width": 128, "height": 96}}]}"#,
+            clip)
         let inside = try luma(out, 10), reference = try luma(plain, 10)
         // Every 16x16 block from the region's corner is flat (lossless output: exactly).
         for by in stride(from: 32, to: 128, by: 16) {
@@ -57,15 +61,18 @@ final class EffectTests: CLITestCase {
 
     func testBlurRemovesDetailOnlyWhereAsked() throws {
         let (clip, plain) = try source()
-        let out = try withEffects(#"{"effects": [{"type": "blur", "radius": 24, "region": {"x": "50%", "y": 0, "width": "50%", "height": "100%"}}]}"#, clip)
+        let out = try withEffects(
+            #"{"effects": [{"type": "blur", "radius": 24, "region": {"x": "50%", "y": 0, "width": "50%", "height": "100%"}}]}"#, clip)
         let blurred = try luma(out, 5), reference = try luma(plain, 5)
-        XCTAssertLessThan(detail(blurred, x: 170..<310, y: 10..<230), detail(reference, x: 170..<310, y: 10..<230) * 0.2, "at most 8-bit rounding left")
+        XCTAssertLessThan(
+            detail(blurred, x: 170..<310, y: 10..<230), detail(reference, x: 170..<310, y: 10..<230) * 0.2, "at most 8-bit rounding left")
         XCTAssertTrue(same(blurred, reference, x: 0..<160, y: 0..<240), "the left half untouched")
     }
 
     func testMovingVortexAndColourEffectsStayInTheirRegion() throws {
         let (clip, plain) = try source()
-        let out = try withEffects("""
+        let out = try withEffects(
+            """
             {"effects": [{"type": "vortex", "region": {"x": 0, "y": 0, "width": 160, "height": 120},
                           "keyframes": [{"t": 0, "angle": 0}, {"t": 2, "angle": 360, "easing": "ease-in-out"}]},
                          {"type": "grayscale", "region": {"x": 160, "y": 120, "width": 160, "height": 120}}]}
@@ -78,7 +85,9 @@ final class EffectTests: CLITestCase {
         let rgb = try Support.rawFrame(out, index: 5, pixelFormat: "rgb24")
         func px(_ x: Int, _ y: Int) -> (Int, Int, Int) { let i = (y * 320 + x) * 3; return (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2])) }
         var greyMax = 0
-        for y in stride(from: 124, to: 236, by: 8) { for x in stride(from: 164, to: 316, by: 8) { let p = px(x, y); greyMax = max(greyMax, abs(p.0 - p.1), abs(p.1 - p.2)) } }
+        for y in stride(from: 124, to: 236, by: 8) {
+            for x in stride(from: 164, to: 316, by: 8) { let p = px(x, y); greyMax = max(greyMax, abs(p.0 - p.1), abs(p.1 - p.2)) }
+        }
         XCTAssertLessThan(greyMax, 6)
     }
 
@@ -90,7 +99,7 @@ final class EffectTests: CLITestCase {
             (#"{"effects": [{"type": "pixelate", "region": {"x": 300, "y": 0, "width": 100, "height": 10}}]}"#, "$.effects[0].region"),
             (#"{"effects": [{"type": "vortex", "keyframes": [{"t": 1, "angle": 10}, {"t": 0.5, "angle": 0}]}]}"#, "$.effects[0].keyframes[1].t"),
             (#"{"effects": [{"type": "adjust", "keyframes": [{"t": 0, "easing": "bounce"}]}]}"#, "$.effects[0].keyframes[0].easing"),
-            (#"{"effects": [{"type": "sepia", "strength": 3}]}"#, "$.effects[0].strength"),
+            (#"{"effects": [{"type": "sepia", "strength": 3}]}"#, "$.effects[0].strength")
         ]
         for (json, path) in cases {
             try json.write(toFile: file("bad.json"), atomically: true, encoding: .utf8)
@@ -105,11 +114,12 @@ final class EffectTests: CLITestCase {
         try #"{"titles": [{"text": "HELLO", "start": 0.4, "end": 0.8, "position": "bottom-center", "size": "10%"}]}"#
             .write(toFile: file("titles.json"), atomically: true, encoding: .utf8)
         let out = file("title.mp4")
-        let r = try Support.sdrify("compose", "color:#000000:1", "--fps", "30", "--preset", "640x480", "--output", out,
-                                   "--overlays", file("titles.json"))
+        let r = try Support.sdrify(
+            "compose", "color:#000000:1", "--fps", "30", "--preset", "640x480", "--output", out,
+            "--overlays", file("titles.json"))
         XCTAssertEqual(r.status, 0, r.stderr)
         func maxLuma(_ n: Int, rows: Range<Int>) throws -> Int {
-            let bytes = try Support.rawFrame(out, index: n, pixelFormat: "gray")   // 640x480
+            let bytes = try Support.rawFrame(out, index: n, pixelFormat: "gray")  // 640x480
             return rows.flatMap { y in bytes[y * 640..<(y + 1) * 640] }.map(Int.init).max() ?? 0
         }
         XCTAssertGreaterThan(try maxLuma(18, rows: 360..<480), 200, "white text in the bottom band at 0.6 s")

@@ -4,7 +4,7 @@ import XCTest
 /// Every hostile input of the pipeline contract, generated here: the exit code, exactly one `sdrify:` line,
 /// no signal death, and nothing left in the output directory (neither output nor temporary).
 final class HostileInputTests: CLITestCase {
-    var corpus: URL!   // inputs live apart from `dir`, which must stay empty after every failure
+    var corpus: URL!  // inputs live apart from `dir`, which must stay empty after every failure
 
     override func setUpWithError() throws {
         try super.setUpWithError()
@@ -36,7 +36,10 @@ final class HostileInputTests: CLITestCase {
         try Data("#!/bin/sh\necho not a video\n".utf8).write(to: URL(fileURLWithPath: path("text.mov")))
         cases.append(("text.mov", 2, "not a readable media file"))
         var seed: UInt64 = 42
-        let random = Data((0..<65536).map { _ in seed = seed &* 6364136223846793005 &+ 1442695040888963407; return UInt8(seed >> 56) })
+        let random = Data(
+            (0..<65536).map { _ in
+                seed = seed &* 6364136223846793005 &+ 1442695040888963407; return UInt8(seed >> 56)
+            })
         try random.write(to: URL(fileURLWithPath: path("random.mp4")))
         cases.append(("random.mp4", 2, "random.mp4"))
 
@@ -103,8 +106,10 @@ final class HostileInputTests: CLITestCase {
     /// A fragmented file cut exactly between fragments is a valid, shorter file to the demuxer; its segment index
     /// (sidx) still lists the missing fragments, so the cut is found: exit 2, or converted as far as it goes.
     func testFragmentedFileCutBetweenFragmentsIsFoundByItsIndex() throws {
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=f=440", "-t", "4",
-                    "-c:v", "libx264", "-g", "15", "-c:a", "aac", "-movflags", "dash+global_sidx", path("fragmented.mp4")])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=f=440", "-t", "4",
+            "-c:v", "libx264", "-g", "15", "-c:a", "aac", "-movflags", "dash+global_sidx", path("fragmented.mp4")
+        ])
         let whole = try Data(contentsOf: URL(fileURLWithPath: path("fragmented.mp4")))
         var fragments: [Int] = [], at = 0
         while at + 8 <= whole.count {
@@ -134,8 +139,8 @@ final class HostileInputTests: CLITestCase {
         try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "1", "-c:v", "libx264", "-bf", "0", "-an", path("clean.mp4")])
         var d = try Data(contentsOf: URL(fileURLWithPath: path("clean.mp4")))
         let stts = try XCTUnwrap(offset(of: "stts", in: d))
-        d.replaceSubrange(stts + 16..<stts + 20, with: [0xE6, 0, 0, 0])   // the first entry's sample delta
-        let edts = try XCTUnwrap(offset(of: "edts", in: d))                // no edit list to hide the damage
+        d.replaceSubrange(stts + 16..<stts + 20, with: [0xE6, 0, 0, 0])  // the first entry's sample delta
+        let edts = try XCTUnwrap(offset(of: "edts", in: d))  // no edit list to hide the damage
         d.replaceSubrange(edts..<edts + 4, with: Array("free".utf8))
         let tolerant = try refusedThenTolerated(d, named: "stts.mp4", saying: "damaged timestamps")
         let video = Support.streams(try Support.ffprobe(tolerant), "video").first ?? [:]
@@ -143,8 +148,10 @@ final class HostileInputTests: CLITestCase {
         XCTAssertEqual(Double(video["duration"] as? String ?? "") ?? 0, 1, accuracy: 0.05)
 
         // The same damage in a copied AAC track: packets ~24 s long.
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=1", "-t", "1",
-                    "-c:v", "libx264", "-bf", "0", "-c:a", "aac", path("av.mp4")])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=duration=1", "-t", "1",
+            "-c:v", "libx264", "-bf", "0", "-c:a", "aac", path("av.mp4")
+        ])
         var a = try Data(contentsOf: URL(fileURLWithPath: path("av.mp4")))
         let audioStts = try XCTUnwrap(offset(of: "stts", in: a, from: try XCTUnwrap(offset(of: "stts", in: a)) + 4))
         a.replaceSubrange(audioStts + 16..<audioStts + 20, with: [0, 0x10, 0, 0])
@@ -200,7 +207,9 @@ final class HostileInputTests: CLITestCase {
             let r = try Support.run("/usr/bin/env", ["python3", dv, Support.vector(vector), input, "8", "6", compat])
             XCTAssertEqual(r.status, 0, r.stderr)
             let p = try Support.sdrify("probe", input, "--json")
-            let dvInfo = ((try JSONSerialization.jsonObject(with: p.stdoutData) as? [String: Any])?["video"] as? [String: Any])?["dolby_vision"] as? [String: Any]
+            let dvInfo =
+                ((try JSONSerialization.jsonObject(with: p.stdoutData) as? [String: Any])?["video"] as? [String: Any])?["dolby_vision"]
+                as? [String: Any]
             XCTAssertEqual(dvInfo?["profile"] as? Int, 8)
             XCTAssertEqual(dvInfo?["bl_compatibility_id"] as? Int, Int(compat))
             let c = try Support.sdrify(input, dir.appendingPathComponent("dv\(compat).mp4").path, "--json")
@@ -234,8 +243,9 @@ final class HostileInputTests: CLITestCase {
         }
         var counts = Set<Int>()
         for threads in ["1", "2", "0"] {
-            let r = try Support.sdrify(path("logged.mov"), dir.appendingPathComponent("t\(threads).mp4").path,
-                                       "--threads", threads, "--tolerate-errors", "--json")
+            let r = try Support.sdrify(
+                path("logged.mov"), dir.appendingPathComponent("t\(threads).mp4").path,
+                "--threads", threads, "--tolerate-errors", "--json")
             XCTAssertEqual(r.status, 0, r.stderr)
             counts.insert((try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])?["decode_errors"] as? Int ?? 0)
         }
@@ -307,7 +317,7 @@ final class HostileInputTests: CLITestCase {
     /// `scripts/fuzz convert`). The declared count is a promise too.
     func testSamplesTheSizeTableDeclaresButTheChunkTableLosesAreDamage() throws {
         var d = try data("roundtrip_pq.mp4")
-        let stsc = try XCTUnwrap(offset(of: "stsc", in: d))   // entry 1: first chunk, samples per chunk, description
+        let stsc = try XCTUnwrap(offset(of: "stsc", in: d))  // entry 1: first chunk, samples per chunk, description
         XCTAssertEqual(Array(d[stsc + 16..<stsc + 20]), [0, 0, 0, 3])
         d[stsc + 19] = 0
         let output = try refusedThenTolerated(d, named: "stsc.mp4", saying: "only 1 of the 3 video samples")
@@ -319,11 +329,15 @@ final class HostileInputTests: CLITestCase {
     /// `scripts/fuzz convert`). The movie box's boxes must fit each other.
     func testADamagedBoxInTheMovieHeaderIsDamage() throws {
         var d = try data("hlg_hevc_aac.mov")
-        let hdlr = try XCTUnwrap(offset(of: "hdlr", in: d)) - 4   // the video track's (the first track)
-        d[hdlr + 3] = 1                                           // size 1: a 64-bit size follows, here garbage
+        let hdlr = try XCTUnwrap(offset(of: "hdlr", in: d)) - 4  // the video track's (the first track)
+        d[hdlr + 3] = 1  // size 1: a 64-bit size follows, here garbage
         _ = try refusedThenTolerated(d, named: "hdlr.mov", saying: "damaged container: the 'hdlr' box in 'mdia'")
-        let probe = try Support.run(Support.tool("ffprobe"), ["-v", "error", "-select_streams", "v", "-show_entries", "stream=index",
-                                                              "-of", "csv=p=0", path("hdlr.mov")])
+        let probe = try Support.run(
+            Support.tool("ffprobe"),
+            [
+                "-v", "error", "-select_streams", "v", "-show_entries", "stream=index",
+                "-of", "csv=p=0", path("hdlr.mov")
+            ])
         XCTAssertEqual(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "", "the demuxer sees no video track")
     }
 
@@ -332,7 +346,7 @@ final class HostileInputTests: CLITestCase {
     /// used to write 1 frame of 30 with exit 0 (a fragmented copy: 30 frames spread over 4 hours). Damaged timing.
     func testAVideoTimeScaleNoMuxerWritesIsDamage() throws {
         var d = try data("hlg_hevc_aac.mov")
-        let mdhd = try XCTUnwrap(offset(of: "mdhd", in: d))    // the video track's: version 0, then two dates
+        let mdhd = try XCTUnwrap(offset(of: "mdhd", in: d))  // the video track's: version 0, then two dates
         XCTAssertEqual(Array(d[mdhd + 16..<mdhd + 20]), [0, 0, 0x3C, 0])
         d.replaceSubrange(mdhd + 16..<mdhd + 20, with: [0, 0, 0, 1])
         _ = try refusedThenTolerated(d, named: "timescale.mov", saying: "a video time scale of 1 ticks per second")
@@ -354,7 +368,7 @@ final class HostileInputTests: CLITestCase {
     /// in display order with timestamps that run backwards. Damaged timing: refused, or repaired when tolerated.
     func testTimestampsThatRunBackwardsAreDamage() throws {
         var d = try data("sdr_h264_aac.mp4")
-        let ctts = try XCTUnwrap(offset(of: "ctts", in: d)) - 4   // the box's start
+        let ctts = try XCTUnwrap(offset(of: "ctts", in: d)) - 4  // the box's start
         for i in 32..<36 { d[ctts + i] = 0xFF }
         let output = try refusedThenTolerated(d, named: "ctts.mp4", saying: "damaged timestamps")
         XCTAssertEqual(Support.streams(try Support.ffprobe(output), "video").first?["nb_frames"] as? String, "30")
@@ -362,8 +376,12 @@ final class HostileInputTests: CLITestCase {
 
     /// How many of a file's video packets the demuxer marks to be left out (outside the edit list).
     func packetsLeftOut(_ file: String) throws -> Int {
-        let r = try Support.run(Support.tool("ffprobe"), ["-v", "error", "-select_streams", "v", "-show_entries",
-                                                         "packet=flags", "-of", "csv=p=0", file])
+        let r = try Support.run(
+            Support.tool("ffprobe"),
+            [
+                "-v", "error", "-select_streams", "v", "-show_entries",
+                "packet=flags", "-of", "csv=p=0", file
+            ])
         return r.stdout.split(separator: "\n").filter { $0.contains("D") }.count
     }
 
@@ -376,7 +394,7 @@ final class HostileInputTests: CLITestCase {
         let ctts = try XCTUnwrap(offset(of: "ctts", in: clean))
         for (name, offsetTicks, frames) in [("before", Int32(-8192), "30"), ("after", Int32(0x1000_0000), "29")] {
             var d = clean
-            let entry = ctts + 12 + 8 * 10 + 4   // the 11th sample's offset (one sample per entry here)
+            let entry = ctts + 12 + 8 * 10 + 4  // the 11th sample's offset (one sample per entry here)
             d.replaceSubrange(entry..<entry + 4, with: withUnsafeBytes(of: offsetTicks.bigEndian) { Array($0) })
             try d.write(to: URL(fileURLWithPath: path("\(name).mp4")))
             XCTAssertEqual(try packetsLeftOut(path("\(name).mp4")), 1, "the demuxer leaves one picture out")
@@ -390,8 +408,10 @@ final class HostileInputTests: CLITestCase {
     /// between them to be left out and gives it the next segment's timestamps. Not damage: converted as before
     /// this rule existed, 60 pictures.
     func testEditListWithTwoSegmentsIsNotDamage() throws {
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "120", "-c:v", "libx264", "-g", "30",
-                    "-bf", "2", path("long.mp4")])   // moov after mdat: its size can change
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "120", "-c:v", "libx264", "-g", "30",
+            "-bf", "2", path("long.mp4")
+        ])  // moov after mdat: its size can change
         var d = try Data(contentsOf: URL(fileURLWithPath: path("long.mp4")))
         func u32(_ at: Int) -> UInt32 { d[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) } }
         func be(_ v: UInt32) -> [UInt8] { withUnsafeBytes(of: v.bigEndian) { Array($0) } }
@@ -420,7 +440,7 @@ final class HostileInputTests: CLITestCase {
         var d = try data("orient_6.mp4")
         let ctts = try XCTUnwrap(offset(of: "ctts", in: d))
         XCTAssertEqual(d[ctts + 12..<ctts + 20], Data([0, 0, 0, 1, 0, 0, 4, 0]), "one sample, 1024 ticks")
-        d[ctts + 18] = 0                       // its offset: 0
+        d[ctts + 18] = 0  // its offset: 0
         let output = try refusedThenTolerated(d, named: "first.mp4", saying: "left out before the start")
         XCTAssertEqual(Support.streams(try Support.ffprobe(output), "video").first?["nb_frames"] as? String, "11")
     }
@@ -428,8 +448,10 @@ final class HostileInputTests: CLITestCase {
     /// A valid file cut with `ffmpeg -ss … -c copy` starts with pictures the edit list leaves out (decoded as
     /// references, not shown): they are left out, the rest converts untouched.
     func testPreRollTheEditListLeavesOutIsNotDamage() throws {
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "90", "-c:v", "libx264", "-g", "30",
-                    "-bf", "2", path("gop.mp4")])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "90", "-c:v", "libx264", "-g", "30",
+            "-bf", "2", path("gop.mp4")
+        ])
         try ffmpeg(["-ss", "0.5", "-i", path("gop.mp4"), "-c", "copy", path("cut.mp4")])
         XCTAssertGreaterThan(try packetsLeftOut(path("cut.mp4")), 3, "the cut starts with pre-roll")
         let r = try Support.sdrify(path("cut.mp4"), path("cut-out.mp4"), "--json")
@@ -474,12 +496,15 @@ final class HostileInputTests: CLITestCase {
         let sources: [(String, [String])] = [
             ("422p10.mp4", ["-c:v", "libx264", "-pix_fmt", "yuv422p10le"]),
             ("444p.mp4", ["-c:v", "libx264", "-pix_fmt", "yuv444p"]),
-            ("420p12.mp4", ["-c:v", "libx265", "-x265-params", "log-level=error", "-pix_fmt", "yuv420p12le"]),
+            ("420p12.mp4", ["-c:v", "libx265", "-x265-params", "log-level=error", "-pix_fmt", "yuv420p12le"])
         ]
         let reference = try Support.lumaFrame(Support.vector("orient_1.mp4"), index: 3)
         for (name, codec) in sources {
-            try ffmpeg(["-i", Support.vector("orient_1.mp4"), "-color_primaries", "bt709", "-color_trc", "bt709",
-                        "-colorspace", "bt709"] + codec + [path(name)])
+            try ffmpeg(
+                [
+                    "-i", Support.vector("orient_1.mp4"), "-color_primaries", "bt709", "-color_trc", "bt709",
+                    "-colorspace", "bt709"
+                ] + codec + [path(name)])
             let output = dir.appendingPathComponent("\(name).out.mp4").path
             let r = try Support.sdrify(path(name), output, "--preset", "640x480", "--crf", "12")
             XCTAssertEqual(r.status, 0, "\(name): \(r.stderr)")

@@ -8,7 +8,7 @@ final class OrientationEndToEndTests: XCTestCase {
     // The ffmpeg filter that makes the coded picture upright for each EXIF case.
     static let referenceFilter: [Int: String?] = [
         1: nil, 2: "hflip", 3: "hflip,vflip", 4: "vflip",
-        5: "transpose=cclock_flip", 6: "transpose=clock", 7: "transpose=clock_flip", 8: "transpose=cclock",
+        5: "transpose=cclock_flip", 6: "transpose=clock", 7: "transpose=clock_flip", 8: "transpose=cclock"
     ]
 
     func testAllEightAreMadeUpright() throws {

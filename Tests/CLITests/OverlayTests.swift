@@ -39,7 +39,7 @@ final class OverlayTests: CLITestCase {
         try makeGrey()
         let stickers: [(String, [String])] = [
             ("m.jpg", []), ("m.webp", []), ("m.tiff", []), ("m.bmp", []), ("m16.png", ["-pix_fmt", "rgba64be"]),
-            ("mpal.png", ["-pix_fmt", "pal8"]), ("mya.png", ["-pix_fmt", "ya8"]),
+            ("mpal.png", ["-pix_fmt", "pal8"]), ("mya.png", ["-pix_fmt", "ya8"])
         ]
         for (name, args) in stickers {
             try ffmpeg(["-f", "lavfi", "-i", "color=c=magenta:size=41x31", "-frames:v", "1"] + args + [file(name)])
@@ -62,8 +62,10 @@ final class OverlayTests: CLITestCase {
         try makeGrey()
         // 40×20, red left half, blue right half, tagged EXIF 6 ("rotate 90° clockwise to view"): upright it is
         // 20×40, red on top, blue below.
-        try ffmpeg(["-f", "lavfi", "-i", "color=c=red:size=20x20", "-f", "lavfi", "-i", "color=c=blue:size=20x20",
-                    "-filter_complex", "[0][1]hstack", "-frames:v", "1", "-q:v", "2", file("plain.jpg")])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "color=c=red:size=20x20", "-f", "lavfi", "-i", "color=c=blue:size=20x20",
+            "-filter_complex", "[0][1]hstack", "-frames:v", "1", "-q:v", "2", file("plain.jpg")
+        ])
         var jpeg = try Data(contentsOf: URL(fileURLWithPath: file("plain.jpg")))
         let tiff: [UInt8] = [0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
         let app1 = Array("Exif".utf8) + [0, 0] + tiff
@@ -79,7 +81,7 @@ final class OverlayTests: CLITestCase {
     func testStickerAtItsExactBoxOnlyWhileActive() throws {
         try makeGrey()
         try convert(file("grey.mp4"), file("out.mp4"), ["--sticker", "\(file("magenta.png"))@20,30,0.5-1.5"])
-        let on = try picture(file("out.mp4"), at: 30, 320, 240)     // t = 1.0
+        let on = try picture(file("out.mp4"), at: 30, 320, 240)  // t = 1.0
         let grey = try picture(file("grey.mp4"), at: 30, 320, 240)
         for (x, y) in [(20, 30), (59, 30), (20, 59), (59, 59), (40, 45)] {
             XCTAssertEqual(on.y(x, y), magenta.y, accuracy: 3, "inside at \(x),\(y)")
@@ -88,7 +90,7 @@ final class OverlayTests: CLITestCase {
         for (x, y) in [(19, 45), (60, 45), (40, 29), (40, 60), (200, 200)] {
             XCTAssertEqual(on.y(x, y), grey.y(x, y), accuracy: 3, "outside at \(x),\(y)")
         }
-        for index in [10, 50] {   // t = 0.33 and 1.67: not showing
+        for index in [10, 50] {  // t = 0.33 and 1.67: not showing
             let off = try picture(file("out.mp4"), at: index, 320, 240)
             XCTAssertEqual(off.y(40, 45), grey.y(40, 45), accuracy: 3, "frame \(index)")
         }
@@ -108,7 +110,7 @@ final class OverlayTests: CLITestCase {
         let json = #"{"stickers": [{"image": "magenta.png", "x": 0, "y": 100, "keyframes": [{"t": 0, "x": 0}, {"t": 2, "x": 200}]}]}"#
         try Data(json.utf8).write(to: URL(fileURLWithPath: file("k.json")))
         try convert(file("grey.mp4"), file("k.mp4"), ["--overlays", file("k.json")])
-        let p = try picture(file("k.mp4"), at: 30, 320, 240)   // t = 1.0: x = 100
+        let p = try picture(file("k.mp4"), at: 30, 320, 240)  // t = 1.0: x = 100
         let row = (0..<320).map { p.y($0, 115) }
         let left = row.firstIndex { abs($0 - magenta.y) < 10 }
         XCTAssertEqual(left, 100, "left edge midway between 0 and 200")
@@ -118,9 +120,11 @@ final class OverlayTests: CLITestCase {
     func testAnimatedGIFShowsItsFramesInOrder() throws {
         try makeGrey()
         // Three 0.2 s frames: red, green, blue.
-        try ffmpeg(["-f", "lavfi", "-i", "color=c=black:size=40x40:rate=5", "-frames:v", "3", "-vf",
-                    "format=rgb24,geq=r='if(eq(N\\,0)\\,255\\,0)':g='if(eq(N\\,1)\\,255\\,0)':b='if(eq(N\\,2)\\,255\\,0)'",
-                    file("rgb.gif")])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "color=c=black:size=40x40:rate=5", "-frames:v", "3", "-vf",
+            "format=rgb24,geq=r='if(eq(N\\,0)\\,255\\,0)':g='if(eq(N\\,1)\\,255\\,0)':b='if(eq(N\\,2)\\,255\\,0)'",
+            file("rgb.gif")
+        ])
         try convert(file("grey.mp4"), file("gif.mp4"), ["--sticker", "\(file("rgb.gif"))@100,100"])
         func colour(_ index: Int) throws -> String {
             let p = try picture(file("gif.mp4"), at: index, 320, 240)
@@ -139,8 +143,10 @@ final class OverlayTests: CLITestCase {
         // x = 10 % of 540 = 54, y = 900 px: near the bottom-left of the upright 540x960 picture.
         let plain = file("plain.mp4")
         XCTAssertEqual(try Support.sdrify([Support.vector("sample_hlg_portrait.mov"), plain, "--preset", "960x540", "--crf", "4"]).status, 0)
-        let r = try Support.sdrify([Support.vector("sample_hlg_portrait.mov"), file("p.mp4"), "--preset", "960x540", "--crf", "4",
-                                    "--sticker", "\(file("magenta.png"))@10%,900", "--captions", file("c.srt")])
+        let r = try Support.sdrify([
+            Support.vector("sample_hlg_portrait.mov"), file("p.mp4"), "--preset", "960x540", "--crf", "4",
+            "--sticker", "\(file("magenta.png"))@10%,900", "--captions", file("c.srt")
+        ])
         XCTAssertEqual(r.status, 0, r.stderr)
         let p = try picture(file("p.mp4"), at: 5, 540, 960), base = try picture(plain, at: 5, 540, 960)
         XCTAssertEqual(p.y(70, 915), magenta.y, accuracy: 4)
@@ -162,7 +168,7 @@ final class OverlayTests: CLITestCase {
             (#"{"stickers": [{"image": "magenta.png", "x": "5px", "y": 2}]}"#, "$.stickers[0].x"),
             (#"{"stickers": [{"image": "magenta.png", "x": 1, "y": 2, "keyframes": [{"x": 3}]}]}"#, "$.stickers[0].keyframes[0].t"),
             (#"{"stickers": [{"image": "magenta.png", "x": 1, "y": 2, "keyframes": [{"t": 2}, {"t": 1}]}]}"#, "$.stickers[0].keyframes[1].t"),
-            (#"{"stickers": ["#, "malformed JSON"),
+            (#"{"stickers": ["#, "malformed JSON")
         ]
         for (i, (json, words)) in cases.enumerated() {
             let path = file("bad\(i).json")

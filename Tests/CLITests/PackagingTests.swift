@@ -17,8 +17,10 @@ final class PackagingTests: CLITestCase {
         }
         XCTAssertEqual(try field("Package"), "sdrify")
         let depends = try field("Depends")
-        for library in ["libavformat59", "libavcodec59", "libavutil57", "libswscale6", "libswresample4", "libzimg2", "libass9",
-                        "libc6", "fonts-dejavu-core"] {
+        for library in [
+            "libavformat59", "libavcodec59", "libavutil57", "libswscale6", "libswresample4", "libzimg2", "libass9",
+            "libc6", "fonts-dejavu-core"
+        ] {
             XCTAssertTrue(depends.contains(library), "Depends names \(library): \(depends)")
         }
         XCTAssertFalse(depends.contains("swift"), depends)
@@ -29,8 +31,9 @@ final class PackagingTests: CLITestCase {
         let bin = root + "/usr/bin/sdrify"
         let version = try Support.run(bin, ["--version"])
         XCTAssertEqual(version.status, 0, version.stderr)
-        XCTAssertEqual("Version: " + (version.stdout.split(separator: "\n").first?.split(separator: " ").last.map(String.init) ?? "?"),
-                       "Version: " + (try field("Version")))
+        XCTAssertEqual(
+            "Version: " + (version.stdout.split(separator: "\n").first?.split(separator: " ").last.map(String.init) ?? "?"),
+            "Version: " + (try field("Version")))
         let linked = try Support.run("/usr/bin/ldd", [bin])
         XCTAssertFalse(linked.stdout.contains("libswiftCore"), "the Swift runtime is linked in: \(linked.stdout)")
         XCTAssertFalse(linked.stdout.contains("not found"), linked.stdout)

@@ -88,8 +88,12 @@ final class ProbeTests: XCTestCase {
         let dir = try Support.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let full = dir.appendingPathComponent("faststart.mp4").path
-        let r = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", Support.vector("sdr_h264_aac.mp4"), "-c", "copy",
-                                                         "-movflags", "+faststart", full])
+        let r = try Support.run(
+            Support.tool("ffmpeg"),
+            [
+                "-v", "error", "-i", Support.vector("sdr_h264_aac.mp4"), "-c", "copy",
+                "-movflags", "+faststart", full
+            ])
         XCTAssertEqual(r.status, 0, r.stderr)
         let data = try Data(contentsOf: URL(fileURLWithPath: full))
         let cut = dir.appendingPathComponent("cut.mp4")

@@ -11,12 +11,17 @@ final class ProbeTracksTests: CLITestCase {
 
     func testSubtitleTracksChaptersAndTags() throws {
         try Data("1\n00:00:00,000 --> 00:00:01,000\nbonjour\n".utf8).write(to: URL(fileURLWithPath: file("fr.srt")))
-        try Data(";FFMETADATA1\ntitle=Holiday\nartist=Someone\n\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1000\ntitle=Arrival\n\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=1000\nEND=2000\ntitle=Beach\n".utf8)
-            .write(to: URL(fileURLWithPath: file("meta.txt")))
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2", "-f", "lavfi", "-i", "sine=d=2",
-                    "-i", file("fr.srt"), "-i", file("meta.txt"), "-map", "0", "-map", "1", "-map", "2", "-map_metadata", "3", "-map_chapters", "3",
-                    "-c:v", "libx264", "-c:a", "aac", "-c:s", "mov_text", "-metadata:s:s:0", "language=fra", "-disposition:s:0", "+forced",
-                    "-timecode", "01:00:00:00", "-write_tmcd", "1", file("tracks.mp4")])
+        try Data(
+            ";FFMETADATA1\ntitle=Holiday\nartist=Someone\n\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1000\ntitle=Arrival\n\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=1000\nEND=2000\ntitle=Beach\n"
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: file("meta.txt")))
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=2", "-f", "lavfi", "-i", "sine=d=2",
+            "-i", file("fr.srt"), "-i", file("meta.txt"), "-map", "0", "-map", "1", "-map", "2", "-map_metadata", "3", "-map_chapters", "3",
+            "-c:v", "libx264", "-c:a", "aac", "-c:s", "mov_text", "-metadata:s:s:0", "language=fra", "-disposition:s:0", "+forced",
+            "-timecode", "01:00:00:00", "-write_tmcd", "1", file("tracks.mp4")
+        ])
         let j = try probe(file("tracks.mp4"))
         let streams = try XCTUnwrap(j["streams"] as? [[String: Any]])
         let types = streams.map { $0["codec_type"] as? String ?? "" }
@@ -70,19 +75,26 @@ final class ProbeTracksTests: CLITestCase {
         XCTAssertEqual(lines.first?["t"] as? Double ?? -1, 0, accuracy: 0.001)
         XCTAssertNotNil(lines.first?["duration"] as? Double)
         let all = try Support.sdrify("probe", path, "--timed-metadata")
-        XCTAssertEqual(Set(all.stdout.split(separator: "\n").compactMap { line -> Int? in
-            ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["track"] as? Int
-        }), [2, 4], "every timed-metadata track that has samples")
+        XCTAssertEqual(
+            Set(
+                all.stdout.split(separator: "\n").compactMap { line -> Int? in
+                    ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["track"] as? Int
+                }), [2, 4], "every timed-metadata track that has samples")
         let video = try Support.sdrify("probe", path, "--timed-metadata", "--track", "0")
         XCTAssertEqual(video.status, 64, video.stderr)
     }
 
     /// convert keeps the chapters, moved and cut by --start/--duration; --no-chapters drops them.
     func testChaptersAreKeptAndRetimed() throws {
-        try Data(";FFMETADATA1\n\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1000\ntitle=Arrival\n\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=1000\nEND=3000\ntitle=Beach\n".utf8)
-            .write(to: URL(fileURLWithPath: file("meta.txt")))
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=3", "-i", file("meta.txt"), "-map", "0", "-map_chapters", "1",
-                    "-c:v", "libx264", file("ch.mp4")])
+        try Data(
+            ";FFMETADATA1\n\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1000\ntitle=Arrival\n\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=1000\nEND=3000\ntitle=Beach\n"
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: file("meta.txt")))
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=3", "-i", file("meta.txt"), "-map", "0", "-map_chapters", "1",
+            "-c:v", "libx264", file("ch.mp4")
+        ])
         func chapters(_ args: [String]) throws -> [[String: Any]] {
             let r = try Support.sdrify([file("ch.mp4"), file("out.mp4"), "--overwrite"] + args)
             XCTAssertEqual(r.status, 0, r.stderr)

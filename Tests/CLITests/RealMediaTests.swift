@@ -58,7 +58,8 @@ final class RealMediaTests: CLITestCase {
                 "color_primaries": v["color_primaries"] as? String ?? "", "color_transfer": v["color_transfer"] as? String ?? "",
                 "color_space": v["color_space"] as? String ?? "", "color_range": v["color_range"] as? String ?? "",
                 "sample_aspect_ratio": v["sample_aspect_ratio"] as? String ?? "",
-                "rotation_cw": String(orientation["rotation_cw"] as? Int ?? -1), "dolby_vision": dv ?? "none"]
+                "rotation_cw": String(orientation["rotation_cw"] as? Int ?? -1), "dolby_vision": dv ?? "none"
+            ]
             let theirs = try ffprobeVideo(path)
             for (key, value) in theirs { XCTAssertEqual(ours[key], value, "\(name): \(key)") }
         }
@@ -87,21 +88,24 @@ final class RealMediaTests: CLITestCase {
             let (w, h) = (Double(video["width"] as? Int ?? 0), Double(video["height"] as? Int ?? 0))
             XCTAssertEqual(w / h, dw / dh, accuracy: 0.02 * dw / dh, "\(name): display aspect \(w)x\(h) vs \(dw)x\(dh)")
             XCTAssertLessThanOrEqual(max(w, h), 960, name)
-            XCTAssertTrue((video["side_data_list"] as? [[String: Any]] ?? []).allSatisfy { $0["rotation"] == nil || $0["rotation"] as? Int == 0 },
-                          "\(name): upright pixels, no rotation left")
+            XCTAssertTrue(
+                (video["side_data_list"] as? [[String: Any]] ?? []).allSatisfy { $0["rotation"] == nil || $0["rotation"] as? Int == 0 },
+                "\(name): upright pixels, no rotation left")
             for key in ["color_primaries", "color_transfer", "color_space"] { XCTAssertEqual(video[key] as? String, "bt709", "\(name): \(key)") }
             // Duration: the source's video track (a raw stream has none: its frames at its rate), within a frame.
             let source = Support.streams(try Support.ffprobe(path), "video").first ?? [:]
-            let rate = (source["avg_frame_rate"] as? String).flatMap { s -> Double? in
-                let p = s.split(separator: "/").compactMap { Double($0) }
-                return p.count == 2 && p[1] > 0 && p[0] > 0 ? p[0] / p[1] : nil
-            } ?? 30
+            let rate =
+                (source["avg_frame_rate"] as? String).flatMap { s -> Double? in
+                    let p = s.split(separator: "/").compactMap { Double($0) }
+                    return p.count == 2 && p[1] > 0 && p[0] > 0 ? p[0] / p[1] : nil
+                } ?? 30
             let frames = Double(video["nb_frames"] as? String ?? "") ?? 0
             let sourceDuration = Double(source["duration"] as? String ?? "") ?? frames / rate
             let outDuration = Double(video["duration"] as? String ?? "") ?? -1
             XCTAssertEqual(outDuration, sourceDuration, accuracy: 1 / rate + 0.002, "\(name): video duration")
-            XCTAssertEqual(Double(out["format"].flatMap { ($0 as? [String: Any])?["start_time"] as? String } ?? "") ?? -1, 0,
-                           accuracy: 0.0005, "\(name): starts at 0")
+            XCTAssertEqual(
+                Double(out["format"].flatMap { ($0 as? [String: Any])?["start_time"] as? String } ?? "") ?? -1, 0,
+                accuracy: 0.0005, "\(name): starts at 0")
             // Audio kept when the source has a decodable track.
             let hasAudio = !(probe["audio"] as? [[String: Any]] ?? []).isEmpty
             XCTAssertEqual(!Support.streams(out, "audio").isEmpty, hasAudio, "\(name): audio")

@@ -7,18 +7,25 @@ final class RenderOutputsTests: CLITestCase {
     /// A variable-rate clip: 1 s at 15 fps (black), then 1 s at 60 fps (white from exactly 1.0 s), with 2 s of AAC.
     func variableRateClip() throws -> String {
         let path = file("vfr.mp4")
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=75", "-f", "lavfi", "-i", "sine=frequency=440:duration=2",
-                    "-filter_complex", "[0]settb=1/600,setpts='if(lt(N,15),N*40,600+(N-15)*10)',drawbox=color=black:t=fill:enable='lt(t,1)',"
-                        + "drawbox=color=white:t=fill:enable='gte(t,1)'[v]",
-                    "-map", "[v]", "-map", "1", "-frames:v", "75", "-fps_mode", "passthrough", "-video_track_timescale", "600",
-                    "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", path])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=75", "-f", "lavfi", "-i", "sine=frequency=440:duration=2",
+            "-filter_complex",
+            "[0]settb=1/600,setpts='if(lt(N,15),N*40,600+(N-15)*10)',drawbox=color=black:t=fill:enable='lt(t,1)',"
+                + "drawbox=color=white:t=fill:enable='gte(t,1)'[v]",
+            "-map", "[v]", "-map", "1", "-frames:v", "75", "-fps_mode", "passthrough", "-video_track_timescale", "600",
+            "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", path
+        ])
         return path
     }
 
     /// Video packets' presentation times (s), in order.
     func videoTimes(_ path: String) throws -> [Double] {
-        let r = try Support.run(Support.tool("ffprobe"), ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time",
-                                                          "-of", "csv=p=0", path])
+        let r = try Support.run(
+            Support.tool("ffprobe"),
+            [
+                "-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time",
+                "-of", "csv=p=0", path
+            ])
         return r.stdout.split(separator: "\n").compactMap { Double($0) }.sorted()
     }
 
@@ -87,7 +94,7 @@ final class RenderOutputsTests: CLITestCase {
         XCTAssertEqual(image["height"] as? Int, video["height"] as? Int)
         XCTAssertGreaterThan(video["height"] as? Int ?? 0, video["width"] as? Int ?? 0, "upright portrait")
         let still = try rgb(poster)
-        let atTime = try Support.psnr(still, rgb(out, index: 15))   // 0.5 s at 30 fps
+        let atTime = try Support.psnr(still, rgb(out, index: 15))  // 0.5 s at 30 fps
         XCTAssertGreaterThan(atTime, 40, "the poster is the video's picture at 0.5 s")
         XCTAssertGreaterThan(atTime, try Support.psnr(still, rgb(out, index: 5)) + 3, "and not another one")
         let json = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
@@ -97,7 +104,7 @@ final class RenderOutputsTests: CLITestCase {
     }
 
     func testPosterFormatsAndTheDefaultTime() throws {
-        let input = Support.vector("hlg_portrait.mov")   // 1 s long: the default is its middle
+        let input = Support.vector("hlg_portrait.mov")  // 1 s long: the default is its middle
         for ext in ["jpg", "webp"] {
             let out = file("\(ext).mp4"), poster = file("p.\(ext)")
             let r = try Support.sdrify(input, out, "--crf", "0", "--encoder-preset", "ultrafast", "--poster", poster, "--json")
@@ -110,9 +117,10 @@ final class RenderOutputsTests: CLITestCase {
 
     func testComposeWritesAPosterOfTheComposedPicture() throws {
         let out = file("c.mp4"), poster = file("c.png")
-        let r = try Support.sdrify("compose", Support.vector("sdr_h264_aac.mp4"), Support.vector("hlg_portrait.mov"), "-o", out,
-                                   "--transition", "fade:0.4", "--crf", "0", "--encoder-preset", "ultrafast",
-                                   "--poster", poster, "--poster-at", "1.2", "--json")
+        let r = try Support.sdrify(
+            "compose", Support.vector("sdr_h264_aac.mp4"), Support.vector("hlg_portrait.mov"), "-o", out,
+            "--transition", "fade:0.4", "--crf", "0", "--encoder-preset", "ultrafast",
+            "--poster", poster, "--poster-at", "1.2", "--json")
         XCTAssertEqual(r.status, 0, r.stderr)
         let rate = try XCTUnwrap((try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any])?["fps"] as? Double)
         let index = Int((1.2 * rate).rounded(.down))
@@ -126,8 +134,10 @@ final class RenderOutputsTests: CLITestCase {
         XCTAssertEqual(r.status, 4, r.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("v.mp4")), "no video without its poster")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file("taken.png"))), Data("mine".utf8))
-        for (args, needle) in [(["--poster", file("p.gif")], "--poster"), (["--poster-at", "1"], "--poster-at"),
-                               (["--poster", file("p.png"), "--poster-at", "5"], "past the end")] {
+        for (args, needle) in [
+            (["--poster", file("p.gif")], "--poster"), (["--poster-at", "1"], "--poster-at"),
+            (["--poster", file("p.png"), "--poster-at", "5"], "past the end")
+        ] {
             let r = try Support.sdrify([input, file("w.mp4")] + args)
             XCTAssertEqual(r.status, 64, "\(args): \(r.stderr)")
             XCTAssertTrue(r.stderr.contains(needle), r.stderr)

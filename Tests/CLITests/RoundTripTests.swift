@@ -48,11 +48,15 @@ final class RoundTripTests: XCTestCase {
         var hashes: [String] = []
         for threads in ["1", "2"] {
             let output = dir.appendingPathComponent("t\(threads).mp4").path
-            let r = try Support.sdrify([Support.vector("sample_hlg_portrait.mov"), output, "--preset", "640x480",
-                                        "--crf", "0", "--threads", threads, "--quiet"])
+            let r = try Support.sdrify([
+                Support.vector("sample_hlg_portrait.mov"), output, "--preset", "640x480",
+                "--crf", "0", "--threads", threads, "--quiet"
+            ])
             XCTAssertEqual(r.status, 0, r.stderr)
             let md5 = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", output, "-f", "framemd5", "-"])
-            hashes.append(md5.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }.joined(separator: " "))
+            hashes.append(
+                md5.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }.joined(
+                    separator: " "))
         }
         XCTAssertFalse(hashes[0].isEmpty)
         XCTAssertEqual(hashes[0], hashes[1])

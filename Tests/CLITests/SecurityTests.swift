@@ -6,9 +6,11 @@ final class SecurityTests: CLITestCase {
     /// A 1080p clip long enough to watch and to stop midway.
     func longClip(seconds: Int = 6) throws -> String {
         let path = file("long.mp4")
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=\(seconds)", "-f", "lavfi", "-i",
-                    "sine=frequency=440:duration=\(seconds)", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "30",
-                    "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", path])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=\(seconds)", "-f", "lavfi", "-i",
+            "sine=frequency=440:duration=\(seconds)", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "30",
+            "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", path
+        ])
         return path
     }
 
@@ -53,7 +55,7 @@ final class SecurityTests: CLITestCase {
         var seen: [String] = []
         while p.isRunning && seen.isEmpty {
             let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(p.processIdentifier)/task")) ?? []
-            if tasks.count > 2 {   // the pipeline's threads are running: the sandbox closed before they started
+            if tasks.count > 2 {  // the pipeline's threads are running: the sandbox closed before they started
                 let states = tasks.compactMap { try? String(contentsOfFile: "/proc/\(p.processIdentifier)/task/\($0)/status", encoding: .utf8) }
                 if states.count == tasks.count { seen = states }
             }
@@ -69,7 +71,7 @@ final class SecurityTests: CLITestCase {
     }
 
     func testMaxPixelsRefusesBeforeDecoding() throws {
-        let input = Support.vector("sdr_h264_aac.mp4")   // 640x360
+        let input = Support.vector("sdr_h264_aac.mp4")  // 640x360
         let r = try Support.sdrify(input, file("out.mp4"), "--max-pixels", "200000")
         XCTAssertEqual(r.status, 3, r.stderr)
         XCTAssertEqual(r.stderr, "sdrify: \(input): picture size 640x360 (230400 pixels) is beyond --max-pixels 200000\n")
@@ -89,7 +91,7 @@ final class SecurityTests: CLITestCase {
     }
 
     func testMaxDurationFromHeadersAndWhileReading() throws {
-        let input = Support.vector("sdr_h264_aac.mp4")   // 1 s
+        let input = Support.vector("sdr_h264_aac.mp4")  // 1 s
         let r = try Support.sdrify(input, file("out.mp4"), "--max-duration", "0.5")
         XCTAssertEqual(r.status, 3, r.stderr)
         XCTAssertTrue(r.stderr.hasPrefix("sdrify: \(input): is 1"), r.stderr)

@@ -41,9 +41,10 @@ enum Support {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         while reader.isExecuting { usleep(1000) }
-        return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData,
-                      signalled: p.terminationReason == .uncaughtSignal)
+        return Result(
+            status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData,
+            signalled: p.terminationReason == .uncaughtSignal)
     }
 
     static func sdrify(_ args: String...) throws -> Result { try run(binary.path, args) }
@@ -59,8 +60,12 @@ enum Support {
     /// ffprobe's JSON for streams and format.
     /// Size and file position of each packet of a stream ("v" or "a"), from ffprobe.
     static func packets(_ path: String, _ stream: String) throws -> [(size: Int, pos: Int)] {
-        let r = try run(tool("ffprobe"), ["-v", "error", "-select_streams", stream, "-show_entries", "packet=size,pos",
-                                          "-of", "csv=p=0", path])
+        let r = try run(
+            tool("ffprobe"),
+            [
+                "-v", "error", "-select_streams", stream, "-show_entries", "packet=size,pos",
+                "-of", "csv=p=0", path
+            ])
         return r.stdout.split(separator: "\n").compactMap { line in
             let f = line.split(separator: ",").compactMap { Int($0) }
             return f.count == 2 ? (f[0], f[1]) : nil
@@ -83,8 +88,7 @@ enum Support {
         var chain = "select=eq(n\\,\(index))"
         if let filter { chain += ",\(filter)" }
         chain += ",format=gray"
-        let args = ["-v", "error"] + (autorotate ? [] : ["-noautorotate"]) +
-            ["-i", path, "-vf", chain, "-frames:v", "1", "-f", "rawvideo", "-"]
+        let args = ["-v", "error"] + (autorotate ? [] : ["-noautorotate"]) + ["-i", path, "-vf", chain, "-frames:v", "1", "-f", "rawvideo", "-"]
         let r = try run(tool("ffmpeg"), args)
         XCTAssertEqual(r.status, 0, r.stderr)
         return [UInt8](r.stdoutData)
@@ -94,8 +98,12 @@ enum Support {
     /// `filter` if given).
     static func rawFrame(_ path: String, index: Int, pixelFormat: String, filter: String? = nil) throws -> [UInt8] {
         let chain = "select=eq(n\\,\(index))" + (filter.map { ",\($0)" } ?? "")
-        let r = try run(tool("ffmpeg"), ["-v", "error", "-i", path, "-vf", chain, "-frames:v", "1",
-                                         "-f", "rawvideo", "-pix_fmt", pixelFormat, "-"])
+        let r = try run(
+            tool("ffmpeg"),
+            [
+                "-v", "error", "-i", path, "-vf", chain, "-frames:v", "1",
+                "-f", "rawvideo", "-pix_fmt", pixelFormat, "-"
+            ])
         XCTAssertEqual(r.status, 0, r.stderr)
         return [UInt8](r.stdoutData)
     }

@@ -21,8 +21,10 @@ final class TelemetryTests: CLITestCase {
     }
 
     func testGPMFTrackIsListedAndItsGPSReadsBackAsWritten() throws {
-        try ffmpeg(["-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30", "-f", "lavfi", "-i", "sine=f=440:sample_rate=48000",
-                    "-t", "3", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", file("base.mp4")])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30", "-f", "lavfi", "-i", "sine=f=440:sample_rate=48000",
+            "-t", "3", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", file("base.mp4")
+        ])
         let written = try withTrack("gpmf", base: "base.mp4", out: "gopro.mp4", seconds: 3)
         let probe = try JSONSerialization.jsonObject(with: try Support.sdrify("probe", file("gopro.mp4"), "--json").stdoutData) as? [String: Any]
         let gpmd = (probe?["streams"] as? [[String: Any]] ?? []).filter { $0["codec_tag_string"] as? String == "gpmd" }
@@ -38,8 +40,10 @@ final class TelemetryTests: CLITestCase {
             XCTAssertEqual(line["t"] as? Double ?? -1, sample["t"] as? Double ?? 0, accuracy: 1e-6)
             let value = try XCTUnwrap(line["value"] as? [String: Double])
             let row = try XCTUnwrap(sample["gps"] as? [Double])
-            for (i, (name, tolerance)) in [("latitude", 1e-7), ("longitude", 1e-7), ("altitude_m", 1e-3), ("speed_2d_mps", 1e-3),
-                                           ("speed_3d_mps", 1e-2)].enumerated() {
+            for (i, (name, tolerance)) in [
+                ("latitude", 1e-7), ("longitude", 1e-7), ("altitude_m", 1e-3), ("speed_2d_mps", 1e-3),
+                ("speed_3d_mps", 1e-2)
+            ].enumerated() {
                 XCTAssertEqual(value[name] ?? .nan, row[i], accuracy: tolerance, "\(name) at \(sample["t"] ?? "?")")
             }
         }
@@ -78,7 +82,8 @@ final class TelemetryTests: CLITestCase {
         let r = try Support.sdrify(file("gopro.mp4"), file("out.mp4"), "--overlays", file("t.json"), "--crf", "4")
         XCTAssertEqual(r.status, 0, r.stderr)
         func luma(_ n: Int) throws -> [UInt8] { Array(try Support.rawFrame(file("out.mp4"), index: n, pixelFormat: "yuv420p").prefix(320 * 240)) }
-        let early = try luma(15), late = try luma(75), plain = Array(try Support.rawFrame(file("base.mp4"), index: 15, pixelFormat: "yuv420p").prefix(320 * 240))
+        let early = try luma(15), late = try luma(75),
+            plain = Array(try Support.rawFrame(file("base.mp4"), index: 15, pixelFormat: "yuv420p").prefix(320 * 240))
         guard early.count == 320 * 240, late.count == early.count, plain.count == early.count else { return XCTFail("frames missing") }
         let drawn = (0..<early.count).filter { abs(Int(early[$0]) - Int(plain[$0])) > 30 }
         XCTAssertGreaterThan(drawn.count, 100, "the speed is drawn")

@@ -26,7 +26,9 @@ final class BoundedQueueTests: XCTestCase {
         let q = BoundedQueue<Int>(capacity: 1)
         XCTAssertTrue(q.push(1))
         let pushed = expectation(description: "blocked producer returns")
-        DispatchQueue.global().async { XCTAssertFalse(q.push(2)); pushed.fulfill() }
+        DispatchQueue.global().async {
+            XCTAssertFalse(q.push(2)); pushed.fulfill()
+        }
         usleep(50_000)
         q.close()
         wait(for: [pushed], timeout: 2)

@@ -9,7 +9,7 @@ final class ColorScienceTests: XCTestCase {
             (SIMD3(50, 0, 0), SIMD3(50, -1, 2), 2.3669),
             (SIMD3(50, 2.5, 0), SIMD3(73, 25, -18), 27.1492),
             (SIMD3(60.2574, -34.0099, 36.2677), SIMD3(60.4626, -34.1751, 39.4387), 1.2644),
-            (SIMD3(2.0776, 0.0795, -1.1350), SIMD3(0.9033, -0.0636, -0.5514), 0.9082),
+            (SIMD3(2.0776, 0.0795, -1.1350), SIMD3(0.9033, -0.0636, -0.5514), 0.9082)
         ]
         for (a, b, want) in pairs {
             XCTAssertEqual(ColorScience.ciede2000(a, b), want, accuracy: 1e-4)

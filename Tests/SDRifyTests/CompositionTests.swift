@@ -57,12 +57,14 @@ final class CompositionTests: XCTestCase {
     func testWipesAndSlidesTakeTheRightSide() throws {
         // The incoming clip enters from the side ffmpeg's xfade names: wipeleft/slideleft from the right, …
         let left = (0.02, 0.45, 0.1, 0.1), right = (0.88, 0.45, 0.1, 0.1), top = (0.45, 0.02, 0.1, 0.1), bottom = (0.45, 0.88, 0.1, 0.1)
-        let cases: [(TransitionKind, [Int])] = [(.wipeleft, [1]), (.slideleft, [1]), (.wiperight, [0]), (.slideright, [0]),
-                                                (.wipeup, [3]), (.slideup, [3]), (.wipedown, [2]), (.slidedown, [2])]
+        let cases: [(TransitionKind, [Int])] = [
+            (.wipeleft, [1]), (.slideleft, [1]), (.wiperight, [0]), (.slideright, [0]),
+            (.wipeup, [3]), (.slideup, [3]), (.wipedown, [2]), (.slidedown, [2])
+        ]
         for (kind, whiteRegions) in cases {
             let t = Timeline(output: output(), clips: [colour("#000000", 1, Transition(kind: kind, duration: 0.5)), colour("#FFFFFF", 1)])
             let (_, sink) = try render(t, regions: [left, right, top, bottom])
-            let mid = sink.pictures[22].regions   // progress 0.5
+            let mid = sink.pictures[22].regions  // progress 0.5
             for r in 0..<4 {
                 let horizontal = [TransitionKind.wipeleft, .slideleft, .wiperight, .slideright].contains(kind)
                 guard horizontal == (r < 2) else { continue }
@@ -166,7 +168,7 @@ final class FrameClockTests: XCTestCase {
     func testAudioSamplesFollowTheFrameGridExactly() {
         let r = FrameRate(num: 30000, den: 1001)
         XCTAssertEqual(r.sample(ofFrame: 5, sampleRate: 48000), 8008)
-        XCTAssertEqual(r.sample(ofFrame: 1, sampleRate: 48000), 1602)   // 1601.6 rounded
+        XCTAssertEqual(r.sample(ofFrame: 1, sampleRate: 48000), 1602)  // 1601.6 rounded
         XCTAssertEqual(r.sample(ofFrame: 3_000_000, sampleRate: 48000), 4_804_800_000, "no drift over 27 hours")
     }
 }

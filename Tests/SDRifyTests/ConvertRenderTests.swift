@@ -8,8 +8,9 @@ final class ConvertRenderTests: XCTestCase {
         .appendingPathComponent("testvectors")
 
     func render(_ configure: (inout ConvertOptions) -> Void = { _ in }) throws -> (ConversionResult, ChecksumSink) {
-        var options = ConvertOptions(input: vectors.appendingPathComponent("hlg_portrait.mov").path, output: "/nonexistent/out.mp4",
-                                     preset: ExportPreset.named("640x480")!)
+        var options = ConvertOptions(
+            input: vectors.appendingPathComponent("hlg_portrait.mov").path, output: "/nonexistent/out.mp4",
+            preset: ExportPreset.named("640x480")!)
         configure(&options)
         let sink = ChecksumSink()
         let result = try Transcoder.render(options) { _, _, _ in [sink] }
@@ -48,7 +49,9 @@ final class ConvertRenderTests: XCTestCase {
     }
 
     func testATrimStartsAtZero() throws {
-        let (result, sink) = try render { $0.start = 0.5; $0.duration = 0.3 }
+        let (result, sink) = try render {
+            $0.start = 0.5; $0.duration = 0.3
+        }
         XCTAssertEqual(sink.pictures.count, 9)
         XCTAssertEqual(sink.pictures.first?.pts, 0)
         XCTAssertEqual(result.duration, 0.3, accuracy: 1e-6)
@@ -56,7 +59,11 @@ final class ConvertRenderTests: XCTestCase {
 
     func testNothingInTheRangeIsDamageNotAnEmptyOutput() throws {
         for fps in [nil, FrameRate(num: 30, den: 1)] {
-            XCTAssertThrowsError(try render { $0.start = 5; $0.fps = fps }) { error in
+            XCTAssertThrowsError(
+                try render {
+                    $0.start = 5; $0.fps = fps
+                }
+            ) { error in
                 XCTAssertEqual((error as? SDRifyError)?.status, .invalidInput, "\(String(describing: fps))")
             }
         }

@@ -6,7 +6,9 @@ final class DataSeriesTests: XCTestCase {
     func gpx() throws -> String {
         // Six points a second apart, each 0.0001° further north (11.12 m), climbing 2 m a second.
         let points = (0..<6).map { i in
-            String(format: "<trkpt lat=\"%.4f\" lon=\"-0.1\"><ele>%d</ele><time>2026-05-01T10:00:0%dZ</time></trkpt>", 51.5 + Double(i) * 0.0001, 20 + 2 * i, i)
+            String(
+                format: "<trkpt lat=\"%.4f\" lon=\"-0.1\"><ele>%d</ele><time>2026-05-01T10:00:0%dZ</time></trkpt>", 51.5 + Double(i) * 0.0001,
+                20 + 2 * i, i)
         }.joined()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sdrify-\(UUID().uuidString).gpx").path
         try Data("<?xml version=\"1.0\"?><gpx version=\"1.1\"><trk><trkseg>\(points)</trkseg></trk></gpx>".utf8).write(to: URL(fileURLWithPath: path))
@@ -33,7 +35,7 @@ final class DataSeriesTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: path) }
         var title = TitleSpec(text: "{altitude_m:.0f} m")
         title.source = .gpx(path)
-        title.sourceOffset = 1   // the ride's 0 s is the output's 1 s
+        title.sourceOffset = 1  // the ride's 0 s is the output's 1 s
         let script = title.assScript(width: 640, height: 360, data: try DataSeries.gpx(path))
         let events = script.split(separator: "\n").filter { $0.hasPrefix("Dialogue:") }.map(String.init)
         // 20 m until 1 s, then a whole metre more every half second or so, then 30 m held to the end.

@@ -27,28 +27,28 @@ final class DolbyVisionRPUTests: XCTestCase {
     /// a level-2 block before level 1 (so it must be skipped by its length).
     func rpu(min: Int, max: Int, avg: Int) -> [UInt8] {
         var w = BitWriter()
-        w.put(2, 6); w.put(18, 11); w.put(1, 4); w.put(0, 4)   // rpu_type, rpu_format, profile, level
-        w.put(1, 1); w.put(0, 1); w.put(0, 2); w.ue(23)         // seq info, chroma flag, fixed coefficients, log2 denom
-        w.put(0, 2); w.put(0, 1)                                 // normalized idc, full range
-        w.ue(2); w.ue(2); w.ue(4)                                // BL/EL/VDR depth − 8
-        w.put(0, 1); w.put(0, 3); w.put(0, 1); w.put(1, 1)       // filters, reserved, disable_residual
-        w.put(1, 1); w.put(0, 1)                                 // dm present, use previous
-        w.ue(0); w.ue(0); w.ue(0)                                // rpu id, mapping colour space, chroma format
-        w.ue(1); for p in [0, 512, 511] { w.put(p, 10) }         // luma: 3 pivots
-        for _ in 0..<2 { w.ue(0); w.put(0, 10); w.put(1023, 10) } // chroma: 2 pivots each
-        w.ue(0); w.ue(0)                                         // partitions
+        w.put(2, 6); w.put(18, 11); w.put(1, 4); w.put(0, 4)  // rpu_type, rpu_format, profile, level
+        w.put(1, 1); w.put(0, 1); w.put(0, 2); w.ue(23)  // seq info, chroma flag, fixed coefficients, log2 denom
+        w.put(0, 2); w.put(0, 1)  // normalized idc, full range
+        w.ue(2); w.ue(2); w.ue(4)  // BL/EL/VDR depth − 8
+        w.put(0, 1); w.put(0, 3); w.put(0, 1); w.put(1, 1)  // filters, reserved, disable_residual
+        w.put(1, 1); w.put(0, 1)  // dm present, use previous
+        w.ue(0); w.ue(0); w.ue(0)  // rpu id, mapping colour space, chroma format
+        w.ue(1); for p in [0, 512, 511] { w.put(p, 10) }  // luma: 3 pivots
+        for _ in 0..<2 { w.ue(0); w.put(0, 10); w.put(1023, 10) }  // chroma: 2 pivots each
+        w.ue(0); w.ue(0)  // partitions
         // Luma piece 1: polynomial order 2; piece 2: MMR order 1.
         w.ue(0); w.ue(1); for c in [-3, 1, 0] { w.se(c); w.put(12345, 23) }
         w.ue(1); w.put(0, 2); w.se(0); w.put(1, 23); for _ in 0..<7 { w.se(-1); w.put(7, 23) }
         for _ in 0..<2 { w.ue(0); w.ue(0); w.put(0, 1); for _ in 0..<2 { w.se(0); w.put(0, 23) } }
-        w.ue(0); w.ue(0); w.ue(0)                                // dm ids, scene refresh
+        w.ue(0); w.ue(0); w.ue(0)  // dm ids, scene refresh
         for _ in 0..<(9 + 9) { w.put(0x1234, 16) }; for _ in 0..<3 { w.put(0x0123_4567, 32) }
         w.put(0, 16); w.put(0, 16); w.put(0, 16); w.put(0, 32); w.put(12, 5); w.put(0, 2); w.put(0, 2); w.put(0, 2)
-        w.put(62, 12); w.put(3079, 12); w.put(42, 10)            // source min/max PQ, diagonal
+        w.put(62, 12); w.put(3079, 12); w.put(42, 10)  // source min/max PQ, diagonal
         w.ue(2); w.align()
         w.ue(11); w.put(2, 8); for _ in 0..<6 { w.put(2048, 12) }; w.put(0, 13); w.put(0, 3)  // level 2, 11 bytes
-        w.ue(5); w.put(1, 8); w.put(min, 12); w.put(max, 12); w.put(avg, 12); w.put(0, 4)     // level 1, 5 bytes
-        w.put(0, 32); w.put(0x80, 8)                             // CRC, terminator
+        w.ue(5); w.put(1, 8); w.put(min, 12); w.put(max, 12); w.put(avg, 12); w.put(0, 4)  // level 1, 5 bytes
+        w.put(0, 32); w.put(0x80, 8)  // CRC, terminator
         // Escaped as in a NAL unit: 00 00 followed by 00-03 gets a 03.
         var escaped: [UInt8] = [0x19], zeros = 0
         for b in w.bytes {

@@ -18,9 +18,12 @@ final class GPMFTests: XCTestCase {
         // Two GPS5 fixes scaled by 1e7 (degrees), 1000 (m), 1000 (m/s); an accelerometer stream of three 16-bit axes.
         let scal = [10_000_000, 10_000_000, 1000, 1000, 100].flatMap { be(Int32($0)) }
         let fixes = [[515334000, -1255000, 26756, 5500, 5600], [515335000, -1256000, 26800, 6000, 6100]].flatMap { $0.flatMap { be(Int32($0)) } }
-        let gps = nested("STRM", record("STNM", "c", size: 1, Array("GPS (Lat., Long., Alt., 2D speed, 3D speed)".utf8))
-                                  + record("SCAL", "l", size: 4, scal) + record("GPS5", "l", size: 20, fixes))
-        let accl = nested("STRM", record("SCAL", "s", size: 2, be(Int16(100))) + record("ACCL", "s", size: 6, [981, -5, 12].flatMap { be(Int16($0)) }))
+        let gps = nested(
+            "STRM",
+            record("STNM", "c", size: 1, Array("GPS (Lat., Long., Alt., 2D speed, 3D speed)".utf8))
+                + record("SCAL", "l", size: 4, scal) + record("GPS5", "l", size: 20, fixes))
+        let accl = nested(
+            "STRM", record("SCAL", "s", size: 2, be(Int16(100))) + record("ACCL", "s", size: 6, [981, -5, 12].flatMap { be(Int16($0)) }))
         let sample = Data(nested("DEVC", record("DVNM", "c", size: 1, Array("Camera".utf8)) + gps + accl))
         let values = GPMF.values(sample, duration: 1.0)
         let gpsValues = values.filter { $0.key == "gps" }

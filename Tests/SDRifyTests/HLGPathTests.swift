@@ -31,8 +31,10 @@ final class HLGPathTests: XCTestCase {
         }
         src.color = ColorDescription(primaries: .bt2020, transfer: .aribStdB67, matrix: .bt2020nc, range: .limited, chromaLocation: .left)
         func run(exact: Bool) throws -> Frame {
-            try ToneMapper(sourceFormat: .yuv420p10, sourceColor: src.color, width: w, height: h, outputWidth: w, outputHeight: h,
-                           curve: ToneCurve(.default, sourcePeak: 1000), exactHLG: exact).process(src, format: .yuv420p10)
+            try ToneMapper(
+                sourceFormat: .yuv420p10, sourceColor: src.color, width: w, height: h, outputWidth: w, outputHeight: h,
+                curve: ToneCurve(.default, sourcePeak: 1000), exactHLG: exact
+            ).process(src, format: .yuv420p10)
         }
         let tables = try run(exact: false), exact = try run(exact: true)
         var worst = 0
@@ -65,7 +67,9 @@ final class HLGPathTests: XCTestCase {
         func bytes(_ f: Frame, _ w: Int, _ h: Int) -> [UInt8] {
             (0..<3).flatMap { p -> [UInt8] in
                 let (pw, ph) = PlanarFormat.yuv420p.planeSize(p, width: w, height: h)
-                return (0..<ph).flatMap { y in Array(UnsafeBufferPointer(start: (f.data(p) + y * f.stride(p)).assumingMemoryBound(to: UInt8.self), count: pw)) }
+                return (0..<ph).flatMap { y in
+                    Array(UnsafeBufferPointer(start: (f.data(p) + y * f.stride(p)).assumingMemoryBound(to: UInt8.self), count: pw))
+                }
             }
         }
         for transfer in [TransferCharacteristic.smpte2084, .aribStdB67] {
@@ -74,8 +78,9 @@ final class HLGPathTests: XCTestCase {
                 let bright = try frame(sw, sh, level: 700), dark = try frame(sw, sh, level: 100)
                 bright.color = color; dark.color = color
                 func mapper() throws -> ToneMapper {
-                    try ToneMapper(sourceFormat: .yuv420p10, sourceColor: color, width: sw, height: sh, outputWidth: ow, outputHeight: oh,
-                                   curve: ToneCurve(.default, sourcePeak: 1000))
+                    try ToneMapper(
+                        sourceFormat: .yuv420p10, sourceColor: color, width: sw, height: sh, outputWidth: ow, outputHeight: oh,
+                        curve: ToneCurve(.default, sourcePeak: 1000))
                 }
                 let used = try mapper()
                 let brightOut = bytes(try used.process(bright, format: .yuv420p10), ow, oh)
@@ -111,8 +116,10 @@ final class HLGPathTests: XCTestCase {
                 }
             }
             src.color = ColorDescription(primaries: .bt709, transfer: .aribStdB67, matrix: .bt709, range: .limited, chromaLocation: .left)
-            let out = try ToneMapper(sourceFormat: .yuv420p10, sourceColor: src.color, width: w, height: h, outputWidth: w,
-                                     outputHeight: h, curve: ToneCurve(.clip, sourcePeak: 1000)).process(src, format: .yuv420p10)
+            let out = try ToneMapper(
+                sourceFormat: .yuv420p10, sourceColor: src.color, width: w, height: h, outputWidth: w,
+                outputHeight: h, curve: ToneCurve(.clip, sourcePeak: 1000)
+            ).process(src, format: .yuv420p10)
             // Expected: display light relative to 203 cd/m², then BT.1886 (γ 2.4) and the BT.709 matrix.
             let e = [inverseOETF(r), inverseOETF(g), inverseOETF(b)]
             let ys = kr * e[0] + kg * e[1] + kb * e[2]

@@ -50,8 +50,8 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual(Orientation.right.rotationClockwise, 90)
         XCTAssertEqual(Orientation.left.rotationClockwise, 270)
         XCTAssertEqual(Orientation.down.rotationClockwise, 180)
-        XCTAssertEqual(Orientation.leftMirrored.rotationClockwise, 270)   // "mirror horizontal and rotate 270 CW"
-        XCTAssertEqual(Orientation.rightMirrored.rotationClockwise, 90)   // "mirror horizontal and rotate 90 CW"
+        XCTAssertEqual(Orientation.leftMirrored.rotationClockwise, 270)  // "mirror horizontal and rotate 270 CW"
+        XCTAssertEqual(Orientation.rightMirrored.rotationClockwise, 90)  // "mirror horizontal and rotate 90 CW"
     }
 
     func testFixedPointParsingAndSnapping() {
@@ -82,10 +82,10 @@ final class OrientationTests: XCTestCase {
             case .upMirrored: (w - 1 - x, y)
             case .down: (w - 1 - x, h - 1 - y)
             case .downMirrored: (x, h - 1 - y)
-            case .leftMirrored: (y, x)                     // transpose
-            case .right: (y, h - 1 - x)                    // rotate 90° cw: top row comes from the left column
-            case .rightMirrored: (w - 1 - y, h - 1 - x)    // anti-transpose
-            case .left: (w - 1 - y, x)                     // rotate 90° ccw
+            case .leftMirrored: (y, x)  // transpose
+            case .right: (y, h - 1 - x)  // rotate 90° cw: top row comes from the left column
+            case .rightMirrored: (w - 1 - y, h - 1 - x)  // anti-transpose
+            case .left: (w - 1 - y, x)  // rotate 90° ccw
             }
         }
         for o in Orientation.allCases {
@@ -93,36 +93,42 @@ final class OrientationTests: XCTestCase {
                 let srcStride = (w + 5) * bytes
                 var src = [UInt8](repeating: 0, count: srcStride * h)
                 var srcWords = [UInt16](repeating: 0, count: srcStride / 2 * h + 1)
-                for y in 0..<h { for x in 0..<w {
-                    src[y * srcStride + x] = UInt8((x * 7 + y * 13) & 0xff)
-                    if bytes == 2 { srcWords[y * srcStride / 2 + x] = UInt16(x * 40 + y * 1000) }
-                } }
+                for y in 0..<h {
+                    for x in 0..<w {
+                        src[y * srcStride + x] = UInt8((x * 7 + y * 13) & 0xff)
+                        if bytes == 2 { srcWords[y * srcStride / 2 + x] = UInt16(x * 40 + y * 1000) }
+                    }
+                }
                 let (uw, uh) = o.uprightSize(width: w, height: h)
                 let dstStride = (uw + 3) * bytes
                 var dst = [UInt8](repeating: 0, count: dstStride * uh)
                 dst.withUnsafeMutableBytes { d in
                     if bytes == 1 {
                         src.withUnsafeBytes { s in
-                            PlaneTransform(o).apply(UInt8.self, src: s.baseAddress!, srcStride: srcStride, width: w, height: h,
-                                                    dst: d.baseAddress!, dstStride: dstStride)
+                            PlaneTransform(o).apply(
+                                UInt8.self, src: s.baseAddress!, srcStride: srcStride, width: w, height: h,
+                                dst: d.baseAddress!, dstStride: dstStride)
                         }
                     } else {
                         srcWords.withUnsafeBytes { s in
-                            PlaneTransform(o).apply(UInt16.self, src: s.baseAddress!, srcStride: srcStride, width: w, height: h,
-                                                    dst: d.baseAddress!, dstStride: dstStride)
+                            PlaneTransform(o).apply(
+                                UInt16.self, src: s.baseAddress!, srcStride: srcStride, width: w, height: h,
+                                dst: d.baseAddress!, dstStride: dstStride)
                         }
                     }
                 }
                 var mismatches = 0
-                for y in 0..<uh { for x in 0..<uw {
-                    let (sx, sy) = naive(o, x, y)
-                    if bytes == 1 {
-                        if dst[y * dstStride + x] != src[sy * srcStride + sx] { mismatches += 1 }
-                    } else {
-                        let got = dst.withUnsafeBytes { $0.load(fromByteOffset: y * dstStride + 2 * x, as: UInt16.self) }
-                        if got != srcWords[sy * srcStride / 2 + sx] { mismatches += 1 }
+                for y in 0..<uh {
+                    for x in 0..<uw {
+                        let (sx, sy) = naive(o, x, y)
+                        if bytes == 1 {
+                            if dst[y * dstStride + x] != src[sy * srcStride + sx] { mismatches += 1 }
+                        } else {
+                            let got = dst.withUnsafeBytes { $0.load(fromByteOffset: y * dstStride + 2 * x, as: UInt16.self) }
+                            if got != srcWords[sy * srcStride / 2 + sx] { mismatches += 1 }
+                        }
                     }
-                } }
+                }
                 XCTAssertEqual(mismatches, 0, "EXIF \(o.rawValue), \(bytes * 8)-bit container")
             }
         }
@@ -144,16 +150,24 @@ final class UprightFrameTests: XCTestCase {
     func testOrienterOn444TenBitAndRefuses422() throws {
         let fmt = PlanarFormat(bitDepth: 10, chromaShiftX: 0, chromaShiftY: 0)
         let src = try Frame(width: 6, height: 4, format: fmt)
-        for p in 0..<3 { for y in 0..<4 { for x in 0..<6 {
-            (src.data(p) + y * src.stride(p)).assumingMemoryBound(to: UInt16.self)[x] = UInt16(p * 300 + y * 10 + x)
-        } } }
+        for p in 0..<3 {
+            for y in 0..<4 {
+                for x in 0..<6 {
+                    (src.data(p) + y * src.stride(p)).assumingMemoryBound(to: UInt16.self)[x] = UInt16(p * 300 + y * 10 + x)
+                }
+            }
+        }
         let out = try FrameOrienter(.right, width: 6, height: 4, format: fmt).apply(src)
         XCTAssertEqual(out.width, 4); XCTAssertEqual(out.height, 6)
-        for p in 0..<3 { for y in 0..<6 { for x in 0..<4 {
-            // rotate 90° cw: upright (x, y) comes from coded (y, H−1−x)
-            let got = (out.data(p) + y * out.stride(p)).assumingMemoryBound(to: UInt16.self)[x]
-            XCTAssertEqual(got, UInt16(p * 300 + (3 - x) * 10 + y))
-        } } }
+        for p in 0..<3 {
+            for y in 0..<6 {
+                for x in 0..<4 {
+                    // rotate 90° cw: upright (x, y) comes from coded (y, H−1−x)
+                    let got = (out.data(p) + y * out.stride(p)).assumingMemoryBound(to: UInt16.self)[x]
+                    XCTAssertEqual(got, UInt16(p * 300 + (3 - x) * 10 + y))
+                }
+            }
+        }
         XCTAssertThrowsError(try FrameOrienter(.right, width: 6, height: 4, format: PlanarFormat(bitDepth: 8, chromaShiftX: 1, chromaShiftY: 0)))
     }
 }
@@ -171,15 +185,17 @@ final class ChromaSitingTests: XCTestCase {
         for j in 0..<h / 2 {
             for i in 0..<w / 2 {
                 (src.data(1) + j * src.stride(1)).storeBytes(of: UInt8(30 + cbSlope * Double(2 * i)), toByteOffset: i, as: UInt8.self)
-                (src.data(2) + j * src.stride(2)).storeBytes(of: UInt8((30 + crSlope * (Double(2 * j) + 0.5)).rounded()), toByteOffset: i, as: UInt8.self)
+                (src.data(2) + j * src.stride(2)).storeBytes(
+                    of: UInt8((30 + crSlope * (Double(2 * j) + 0.5)).rounded()), toByteOffset: i, as: UInt8.self)
             }
         }
         let color = ColorDescription(primaries: .bt709, transfer: .bt709, matrix: .bt709, range: .limited, chromaLocation: .left)
         src.color = color
         for o in Orientation.allCases {
-            let converter = try FrameConverter(sourceFormat: .yuv420p, sourceColor: color, width: w, height: h, outputWidth: w,
-                                               outputHeight: h, toneCurve: ToneCurve(.default, sourcePeak: 1000),
-                                               outputSiting: o.chromaSitingBeforeOrienting)
+            let converter = try FrameConverter(
+                sourceFormat: .yuv420p, sourceColor: color, width: w, height: h, outputWidth: w,
+                outputHeight: h, toneCurve: ToneCurve(.default, sourcePeak: 1000),
+                outputSiting: o.chromaSitingBeforeOrienting)
             var out = try converter.convert(src, format: .yuv420p)
             if o != .up { out = try FrameOrienter(o, width: w, height: h).apply(out) }
             // Where an upright luma position came from in the coded picture (pixel centres; the matrix is

@@ -9,7 +9,7 @@ final class SEIReaderTests: XCTestCase {
         let mdcv = [13250, 34500, 7500, 3000, 34000, 16000, 15635, 16450].flatMap(be16) + be32(10_000_000) + be32(1)
         let cll = be16(1000) + be16(400)
         let rbsp: [UInt8] = [137, UInt8(mdcv.count)] + mdcv + [144, 4] + cll + [0x80]
-        let nal: [UInt8] = [39 << 1, 1] + rbsp   // prefix SEI header
+        let nal: [UInt8] = [39 << 1, 1] + rbsp  // prefix SEI header
         let unit = [0, 0, 0, UInt8(nal.count)] + nal
         let r = SEIReader(codec: .hevc, lengthSize: 4).read(unit)
         XCTAssertEqual(r.masteringDisplay?.redX ?? 0, 0.68, accuracy: 1e-9)
@@ -40,7 +40,9 @@ final class SEIReaderTests: XCTestCase {
     func testArbitraryBytesNeverTrap() {
         var seed: UInt64 = 1
         for n in 0..<2000 {
-            let bytes = (0..<(n % 97)).map { _ -> UInt8 in seed = seed &* 6364136223846793005 &+ 1; return UInt8(seed >> 56) }
+            let bytes = (0..<(n % 97)).map { _ -> UInt8 in
+                seed = seed &* 6364136223846793005 &+ 1; return UInt8(seed >> 56)
+            }
             for codec in [SEIReader.Codec.h264, .hevc] {
                 _ = SEIReader(codec: codec, lengthSize: nil).read(bytes)
                 _ = SEIReader(codec: codec, lengthSize: 1 + n % 4).read(bytes)

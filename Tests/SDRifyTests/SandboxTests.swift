@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import SDRify
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What the sandbox forbids, tried from inside it. Entering it is irreversible for the whole process, so the test
@@ -10,10 +10,12 @@ import Glibc
 /// the child enters the sandbox and tries each forbidden call, printing one line per finding; the parent checks
 /// the child passed and that every finding was printed (so a child that ran nothing cannot pass).
 final class SandboxTests: XCTestCase {
-    static let findings = ["execve refused", "spawn refused", "inet socket refused", "unix socket refused",
-                           "create refused", "write-open refused", "truncate-open refused", "unlink refused", "rename refused",
-                           "mkdir refused", "signal to another process refused", "read-open works", "write to held fd works",
-                           "threads work", "signal to self works", "kernel says filtering"]
+    static let findings = [
+        "execve refused", "spawn refused", "inet socket refused", "unix socket refused",
+        "create refused", "write-open refused", "truncate-open refused", "unlink refused", "rename refused",
+        "mkdir refused", "signal to another process refused", "read-open works", "write to held fd works",
+        "threads work", "signal to self works", "kernel says filtering"
+    ]
 
     func testForbiddenCallsFailInsideTheSandbox() throws {
         if ProcessInfo.processInfo.environment["SDRIFY_SANDBOX_CHILD"] != nil {
@@ -88,7 +90,9 @@ final class SandboxTests: XCTestCase {
         if write(held, byte, 1) == 1 { say("write to held fd works") } else { XCTFail("write to a held descriptor failed: \(errno)") }
         nonisolated(unsafe) var ran = false
         let done = DispatchSemaphore(value: 0)
-        let thread = Thread { ran = true; done.signal() }
+        let thread = Thread {
+            ran = true; done.signal()
+        }
         thread.start()
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
         if ran { say("threads work") }

@@ -25,8 +25,9 @@ final class TargetSizeTests: XCTestCase {
             XCTAssertLessThanOrEqual(max(tw, th), 960); XCTAssertLessThanOrEqual(min(tw, th), 540)
             XCTAssertLessThanOrEqual(tw, w); XCTAssertLessThanOrEqual(th, h)
             // aspect kept to within the even rounding
-            XCTAssertEqual(Double(tw) / Double(th), Double(w) / Double(h), accuracy: 2.5 / Double(min(tw, th)) * Double(w) / Double(h) + 0.01,
-                           "\(w)x\(h) → \(tw)x\(th)")
+            XCTAssertEqual(
+                Double(tw) / Double(th), Double(w) / Double(h), accuracy: 2.5 / Double(min(tw, th)) * Double(w) / Double(h) + 0.01,
+                "\(w)x\(h) → \(tw)x\(th)")
         }
     }
 

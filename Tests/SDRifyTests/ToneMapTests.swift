@@ -26,7 +26,9 @@ final class ToneMapTests: XCTestCase {
 
     func testBT2446A() { check(ToneCurve(.bt2446a, sourcePeak: 1000), [(20, 11.6823), (100, 46.0067), (203, 82.4085), (400, 130.8461), (1000, 203)]) }
     func testHable() { check(ToneCurve(.hable, sourcePeak: 1000), [(20, 9.7461), (100, 44.2593), (203, 79.3419), (400, 127.3397), (1000, 203)]) }
-    func testReinhard() { check(ToneCurve(.reinhard, sourcePeak: 1000), [(20, 18.2802), (100, 68.3567), (203, 105.6827), (400, 145.5944), (1000, 203)]) }
+    func testReinhard() {
+        check(ToneCurve(.reinhard, sourcePeak: 1000), [(20, 18.2802), (100, 68.3567), (203, 105.6827), (400, 145.5944), (1000, 203)])
+    }
     func testMobius() { check(ToneCurve(.mobius, sourcePeak: 1000), [(20, 20.0), (100, 92.5978), (203, 137.7655), (400, 172.9896), (1000, 203)]) }
     func testClip() { check(ToneCurve(.clip, sourcePeak: 1000), [(20, 20), (203, 203), (400, 203), (10000, 203)]) }
 
@@ -82,8 +84,9 @@ final class ToneMapTests: XCTestCase {
         // Out in half floats, as the colour stage stores them: 11 significant bits, so tolerances of ~1e-3.
         let out = LinearToneMap.apply(table, r: input.r, g: input.g, b: input.b)
         let (r, g, b) = (out.r.map(Float.init), out.g.map(Float.init), out.b.map(Float.init))
-        XCTAssertEqual(0.2126 * r[0] + 0.7152 * g[0] + 0.0722 * b[0],
-                       0.2126 * input.r[0] + 0.7152 * input.g[0] + 0.0722 * input.b[0], accuracy: 5e-4)
+        XCTAssertEqual(
+            0.2126 * r[0] + 0.7152 * g[0] + 0.0722 * b[0],
+            0.2126 * input.r[0] + 0.7152 * input.g[0] + 0.0722 * input.b[0], accuracy: 5e-4)
         XCTAssertEqual(min(r[0], g[0], b[0]), 0, accuracy: 1e-6)
         XCTAssertEqual([r[1], g[1], b[1]], [0.5, 0.5, 0.5], "a neutral in range is untouched")
         // A bright red beyond SDR white keeps its chromaticity ordering and ends within [0, 1], still red.

@@ -8,10 +8,10 @@ import Foundation
 final class AudioMixer {
     struct Segment {
         let clip: Int
-        let start: Int          // first output sample
-        let length: Int         // samples (overlaps included)
-        let fadeIn: Int         // samples of crossfade with the previous clip
-        let fadeOut: Int        // with the next
+        let start: Int  // first output sample
+        let length: Int  // samples (overlaps included)
+        let fadeIn: Int  // samples of crossfade with the previous clip
+        let fadeOut: Int  // with the next
         let volume: Float
     }
 
@@ -23,14 +23,16 @@ final class AudioMixer {
     private var readers: [Int: PCMReader?] = [:]
     private var musicReader: PCMReader? = nil
     private var position = 0
-    private var scratchL = [Float](), scratchR = [Float]()    // one clip's or the music's samples
-    private var mixLeft = [Float](), mixRight = [Float]()     // the block being mixed (reused)
+    private var scratchL = [Float](), scratchR = [Float]()  // one clip's or the music's samples
+    private var mixLeft = [Float](), mixRight = [Float]()  // the block being mixed (reused)
     /// Damage concealed in the audio (tolerate-errors).
     private(set) var errorsConcealed = 0
 
     /// `segments`: where each clip with sound plays (silent ones left out); `totalSamples`: the output's length.
-    init(segments: [Segment], totalSamples: Int, music: MusicTrack?, tolerateErrors: Bool,
-         openClip: @escaping (Int) throws -> PCMReader?) throws {
+    init(
+        segments: [Segment], totalSamples: Int, music: MusicTrack?, tolerateErrors: Bool,
+        openClip: @escaping (Int) throws -> PCMReader?
+    ) throws {
         self.totalSamples = totalSamples
         self.segments = segments.filter { $0.volume > 0 }
         self.music = music
@@ -52,11 +54,13 @@ final class AudioMixer {
         while end - position >= block || (end == totalSamples && position < end) {
             let n = min(block, end - position)
             for i in 0..<n { mixLeft[i] = 0; mixRight[i] = 0 }
-            try mixLeft.withUnsafeMutableBufferPointer { l in try mixRight.withUnsafeMutableBufferPointer { r in
-                try addClips(l.baseAddress!, r.baseAddress!, n)
-                try addMusic(l.baseAddress!, r.baseAddress!, n)
-                try emit(l.baseAddress!, r.baseAddress!, n)
-            } }
+            try mixLeft.withUnsafeMutableBufferPointer { l in
+                try mixRight.withUnsafeMutableBufferPointer { r in
+                    try addClips(l.baseAddress!, r.baseAddress!, n)
+                    try addMusic(l.baseAddress!, r.baseAddress!, n)
+                    try emit(l.baseAddress!, r.baseAddress!, n)
+                }
+            }
             position += n
         }
     }
@@ -74,11 +78,13 @@ final class AudioMixer {
             let from = max(seg.start, position), to = min(seg.start + seg.length, blockEnd)
             let count = to - from
             scratch(count)
-            let got = try scratchL.withUnsafeMutableBufferPointer { sl in try scratchR.withUnsafeMutableBufferPointer { sr in
-                try reader.read(count, left: sl.baseAddress!, right: sr.baseAddress!)
-            } }
+            let got = try scratchL.withUnsafeMutableBufferPointer { sl in
+                try scratchR.withUnsafeMutableBufferPointer { sr in
+                    try reader.read(count, left: sl.baseAddress!, right: sr.baseAddress!)
+                }
+            }
             for i in 0..<got {
-                let k = from + i - seg.start   // sample within the segment
+                let k = from + i - seg.start  // sample within the segment
                 var g = seg.volume
                 if k < seg.fadeIn { g *= Float(sin(Double.pi / 2 * (Double(k) + 0.5) / Double(seg.fadeIn))) }
                 let tail = seg.length - k
@@ -99,9 +105,11 @@ final class AudioMixer {
         scratch(n)
         var filled = 0, restarts = 0
         while filled < n {
-            let got = try scratchL.withUnsafeMutableBufferPointer { sl in try scratchR.withUnsafeMutableBufferPointer { sr in
-                try reader.read(n - filled, left: sl.baseAddress! + filled, right: sr.baseAddress! + filled)
-            } }
+            let got = try scratchL.withUnsafeMutableBufferPointer { sl in
+                try scratchR.withUnsafeMutableBufferPointer { sr in
+                    try reader.read(n - filled, left: sl.baseAddress! + filled, right: sr.baseAddress! + filled)
+                }
+            }
             filled += got
             if got == 0 {  // the song has ended: it starts again, or silence follows
                 guard music.loop else {

@@ -5,29 +5,35 @@ import Foundation
 enum CEA608 {
     static let columns = 32
     static let rows = 15
-    static let maxRows = 4   // a pop-on caption holds at most four rows
+    static let maxRows = 4  // a pop-on caption holds at most four rows
 
     // Miscellaneous control codes (first byte 0x14 on channel 1).
-    static let resumeCaptionLoading: UInt8 = 0x20   // RCL: pop-on
+    static let resumeCaptionLoading: UInt8 = 0x20  // RCL: pop-on
     static let backspace: UInt8 = 0x21
     static let deleteToEndOfRow: UInt8 = 0x24
     static let rollUp2: UInt8 = 0x25, rollUp3: UInt8 = 0x26, rollUp4: UInt8 = 0x27
     static let resumeDirectCaptioning: UInt8 = 0x29  // RDC: paint-on
-    static let eraseDisplayed: UInt8 = 0x2C          // EDM
-    static let carriageReturn: UInt8 = 0x2D          // CR
-    static let eraseNonDisplayed: UInt8 = 0x2E       // ENM
-    static let endOfCaption: UInt8 = 0x2F            // EOC: swap memories (show the loaded caption)
+    static let eraseDisplayed: UInt8 = 0x2C  // EDM
+    static let carriageReturn: UInt8 = 0x2D  // CR
+    static let eraseNonDisplayed: UInt8 = 0x2E  // ENM
+    static let endOfCaption: UInt8 = 0x2F  // EOC: swap memories (show the loaded caption)
 
     /// The basic set: ASCII except these positions.
-    static let basicExceptions: [UInt8: Character] = [0x2A: "á", 0x5C: "é", 0x5E: "í", 0x5F: "ó", 0x60: "ú",
-                                                      0x7B: "ç", 0x7C: "÷", 0x7D: "Ñ", 0x7E: "ñ", 0x7F: "█"]
+    static let basicExceptions: [UInt8: Character] = [
+        0x2A: "á", 0x5C: "é", 0x5E: "í", 0x5F: "ó", 0x60: "ú",
+        0x7B: "ç", 0x7C: "÷", 0x7D: "Ñ", 0x7E: "ñ", 0x7F: "█"
+    ]
     /// Special characters: 0x11 0x30…0x3F (0x39 is the transparent space).
     static let special: [Character] = ["®", "°", "½", "¿", "™", "¢", "£", "♪", "à", "\u{00A0}", "è", "â", "ê", "î", "ô", "û"]
     /// Extended characters: 0x12 0x20…0x3F (Spanish, French, miscellaneous) and 0x13 0x20…0x3F (Portuguese, German, Danish).
-    static let extended12: [Character] = ["Á", "É", "Ó", "Ú", "Ü", "ü", "‘", "¡", "*", "’", "—", "©", "℠", "•", "“", "”",
-                                          "À", "Â", "Ç", "È", "Ê", "Ë", "ë", "Î", "Ï", "ï", "Ô", "Ù", "ù", "Û", "«", "»"]
-    static let extended13: [Character] = ["Ã", "ã", "Í", "Ì", "ì", "Ò", "ò", "Õ", "õ", "{", "}", "\\", "^", "_", "|", "~",
-                                          "Ä", "ä", "Ö", "ö", "ß", "¥", "¤", "¦", "Å", "å", "Ø", "ø", "┌", "┐", "└", "┘"]
+    static let extended12: [Character] = [
+        "Á", "É", "Ó", "Ú", "Ü", "ü", "‘", "¡", "*", "’", "—", "©", "℠", "•", "“", "”",
+        "À", "Â", "Ç", "È", "Ê", "Ë", "ë", "Î", "Ï", "ï", "Ô", "Ù", "ù", "Û", "«", "»"
+    ]
+    static let extended13: [Character] = [
+        "Ã", "ã", "Í", "Ì", "ì", "Ò", "ò", "Õ", "õ", "{", "}", "\\", "^", "_", "|", "~",
+        "Ä", "ä", "Ö", "ö", "ß", "¥", "¤", "¦", "Å", "å", "Ø", "ø", "┌", "┐", "└", "┘"
+    ]
 
     /// A basic-set byte's character.
     static func basic(_ b: UInt8) -> Character? {
@@ -39,7 +45,7 @@ enum CEA608 {
     /// that decoders without the extended set keep), or not at all.
     enum Encoding: Equatable {
         case basic(UInt8)
-        case special(UInt8)                       // 0x11, b
+        case special(UInt8)  // 0x11, b
         case extended(UInt8, UInt8, standIn: UInt8)  // first byte 0x12/0x13, b
     }
 
@@ -59,7 +65,10 @@ enum CEA608 {
     static func standIn(_ c: Character) -> UInt8 {
         let folded = String(c).folding(options: [.diacriticInsensitive], locale: nil)
         if let a = folded.unicodeScalars.first, folded.unicodeScalars.count == 1, a.value >= 0x20, a.value < 0x7F,
-           basicExceptions[UInt8(a.value)] == nil { return UInt8(a.value) }
+            basicExceptions[UInt8(a.value)] == nil
+        {
+            return UInt8(a.value)
+        }
         switch c {
         case "‘", "’": return 0x27
         case "“", "”", "«", "»": return 0x22
@@ -91,9 +100,11 @@ enum CEA608 {
 
     /// The preamble address code for a row (1…15) at an indent (a multiple of 4 columns), with italics/underline.
     static func pac(row: Int, indent: Int = 0, italic: Bool = false, underline: Bool = false) -> (UInt8, UInt8) {
-        let firsts: [(UInt8, Bool)] = [(0x11, false), (0x11, true), (0x12, false), (0x12, true), (0x15, false), (0x15, true),
-                                       (0x16, false), (0x16, true), (0x17, false), (0x17, true), (0x10, false), (0x13, false),
-                                       (0x13, true), (0x14, false), (0x14, true)]
+        let firsts: [(UInt8, Bool)] = [
+            (0x11, false), (0x11, true), (0x12, false), (0x12, true), (0x15, false), (0x15, true),
+            (0x16, false), (0x16, true), (0x17, false), (0x17, true), (0x10, false), (0x13, false),
+            (0x13, true), (0x14, false), (0x14, true)
+        ]
         let (first, high) = firsts[row - 1]
         var second: UInt8 = high ? 0x60 : 0x40
         if indent > 0 { second |= 0x10 | UInt8(indent / 4) << 1 } else if italic { second |= 0x0E }
@@ -118,8 +129,10 @@ enum CEA608 {
     }
 
     /// The 608 colours (mid-row and PAC attributes 0, 2, …, 12).
-    static let colors: [RGBColor?] = [nil, RGBColor(r: 0, g: 255, b: 0), RGBColor(r: 0, g: 0, b: 255), RGBColor(r: 0, g: 255, b: 255),
-                                      RGBColor(r: 255, g: 0, b: 0), RGBColor(r: 255, g: 255, b: 0), RGBColor(r: 255, g: 0, b: 255)]
+    static let colors: [RGBColor?] = [
+        nil, RGBColor(r: 0, g: 255, b: 0), RGBColor(r: 0, g: 0, b: 255), RGBColor(r: 0, g: 255, b: 255),
+        RGBColor(r: 255, g: 0, b: 0), RGBColor(r: 255, g: 255, b: 0), RGBColor(r: 255, g: 0, b: 255)
+    ]
 
     // 29.97 fps drop-frame time code: frames 0 and 1 of every minute are skipped, except each tenth minute.
     static let frameRate = 30000.0 / 1001.0

@@ -67,8 +67,10 @@ enum CaptionFile {
     /// UTF-16 with a byte-order mark (Windows tools write it), else UTF-8, else Windows-1252 (old SRT files).
     static func decode(_ data: Data, path: String) throws -> String {
         let utf16 = data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF])
-        guard let text = (utf16 ? String(data: data, encoding: .utf16) : nil) ?? String(data: data, encoding: .utf8)
-                ?? String(data: data, encoding: .windowsCP1252) ?? String(data: data, encoding: .isoLatin1) else {
+        guard
+            let text = (utf16 ? String(data: data, encoding: .utf16) : nil) ?? String(data: data, encoding: .utf8)
+                ?? String(data: data, encoding: .windowsCP1252) ?? String(data: data, encoding: .isoLatin1)
+        else {
             throw SDRifyError.usage("\(path): captions are not text")
         }
         return text.replacingOccurrences(of: "\u{FEFF}", with: "")
@@ -104,8 +106,9 @@ enum ASSReader {
             guard line.hasPrefix("Dialogue:"), let textIndex = format.firstIndex(of: "text") else { continue }
             let fields = line.dropFirst(9).split(separator: ",", maxSplits: format.count - 1, omittingEmptySubsequences: false).map(String.init)
             guard fields.count == format.count,
-                  let s = format.firstIndex(of: "start").flatMap({ SubtitleParser.time(fields[$0]) }),
-                  let e = format.firstIndex(of: "end").flatMap({ SubtitleParser.time(fields[$0]) }), e > s else { continue }
+                let s = format.firstIndex(of: "start").flatMap({ SubtitleParser.time(fields[$0]) }),
+                let e = format.firstIndex(of: "end").flatMap({ SubtitleParser.time(fields[$0]) }), e > s
+            else { continue }
             var settings: [String: String] = [:]
             let text = markup(fields[textIndex], settings: &settings)
             let lines = text.components(separatedBy: "\n").filter { !SubtitleParser.plain($0).trimmingCharacters(in: .whitespaces).isEmpty }
@@ -117,8 +120,9 @@ enum ASSReader {
     /// An ASS text field as cue markup.
     static func markup(_ text: String, settings: inout [String: String]) -> String {
         var out = ""
-        var rest = Substring(text.replacingOccurrences(of: "\\N", with: "\n").replacingOccurrences(of: "\\n", with: "\n")
-                                 .replacingOccurrences(of: "\\h", with: "\u{00A0}"))
+        var rest = Substring(
+            text.replacingOccurrences(of: "\\N", with: "\n").replacingOccurrences(of: "\\n", with: "\n")
+                .replacingOccurrences(of: "\\h", with: "\u{00A0}"))
         var open: [String] = []
         while let brace = rest.firstIndex(of: "{") {
             out += SubtitleParser.escapedMarkup(String(rest[..<brace]))
@@ -126,7 +130,11 @@ enum ASSReader {
             for tag in rest[rest.index(after: brace)..<close].split(separator: "\\") {
                 let t = String(tag)
                 for (name, mark) in [("i", "i"), ("b", "b"), ("u", "u")] where t == "\(name)1" || t == "\(name)0" {
-                    if t.hasSuffix("1") { out += "<\(mark)>"; open.append(mark) } else if let k = open.lastIndex(of: mark) { open.remove(at: k); out += "</\(mark)>" }
+                    if t.hasSuffix("1") {
+                        out += "<\(mark)>"; open.append(mark)
+                    } else if let k = open.lastIndex(of: mark) {
+                        open.remove(at: k); out += "</\(mark)>"
+                    }
                 }
                 if t.hasPrefix("an"), let n = Int(t.dropFirst(2)), (1...9).contains(n) {
                     settings["line"] = n >= 7 ? "0" : n >= 4 ? "50%,center" : "-1"

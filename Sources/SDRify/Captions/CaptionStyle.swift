@@ -6,23 +6,30 @@ import Foundation
 public struct CaptionStyle: Equatable, Sendable {
     public enum Position: String, CaseIterable, Sendable {
         case bottom, top, center
-        var alignment: Int { switch self { case .bottom: 2; case .center: 5; case .top: 8 } }  // ASS numpad
+        var alignment: Int {
+            switch self {
+            case .bottom: 2;
+            case .center: 5;
+            case .top: 8
+            }
+        }  // ASS numpad
     }
 
     public var look = TextLook(size: .percent(5.5), outlineColor: RGBColor(r: 16, g: 16, b: 16))
     public var position = Position.bottom
-    public var margin: Length = .percent(5)       // from the edge (and the sides), of the short edge, or pixels
+    public var margin: Length = .percent(5)  // from the edge (and the sides), of the short edge, or pixels
     public init() {}
 
     static let maxLines = 2
-    static let smallest = 0.5   // × the size, before a third line is allowed
+    static let smallest = 0.5  // × the size, before a third line is allowed
 
     func pixels(_ length: Length, width: Int, height: Int) -> Double { length.resolve(against: min(width, height)) }
 
     /// The ASS style line (after "Style: ") named `Default` for a `width`×`height` picture.
     func assStyle(width: Int, height: Int) -> String {
-        look.assStyle(name: "Default", alignment: position.alignment, margin: Int(pixels(margin, width: width, height: height).rounded()),
-                      width: width, height: height)
+        look.assStyle(
+            name: "Default", alignment: position.alignment, margin: Int(pixels(margin, width: width, height: height).rounded()),
+            width: width, height: height)
     }
 }
 
@@ -38,7 +45,11 @@ extension CaptionStyle {
         }
         func percent(_ s: String) -> Double? { s.hasSuffix("%") ? Double(s.dropLast()).map { min(max($0, 0), 100) / 100 } : nil }
         var column = 2  // 1 left, 2 centre, 3 right
-        switch settings["align"] { case "start", "left": column = 1; case "end", "right": column = 3; default: break }
+        switch settings["align"] {
+        case "start", "left": column = 1;
+        case "end", "right": column = 3;
+        default: break
+        }
         var row = self.position.alignment - 1  // ASS numpad rows: 7 top, 4 middle, 1 bottom
         let margin = pixels(self.margin, width: width, height: height)
         let lineHeight = look.pixels(width: width, height: height) * 1.25
@@ -57,7 +68,12 @@ extension CaptionStyle {
         var x: Double? = nil
         if let position, let p = percent(position.value) {
             x = p * Double(width)
-            switch position.align { case "line-left": column = 1; case "line-right": column = 3; case "center": column = 2; default: break }
+            switch position.align {
+            case "line-left": column = 1;
+            case "line-right": column = 3;
+            case "center": column = 2;
+            default: break
+            }
         }
         if x == nil && y == nil {
             let an = row + column - 1

@@ -25,30 +25,35 @@ enum CaptionWriter {
         cues.enumerated().map { i, c in
             // SRT's own placement: {\an8} for a caption at the top.
             let top = c.settings["line"].map { $0 == "0" || $0.hasPrefix("0%") } ?? false
-            let lines = c.lines.enumerated().map { k, l in (k == 0 && top ? "{\\an8}" : "") + SubtitleParser.markup(SubtitleParser.runs(l), escaped: false) }
+            let lines = c.lines.enumerated().map { k, l in
+                (k == 0 && top ? "{\\an8}" : "") + SubtitleParser.markup(SubtitleParser.runs(l), escaped: false)
+            }
             return "\(i + 1)\n\(clock(c.start, separator: ",")) --> \(clock(c.end, separator: ","))\n\(lines.joined(separator: "\n"))\n"
         }.joined(separator: "\n")
     }
 
     /// WebVTT: <i>, <b>, <u> as they are; a colour as the nearest of WebVTT's colour classes where one matches.
     static func vtt(_ cues: [Cue]) -> String {
-        let classes: [RGBColor: String] = [RGBColor(r: 255, g: 0, b: 0): "red", RGBColor(r: 0, g: 255, b: 0): "lime",
-                                           RGBColor(r: 0, g: 0, b: 255): "blue", RGBColor(r: 0, g: 255, b: 255): "cyan",
-                                           RGBColor(r: 255, g: 255, b: 0): "yellow", RGBColor(r: 255, g: 0, b: 255): "magenta",
-                                           RGBColor(r: 0, g: 0, b: 0): "black"]
+        let classes: [RGBColor: String] = [
+            RGBColor(r: 255, g: 0, b: 0): "red", RGBColor(r: 0, g: 255, b: 0): "lime",
+            RGBColor(r: 0, g: 0, b: 255): "blue", RGBColor(r: 0, g: 255, b: 255): "cyan",
+            RGBColor(r: 255, g: 255, b: 0): "yellow", RGBColor(r: 255, g: 0, b: 255): "magenta",
+            RGBColor(r: 0, g: 0, b: 0): "black"
+        ]
         var out = "WEBVTT\n"
         for c in cues {
             let settings = ["line", "position", "align"].compactMap { k in c.settings[k].map { "\(k):\($0)" } }.joined(separator: " ")
             out += "\n\(clock(c.start, separator: ".")) --> \(clock(c.end, separator: "."))\(settings.isEmpty ? "" : " " + settings)\n"
             for line in c.lines {
-                out += SubtitleParser.runs(line).map { r in
-                    var s = SubtitleParser.escapedMarkup(r.text)
-                    if let color = r.color, let name = classes[color] { s = "<c.\(name)>\(s)</c>" }
-                    if r.underline { s = "<u>\(s)</u>" }
-                    if r.bold { s = "<b>\(s)</b>" }
-                    if r.italic { s = "<i>\(s)</i>" }
-                    return s
-                }.joined() + "\n"
+                out +=
+                    SubtitleParser.runs(line).map { r in
+                        var s = SubtitleParser.escapedMarkup(r.text)
+                        if let color = r.color, let name = classes[color] { s = "<c.\(name)>\(s)</c>" }
+                        if r.underline { s = "<u>\(s)</u>" }
+                        if r.bold { s = "<b>\(s)</b>" }
+                        if r.italic { s = "<i>\(s)</i>" }
+                        return s
+                    }.joined() + "\n"
             }
         }
         return out
@@ -60,7 +65,8 @@ enum CaptionWriter {
         for c in cues {
             let tags = CaptionStyle().placement(c.settings, width: w, height: h)
             let prefix = tags.tags.isEmpty ? "" : "{\(tags.tags)}"
-            s += "Dialogue: 0,\(ASSScript.stamp(c.start)),\(ASSScript.stamp(c.end)),Default,,0,0,\(tags.marginV ?? 0),,"
+            s +=
+                "Dialogue: 0,\(ASSScript.stamp(c.start)),\(ASSScript.stamp(c.end)),Default,,0,0,\(tags.marginV ?? 0),,"
                 + prefix + c.lines.map(SubtitleParser.assText).joined(separator: "\\N") + "\n"
         }
         return s
@@ -74,27 +80,29 @@ enum CaptionWriter {
                 .replacingOccurrences(of: "\"", with: "&quot;")
         }
         var out = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <tt xmlns="http://www.w3.org/ns/ttml" xmlns:tts="http://www.w3.org/ns/ttml#styling" xmlns:ttm="http://www.w3.org/ns/ttml#metadata" \
-        xmlns:ttp="http://www.w3.org/ns/ttml#parameter" ttp:timeBase="media"\(apple ? " ttp:frameRate=\"30\" ttp:frameRateMultiplier=\"1000 1001\"" : "") xml:lang="en">
-          <head>
-            <styling>
-              <style xml:id="normal" tts:fontFamily="sansSerif" tts:fontWeight="normal" tts:fontStyle="normal" tts:color="white" tts:fontSize="100%"/>
-            </styling>
-            <layout>
-              <region xml:id="top" tts:origin="0% 0%" tts:extent="100% 15%" tts:textAlign="center" tts:displayAlign="before"/>
-              <region xml:id="middle" tts:origin="0% 42.5%" tts:extent="100% 15%" tts:textAlign="center" tts:displayAlign="center"/>
-              <region xml:id="bottom" tts:origin="0% 85%" tts:extent="100% 15%" tts:textAlign="center" tts:displayAlign="after"/>
-            </layout>
-          </head>
-          <body region="bottom" style="normal">
-            <div>
+            <?xml version="1.0" encoding="UTF-8"?>
+            <tt xmlns="http://www.w3.org/ns/ttml" xmlns:tts="http://www.w3.org/ns/ttml#styling" xmlns:ttm="http://www.w3.org/ns/ttml#metadata" \
+            xmlns:ttp="http://www.w3.org/ns/ttml#parameter" ttp:timeBase="media"\(apple ? " ttp:frameRate=\"30\" ttp:frameRateMultiplier=\"1000 1001\"" : "") xml:lang="en">
+              <head>
+                <styling>
+                  <style xml:id="normal" tts:fontFamily="sansSerif" tts:fontWeight="normal" tts:fontStyle="normal" tts:color="white" tts:fontSize="100%"/>
+                </styling>
+                <layout>
+                  <region xml:id="top" tts:origin="0% 0%" tts:extent="100% 15%" tts:textAlign="center" tts:displayAlign="before"/>
+                  <region xml:id="middle" tts:origin="0% 42.5%" tts:extent="100% 15%" tts:textAlign="center" tts:displayAlign="center"/>
+                  <region xml:id="bottom" tts:origin="0% 85%" tts:extent="100% 15%" tts:textAlign="center" tts:displayAlign="after"/>
+                </layout>
+              </head>
+              <body region="bottom" style="normal">
+                <div>
 
-        """
+            """
         for c in cues {
             let line = (c.settings["line"] ?? "").split(separator: ",").first.map(String.init) ?? ""
             let percent = line.hasSuffix("%") ? Double(line.dropLast()) : nil
-            let region = (Int(line).map { $0 >= 0 } ?? (percent.map { $0 < 33 } ?? false)) ? " region=\"top\""
+            let region =
+                (Int(line).map { $0 >= 0 } ?? (percent.map { $0 < 33 } ?? false))
+                ? " region=\"top\""
                 : (percent.map { $0 >= 33 && $0 < 66 } ?? false) ? " region=\"middle\"" : ""
             let body = c.lines.map { l in
                 SubtitleParser.runs(l).map { r -> String in

@@ -2,8 +2,8 @@ import Foundation
 
 /// What 608 cannot hold in a caption file, found by `SCCWriter` (repaired with `fix`).
 public struct CaptionProblem: Sendable {
-    public let cue: Int          // 1-based
-    public let time: Double      // the cue's start, seconds
+    public let cue: Int  // 1-based
+    public let time: Double  // the cue's start, seconds
     public let message: String
     var line: String { "cue \(cue) (\(CEA608.timecode(frame: CEA608.frame(atSeconds: time)))): \(message)" }
 }
@@ -40,8 +40,9 @@ enum SCCWriter {
                         if CEA608.encodings[c] != nil { text.append(c); continue }
                         if c == "\t" { text.append(" "); continue }
                         let mapped = CEA608.substitute(c) ?? "?"
-                        try problem(i, cue, "'\(c)' (U+\(String(c.unicodeScalars.first!.value, radix: 16, uppercase: true))) is not a 608 character",
-                                    repaired: "written as '\(mapped)'")
+                        try problem(
+                            i, cue, "'\(c)' (U+\(String(c.unicodeScalars.first!.value, radix: 16, uppercase: true))) is not a 608 character",
+                            repaired: "written as '\(mapped)'")
                         text += mapped
                     }
                     runs[k].text = text
@@ -55,7 +56,8 @@ enum SCCWriter {
                 rows = wrap(rows)
             }
             if rows.count > CEA608.maxRows {
-                try problem(i, cue, "\(rows.count) rows (a 608 caption holds 4)", repaired: "split into \((rows.count + 3) / 4) captions over its time")
+                try problem(
+                    i, cue, "\(rows.count) rows (a 608 caption holds 4)", repaired: "split into \((rows.count + 3) / 4) captions over its time")
                 let parts = stride(from: 0, to: rows.count, by: CEA608.maxRows).map { Array(rows[$0..<min($0 + CEA608.maxRows, rows.count)]) }
                 let step = (cue.end - cue.start) / Double(parts.count)
                 for (k, part) in parts.enumerated() {
@@ -75,8 +77,9 @@ enum SCCWriter {
         var lines: [(frame: Int, words: [UInt16])] = []
         for k in captions.indices {
             if k > 0, frames[k].start < frames[k - 1].end {
-                try problem(k, captions[k].cue, "starts before the previous caption ends (608 shows one pop-on caption at a time)",
-                            repaired: "the previous one now ends where this one starts")
+                try problem(
+                    k, captions[k].cue, "starts before the previous caption ends (608 shows one pop-on caption at a time)",
+                    repaired: "the previous one now ends where this one starts")
                 frames[k - 1].end = frames[k].start
             }
             // The load goes after the previous caption is shown (its EOC line), around the previous erase, before this EOC.
@@ -92,8 +95,9 @@ enum SCCWriter {
             if from == nil {
                 let earliest = max(previousShown, erase.map { $0 + 2 } ?? 0)
                 let start = max(earliest + n, frames[k].start + 1)
-                try problem(k, captions[k].cue, "needs \(n) frames to load and has \(max(0, frames[k].start - earliest))",
-                            repaired: String(format: "starts %.3f s later", CEA608.seconds(atFrame: start - frames[k].start)))
+                try problem(
+                    k, captions[k].cue, "needs \(n) frames to load and has \(max(0, frames[k].start - earliest))",
+                    repaired: String(format: "starts %.3f s later", CEA608.seconds(atFrame: start - frames[k].start)))
                 frames[k].end = max(frames[k].end, start + 15)
                 frames[k].start = start
                 from = earliest
@@ -149,7 +153,7 @@ enum SCCWriter {
                 } else {
                     current = candidate
                 }
-                while width(current) > CEA608.columns {   // a word longer than a row
+                while width(current) > CEA608.columns {  // a word longer than a row
                     var head = current[current.count - 1]
                     head.text = String(head.text.prefix(CEA608.columns - 1))
                     out.append([head])
@@ -222,7 +226,7 @@ enum SCCReader {
 
     static func cues(_ text: String, path: String) throws -> [Cue] {
         var displayed = blank(), hidden = blank()
-        var mode = 0   // 0 pop-on, 1 roll-up, 2 paint-on
+        var mode = 0  // 0 pop-on, 1 roll-up, 2 paint-on
         var rollRows = 2
         var row = CEA608.rows, column = 0
         var style = Cell()
@@ -260,9 +264,9 @@ enum SCCReader {
                 lastFrame = max(lastFrame, frame)
                 let a = UInt8(w >> 8) & 0x7F, b = UInt8(w & 0xFF) & 0x7F
                 if a >= 0x10 && a < 0x20 {
-                    if previous == w { previous = nil; continue }   // the repeat of a control code
+                    if previous == w { previous = nil; continue }  // the repeat of a control code
                     previous = w
-                    guard a < 0x18 else { continue }                 // channel 2
+                    guard a < 0x18 else { continue }  // channel 2
                     switch (a, b) {
                     case (0x14, CEA608.resumeCaptionLoading): mode = 0
                     case (0x14, CEA608.rollUp2...CEA608.rollUp4):
@@ -282,7 +286,7 @@ enum SCCReader {
                     case (0x14, CEA608.deleteToEndOfRow):
                         for c in column..<CEA608.columns { if mode == 0 { hidden[row - 1][c] = nil } else { displayed[row - 1][c] = nil } }
                     case (0x17, 0x21...0x23): column = min(column + Int(b - 0x20), CEA608.columns - 1)
-                    case (0x11, 0x20...0x2F):   // mid-row: style, and a space
+                    case (0x11, 0x20...0x2F):  // mid-row: style, and a space
                         style = attributes(b & 0x0F)
                         put(" ")
                     case (0x11, 0x30...0x3F): put(CEA608.special[Int(b - 0x30)])
@@ -290,13 +294,16 @@ enum SCCReader {
                     case (0x13, 0x20...0x3F): backspace(); put(CEA608.extended13[Int(b - 0x20)])
                     default:
                         if let r = CEA608.row(ofPAC: a, b) {
-                            if mode == 1 && r != row {   // roll-up moves its window to the new base row
+                            if mode == 1 && r != row {  // roll-up moves its window to the new base row
                                 displayed = blank()
                             }
                             row = r
                             let attr = b & 0x1F
-                            if attr >= 0x10 { column = Int((attr & 0x0E) >> 1) * 4; style = Cell(underline: attr & 1 == 1) }
-                            else { column = 0; style = attributes(attr) }
+                            if attr >= 0x10 {
+                                column = Int((attr & 0x0E) >> 1) * 4; style = Cell(underline: attr & 1 == 1)
+                            } else {
+                                column = 0; style = attributes(attr)
+                            }
                         }
                     }
                 } else {

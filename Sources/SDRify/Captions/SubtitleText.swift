@@ -2,9 +2,9 @@ import Foundation
 
 /// One timed caption from an SRT or WebVTT file: its lines with their markup, and WebVTT's cue settings.
 struct Cue: Equatable {
-    var start: Double, end: Double   // seconds
+    var start: Double, end: Double  // seconds
     var lines: [String]
-    var settings: [String: String] = [:]   // WebVTT: line, position, align (size and vertical are not honoured)
+    var settings: [String: String] = [:]  // WebVTT: line, position, align (size and vertical are not honoured)
 }
 
 /// A stretch of caption text in one style.
@@ -37,7 +37,8 @@ enum SubtitleParser {
             // SRT's {\anN} placement becomes the cue's settings (as WebVTT writes them).
             for (i, line) in text.enumerated() {
                 guard let r = line.range(of: "\\{\\\\an[1-9]\\}", options: .regularExpression),
-                      let n = line[r].dropLast().last?.wholeNumberValue else { continue }
+                    let n = line[r].dropLast().last?.wholeNumberValue
+                else { continue }
                 text[text.startIndex + i].removeSubrange(r)
                 settings["line"] = n >= 7 ? "0" : n >= 4 ? "50%,center" : settings["line"]
                 if n % 3 != 2 { settings["align"] = n % 3 == 1 ? "start" : "end" }
@@ -61,8 +62,9 @@ enum SubtitleParser {
 
     /// A line without tags, with entities decoded.
     static func plain(_ line: String) -> String {
-        entities(line.replacingOccurrences(of: "<[^>]*>", with: "", options: .regularExpression)
-                     .replacingOccurrences(of: "\\{\\\\an[1-9]\\}", with: "", options: .regularExpression))
+        entities(
+            line.replacingOccurrences(of: "<[^>]*>", with: "", options: .regularExpression)
+                .replacingOccurrences(of: "\\{\\\\an[1-9]\\}", with: "", options: .regularExpression))
     }
 
     /// Plain text as markup: the characters markup gives meaning to, as entities.
@@ -92,7 +94,9 @@ enum SubtitleParser {
             case "b": style.bold = !closing
             case "u": style.underline = !closing
             case "font":
-                if closing { style.color = colors.popLast() ?? nil } else {
+                if closing {
+                    style.color = colors.popLast() ?? nil
+                } else {
                     colors.append(style.color)
                     if let m = body.range(of: "#[0-9A-Fa-f]{6}", options: .regularExpression) { style.color = RGBColor(hex: String(body[m])) }
                 }
@@ -136,8 +140,11 @@ enum SubtitleParser {
             let tail = rest[open...]
             if tail.hasPrefix("{"), let close = tail.firstIndex(of: "}") {
                 let inner = tail[tail.index(after: open)..<close]
-                if inner.count == 4, inner.hasPrefix("\\an"), let n = inner.last?.wholeNumberValue, (1...9).contains(n) { out += "{\\an\(n)}" }
-                else { out += "(" + ASSScript.escaped(String(inner)) + ")" }
+                if inner.count == 4, inner.hasPrefix("\\an"), let n = inner.last?.wholeNumberValue, (1...9).contains(n) {
+                    out += "{\\an\(n)}"
+                } else {
+                    out += "(" + ASSScript.escaped(String(inner)) + ")"
+                }
                 rest = tail[tail.index(after: close)...]
             } else if tail.hasPrefix("<"), let close = tail.firstIndex(of: ">") {
                 out += tag(String(tail[tail.index(after: open)..<close]))
@@ -159,7 +166,7 @@ enum SubtitleParser {
             if closing { return "{\\c}" }
             guard let m = body.range(of: "#[0-9A-Fa-f]{6}", options: .regularExpression), let c = RGBColor(hex: String(body[m])) else { return "" }
             return String(format: "{\\c&H%02X%02X%02X&}", c.b, c.g, c.r)
-        default: return ""   // c.class, v Voice, lang, ruby, rt, timestamps
+        default: return ""  // c.class, v Voice, lang, ruby, rt, timestamps
         }
     }
 }

@@ -2,11 +2,11 @@ import Foundation
 
 /// How generated text looks (titles, SRT/WebVTT/TTML/SCC captions): one ASS style.
 public struct TextLook: Equatable, Sendable {
-    public var size: Length                    // of the picture's short edge, or pixels
+    public var size: Length  // of the picture's short edge, or pixels
     public var color = RGBColor(r: 255, g: 255, b: 255)
-    public var outline: Double? = nil          // pixels; default a sixteenth of the size
+    public var outline: Double? = nil  // pixels; default a sixteenth of the size
     public var outlineColor: RGBColor
-    public var boxColor: RGBColor? = nil       // an opaque box behind the text instead of the outline
+    public var boxColor: RGBColor? = nil  // an opaque box behind the text instead of the outline
     public var font = "DejaVu Sans"
     public init(size: Length, outlineColor: RGBColor) { self.size = size; self.outlineColor = outlineColor }
 

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// TTML (and Apple's iTT profile of it) → cues: every `p` with its timing (begin/end/dur, nested time containers,
@@ -47,7 +47,8 @@ enum TimedTextReader {
 
         private func local(_ name: String) -> String { name.split(separator: ":").last.map(String.init) ?? name }
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes a: [String: String]) {
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes a: [String: String])
+        {
             let tag = local(name)
             switch tag {
             case "tt":
@@ -145,7 +146,9 @@ enum TimedTextReader {
                 return nil
             }
             let parts = t.split(separator: ":").map(String.init)
-            guard parts.count == 3 || parts.count == 4, let h = Double(parts[0]), let m = Double(parts[1]), let sec = Double(parts[2]) else { return nil }
+            guard parts.count == 3 || parts.count == 4, let h = Double(parts[0]), let m = Double(parts[1]), let sec = Double(parts[2]) else {
+                return nil
+            }
             var seconds = h * 3600 + m * 60 + sec
             if parts.count == 4 {
                 let f = parts[3].split(separator: ".").compactMap { Double($0) }
@@ -165,9 +168,11 @@ enum TimedTextReader {
                 .compactMap { UInt8($0.trimmingCharacters(in: .whitespaces)) }
             return n.count >= 3 ? RGBColor(r: n[0], g: n[1], b: n[2]) : nil
         }
-        let names: [String: String] = ["white": "#FFFFFF", "black": "#000000", "red": "#FF0000", "lime": "#00FF00", "green": "#008000",
-                                       "blue": "#0000FF", "yellow": "#FFFF00", "cyan": "#00FFFF", "aqua": "#00FFFF",
-                                       "magenta": "#FF00FF", "fuchsia": "#FF00FF", "gray": "#808080", "silver": "#C0C0C0"]
+        let names: [String: String] = [
+            "white": "#FFFFFF", "black": "#000000", "red": "#FF0000", "lime": "#00FF00", "green": "#008000",
+            "blue": "#0000FF", "yellow": "#FFFF00", "cyan": "#00FFFF", "aqua": "#00FFFF",
+            "magenta": "#FF00FF", "fuchsia": "#FF00FF", "gray": "#808080", "silver": "#C0C0C0"
+        ]
         return names[t].flatMap { RGBColor(hex: $0) }
     }
 }

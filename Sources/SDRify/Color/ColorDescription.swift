@@ -7,9 +7,18 @@ public enum ColorPrimaries: Int32, Sendable {
 
     public var name: String {
         switch self {
-        case .bt709: "bt709"; case .unspecified: "unknown"; case .bt470m: "bt470m"; case .bt470bg: "bt470bg"
-        case .smpte170m: "smpte170m"; case .smpte240m: "smpte240m"; case .film: "film"; case .bt2020: "bt2020"
-        case .smpte428: "smpte428"; case .smpte431: "smpte431"; case .smpte432: "smpte432"; case .ebu3213: "ebu3213"
+        case .bt709: "bt709";
+        case .unspecified: "unknown";
+        case .bt470m: "bt470m";
+        case .bt470bg: "bt470bg"
+        case .smpte170m: "smpte170m";
+        case .smpte240m: "smpte240m";
+        case .film: "film";
+        case .bt2020: "bt2020"
+        case .smpte428: "smpte428";
+        case .smpte431: "smpte431";
+        case .smpte432: "smpte432";
+        case .ebu3213: "ebu3213"
         }
     }
 }
@@ -21,11 +30,23 @@ public enum TransferCharacteristic: Int32, Sendable {
 
     public var name: String {
         switch self {
-        case .bt709: "bt709"; case .unspecified: "unknown"; case .gamma22: "gamma22"; case .gamma28: "gamma28"
-        case .smpte170m: "smpte170m"; case .smpte240m: "smpte240m"; case .linear: "linear"; case .log100: "log100"
-        case .log316: "log316"; case .iec61966_2_4: "iec61966-2-4"; case .bt1361e: "bt1361e"
-        case .iec61966_2_1: "iec61966-2-1"; case .bt2020_10: "bt2020-10"; case .bt2020_12: "bt2020-12"
-        case .smpte2084: "smpte2084"; case .smpte428: "smpte428"; case .aribStdB67: "arib-std-b67"
+        case .bt709: "bt709";
+        case .unspecified: "unknown";
+        case .gamma22: "gamma22";
+        case .gamma28: "gamma28"
+        case .smpte170m: "smpte170m";
+        case .smpte240m: "smpte240m";
+        case .linear: "linear";
+        case .log100: "log100"
+        case .log316: "log316";
+        case .iec61966_2_4: "iec61966-2-4";
+        case .bt1361e: "bt1361e"
+        case .iec61966_2_1: "iec61966-2-1";
+        case .bt2020_10: "bt2020-10";
+        case .bt2020_12: "bt2020-12"
+        case .smpte2084: "smpte2084";
+        case .smpte428: "smpte428";
+        case .aribStdB67: "arib-std-b67"
         }
     }
 }
@@ -36,10 +57,20 @@ public enum MatrixCoefficients: Int32, Sendable {
 
     public var name: String {
         switch self {
-        case .rgb: "gbr"; case .bt709: "bt709"; case .unspecified: "unknown"; case .fcc: "fcc"; case .bt470bg: "bt470bg"
-        case .smpte170m: "smpte170m"; case .smpte240m: "smpte240m"; case .ycgco: "ycgco"; case .bt2020nc: "bt2020nc"
-        case .bt2020c: "bt2020c"; case .smpte2085: "smpte2085"; case .chromaDerivedNC: "chroma-derived-nc"
-        case .chromaDerivedC: "chroma-derived-c"; case .ictcp: "ictcp"
+        case .rgb: "gbr";
+        case .bt709: "bt709";
+        case .unspecified: "unknown";
+        case .fcc: "fcc";
+        case .bt470bg: "bt470bg"
+        case .smpte170m: "smpte170m";
+        case .smpte240m: "smpte240m";
+        case .ycgco: "ycgco";
+        case .bt2020nc: "bt2020nc"
+        case .bt2020c: "bt2020c";
+        case .smpte2085: "smpte2085";
+        case .chromaDerivedNC: "chroma-derived-nc"
+        case .chromaDerivedC: "chroma-derived-c";
+        case .ictcp: "ictcp"
         }
     }
 }
@@ -47,7 +78,11 @@ public enum MatrixCoefficients: Int32, Sendable {
 public enum ColorRange: Int32, Sendable {
     case unspecified = 0, limited = 1, full = 2
     public var name: String {
-        switch self { case .unspecified: "unknown"; case .limited: "tv"; case .full: "pc" }
+        switch self {
+        case .unspecified: "unknown";
+        case .limited: "tv";
+        case .full: "pc"
+        }
     }
 }
 
@@ -69,9 +104,11 @@ public struct ColorDescription: Equatable, Sendable {
     public var range: ColorRange
     public var chromaLocation: ChromaLocation
 
-    public init(primaries: ColorPrimaries = .unspecified, transfer: TransferCharacteristic = .unspecified,
-                matrix: MatrixCoefficients = .unspecified, range: ColorRange = .unspecified,
-                chromaLocation: ChromaLocation = .unspecified) {
+    public init(
+        primaries: ColorPrimaries = .unspecified, transfer: TransferCharacteristic = .unspecified,
+        matrix: MatrixCoefficients = .unspecified, range: ColorRange = .unspecified,
+        chromaLocation: ChromaLocation = .unspecified
+    ) {
         self.primaries = primaries
         self.transfer = transfer
         self.matrix = matrix
@@ -80,8 +117,9 @@ public struct ColorDescription: Equatable, Sendable {
     }
 
     /// What every sdrify output is: BT.709 primaries, transfer and matrix, limited range, left-sited chroma.
-    public static let sdrOutput = ColorDescription(primaries: .bt709, transfer: .bt709, matrix: .bt709,
-                                                   range: .limited, chromaLocation: .left)
+    public static let sdrOutput = ColorDescription(
+        primaries: .bt709, transfer: .bt709, matrix: .bt709,
+        range: .limited, chromaLocation: .left)
 
     public var hdrKind: HDRKind {
         switch transfer {

@@ -5,8 +5,10 @@ public struct MasteringDisplay: Equatable, Sendable {
     public var minLuminance: Double  // cd/m²
     public var maxLuminance: Double  // cd/m²
 
-    public init(redX: Double, redY: Double, greenX: Double, greenY: Double, blueX: Double, blueY: Double,
-                whitePointX: Double, whitePointY: Double, minLuminance: Double, maxLuminance: Double) {
+    public init(
+        redX: Double, redY: Double, greenX: Double, greenY: Double, blueX: Double, blueY: Double,
+        whitePointX: Double, whitePointY: Double, minLuminance: Double, maxLuminance: Double
+    ) {
         self.redX = redX; self.redY = redY; self.greenX = greenX; self.greenY = greenY
         self.blueX = blueX; self.blueY = blueY; self.whitePointX = whitePointX; self.whitePointY = whitePointY
         self.minLuminance = minLuminance; self.maxLuminance = maxLuminance
@@ -25,7 +27,9 @@ extension MasteringDisplay {
         if minLuminance < 0 || minLuminance > 5 { return "min luminance \(minLuminance) cd/m² is outside 0–5" }
         let points = [(redX, redY), (greenX, greenY), (blueX, blueY), (whitePointX, whitePointY)]
         // x + y = 1 is the spectral locus's red end (BT.2020 red lies on it); beyond is no colour.
-        if points.contains(where: { $0.0 <= 0 || $0.1 <= 0 || $0.0 + $0.1 > 1.0001 }) { return "a chromaticity is not a colour (x, y ≤ 0 or x + y > 1)" }
+        if points.contains(where: { $0.0 <= 0 || $0.1 <= 0 || $0.0 + $0.1 > 1.0001 }) {
+            return "a chromaticity is not a colour (x, y ≤ 0 or x + y > 1)"
+        }
         guard redX > greenX, redX > blueX, greenY > redY, greenY > blueY, blueY < redY else {
             return "primaries out of order (red, green, blue not where their names put them)"
         }
@@ -41,7 +45,7 @@ extension MasteringDisplay {
 
 /// CTA-861.3 content light level.
 public struct ContentLightLevel: Equatable, Sendable {
-    public var maxCLL: Int   // cd/m², brightest pixel of the programme
+    public var maxCLL: Int  // cd/m², brightest pixel of the programme
     public var maxFALL: Int  // cd/m², brightest frame average
     public init(maxCLL: Int, maxFALL: Int) { self.maxCLL = maxCLL; self.maxFALL = maxFALL }
 
@@ -106,7 +110,7 @@ public struct HDRMetadata: Equatable, Sendable {
 public struct DynamicHDRMetadata: Equatable, Sendable {
     public enum Source: String, Sendable { case dolbyVision = "dovi", hdr10Plus = "hdr10+" }
     public var source: Source
-    public var peak: Double     // cd/m²: the shot's brightest (DV level 1 max; HDR10+ maxSCL)
+    public var peak: Double  // cd/m²: the shot's brightest (DV level 1 max; HDR10+ maxSCL)
     public var average: Double  // cd/m²: its average (DV level 1 avg; HDR10+ average maxRGB)
 
     public init(source: Source, peak: Double, average: Double) {

@@ -13,9 +13,11 @@ enum AudioOnlyConversion {
         return reader.duration
     }
 
-    static func run(_ options: ConvertOptions, length: Double, warn: @escaping WarningHandler,
-                    progress: @escaping ProgressHandler) throws -> ConversionResult {
-        try Limits.checkDuration(length, of: options.input)   // the sound is how long the video will be
+    static func run(
+        _ options: ConvertOptions, length: Double, warn: @escaping WarningHandler,
+        progress: @escaping ProgressHandler
+    ) throws -> ConversionResult {
+        try Limits.checkDuration(length, of: options.input)  // the sound is how long the video will be
         let from = options.start ?? 0
         guard from < length else {
             throw SDRifyError.usage(String(format: "\(options.input): the start (%.3f s) is past the end of the sound (%.3f s)", from, length))
@@ -33,7 +35,7 @@ enum AudioOnlyConversion {
         }
         clip.duration = seconds
         edit.clips = [clip]
-        edit.output.background = .black   // behind a contained image: plain bars
+        edit.output.background = .black  // behind a contained image: plain bars
         edit.overlays = options.outputOverlays
         edit.overlays.background = nil
         edit.output.fps = rate
@@ -42,9 +44,10 @@ enum AudioOnlyConversion {
         music.loop = false
         edit.music = music
         let result = try Composer.run(edit, clipName: { _ in "background" }, warn: warn, progress: progress)
-        return ConversionResult(input: options.input, output: options.output, preset: options.preset.name,
-                                width: result.width, height: result.height, duration: result.duration, frames: result.frames,
-                                hdr: .sdr, orientationExif: 1, toneMapping: "none", decodeErrors: result.decodeErrors,
-                                elapsed: result.elapsed)
+        return ConversionResult(
+            input: options.input, output: options.output, preset: options.preset.name,
+            width: result.width, height: result.height, duration: result.duration, frames: result.frames,
+            hdr: .sdr, orientationExif: 1, toneMapping: "none", decodeErrors: result.decodeErrors,
+            elapsed: result.elapsed)
     }
 }

@@ -3,14 +3,14 @@ import Foundation
 /// What a finished composition reports (`compose --json`).
 public struct CompositionResult: Sendable {
     public struct Clip: Sendable {
-        public var source: String          // the file, or color:#RRGGBB
-        public var kind: String            // video, image, color
+        public var source: String  // the file, or color:#RRGGBB
+        public var kind: String  // video, image, color
         public var hdr: HDRKind
         public var orientationExif: Int
-        public var from: Double?           // range of the clip's own clock used (videos)
+        public var from: Double?  // range of the clip's own clock used (videos)
         public var to: Double?
-        public var start: Double           // seconds into the output
-        public var duration: Double        // seconds shown (transitions included)
+        public var start: Double  // seconds into the output
+        public var duration: Double  // seconds shown (transitions included)
         public var transition: Transition  // into the next clip
     }
 
@@ -33,98 +33,122 @@ public struct CompositionResult: Sendable {
 
     public var json: JSONValue {
         let clipRows: [JSONValue] = clips.map { c in
-            .object([("file", c.kind == "color" ? .null : .string(c.source)), ("source", .string(c.source)), ("kind", .string(c.kind)), ("hdr", .string(c.hdr.rawValue)),
-                     ("orientation", .object([("exif", .int(Int64(c.orientationExif)))])),
-                     ("from", c.from.map { .double($0) } ?? .null), ("to", c.to.map { .double($0) } ?? .null),
-                     ("start", .double(c.start)), ("duration", .double(c.duration)),
-                     ("transition", .object([("type", .string(c.transition.kind.rawValue)), ("duration", .double(c.transition.duration))]))])
+            .object([
+                ("file", c.kind == "color" ? .null : .string(c.source)), ("source", .string(c.source)), ("kind", .string(c.kind)),
+                ("hdr", .string(c.hdr.rawValue)),
+                ("orientation", .object([("exif", .int(Int64(c.orientationExif)))])),
+                ("from", c.from.map { .double($0) } ?? .null), ("to", c.to.map { .double($0) } ?? .null),
+                ("start", .double(c.start)), ("duration", .double(c.duration)),
+                ("transition", .object([("type", .string(c.transition.kind.rawValue)), ("duration", .double(c.transition.duration))]))
+            ])
         }
-        return .object([("output", .string(output)), ("preset", .string(preset)),
-                        ("width", .int(Int64(width))), ("height", .int(Int64(height))),
-                        ("frame_rate", .string(frameRate.description)), ("fps", .double(frameRate.fps)),
-                        ("duration", .double(duration)), ("frames", .int(Int64(frames))), ("audio", .bool(hasAudio)),
-                        ("tonemap", .string(toneMapping)), ("clips", .array(clipRows)),
-                        ("decode_errors", .int(Int64(decodeErrors))), ("max_clips_open", .int(Int64(mostClipsOpen)))]
-                       + (poster.map { [("poster", $0.json)] } ?? [])
-                       + [("elapsed_s", .double((elapsed * 1000).rounded() / 1000))])
+        return .object(
+            [
+                ("output", .string(output)), ("preset", .string(preset)),
+                ("width", .int(Int64(width))), ("height", .int(Int64(height))),
+                ("frame_rate", .string(frameRate.description)), ("fps", .double(frameRate.fps)),
+                ("duration", .double(duration)), ("frames", .int(Int64(frames))), ("audio", .bool(hasAudio)),
+                ("tonemap", .string(toneMapping)), ("clips", .array(clipRows)),
+                ("decode_errors", .int(Int64(decodeErrors))), ("max_clips_open", .int(Int64(mostClipsOpen)))
+            ]
+                + (poster.map { [("poster", $0.json)] } ?? [])
+                + [("elapsed_s", .double((elapsed * 1000).rounded() / 1000))])
     }
 }
 
 /// Renders a timeline into one file: the plan (every clip's headers read first), then the one render path
 /// (Renderer) into the encoding sink, with the clips' sound and the music mixed.
 public enum Composer {
-    public static func run(_ timeline: Timeline, clipName: @escaping (Int) -> String = { "clip \($0 + 1)" },
-                           warn: @escaping WarningHandler = { _ in },
-                           progress: @escaping ProgressHandler = { _ in }) throws -> CompositionResult {
+    public static func run(
+        _ timeline: Timeline, clipName: @escaping (Int) -> String = { "clip \($0 + 1)" },
+        warn: @escaping WarningHandler = { _ in },
+        progress: @escaping ProgressHandler = { _ in }
+    ) throws -> CompositionResult {
         try render(timeline, clipName: clipName, warn: warn, progress: progress) { plan, codecThreads in
             let out = timeline.output
             let inputs = plan.clips.compactMap(\.path) + (timeline.music.map { [$0.path] } ?? [])
-            let video = try EncodingSink(path: out.path, inputs: inputs, overwrite: out.overwrite,
-                                         settings: out.encoderSettings(threads: codecThreads))
+            let video = try EncodingSink(
+                path: out.path, inputs: inputs, overwrite: out.overwrite,
+                settings: out.encoderSettings(threads: codecThreads))
             let poster = try out.poster.map { try PosterSink($0, inputs: inputs, overwrite: out.overwrite, outputSeconds: plan.totalSeconds) }
             return [video] + (poster.map { [$0] } ?? [])
         }
     }
 
     /// Renders into the sinks `makeSinks` gives once the plan is made (given the plan and the encoder's thread count).
-    static func render(_ timeline: Timeline, clipName: @escaping (Int) -> String = { "clip \($0 + 1)" },
-                       warn: @escaping WarningHandler = { _ in },
-                       progress: @escaping ProgressHandler = { _ in },
-                       sinks makeSinks: (RenderPlan, Int) throws -> [MediaSink]) throws -> CompositionResult {
+    static func render(
+        _ timeline: Timeline, clipName: @escaping (Int) -> String = { "clip \($0 + 1)" },
+        warn: @escaping WarningHandler = { _ in },
+        progress: @escaping ProgressHandler = { _ in },
+        sinks makeSinks: (RenderPlan, Int) throws -> [MediaSink]
+    ) throws -> CompositionResult {
         let started = Date()
         try timeline.validate(where: clipName)
         let out = timeline.output
-        let plan = try RenderPlan.make(timeline, name: { i in
-            let c = timeline.clips[i]
-            return "\(clipName(i)) (\(c.source.name))"
-        }, warn: warn)
+        let plan = try RenderPlan.make(
+            timeline,
+            name: { i in
+                let c = timeline.clips[i]
+                return "\(clipName(i)) (\(c.source.name))"
+            }, warn: warn)
         let canvas = plan.canvas
-        let overlays = timeline.overlays.isEmpty ? nil
+        let overlays =
+            timeline.overlays.isEmpty
+            ? nil
             : try OverlayStage(spec: timeline.overlays, frameWidth: canvas.width, frameHeight: canvas.height)
         let settings = out.decodeSettings
         let (decodeThreads, encodeThreads) = Renderer.threads(plan, settings: settings)
         let fps = plan.fps
         let sound = plan.soundSegments(rate: AudioMixer.rate)
-        let mixer = try AudioMixer(segments: sound.segments, totalSamples: sound.totalSamples, music: timeline.music,
-                                   tolerateErrors: out.tolerateErrors) { index in
+        let mixer = try AudioMixer(
+            segments: sound.segments, totalSamples: sound.totalSamples, music: timeline.music,
+            tolerateErrors: out.tolerateErrors
+        ) { index in
             let clip = plan.clips[index]
             guard case .video(let info, _) = clip.content else { return nil }
             return try PCMReader(path: info.path, start: clip.sourceStart + clip.from, tolerateErrors: out.tolerateErrors)
         }
         let sinks = try makeSinks(plan, encodeThreads)  // the output exists from here on: everything read is checked
-        let report = try Renderer.run(plan, overlays: overlays, mixer: mixer, sinks: sinks, settings: settings, open: { clip, inline in
-            switch clip.content {
-            case .color(let c): return StillClipSource(try StillPicture.color(c, canvas: canvas))
-            case .image(let path): return StillClipSource(try StillPicture.image(path, fit: clip.fit, canvas: canvas))
-            case .video(let info, let orientation):
-                return try VideoClipSource(demuxer: try Demuxer(path: info.path), info: info, orientation: orientation, clock: clip.clock,
-                                           size: canvas.fitted(info.video.displaySize, clip.fit), canvas: canvas, toneMap: out.toneMap,
-                                           settings: settings, decodeThreads: decodeThreads, inline: inline, ringSize: 1, warn: warn)
-            }
-        }, progress: progress, started: started)
+        let report = try Renderer.run(
+            plan, overlays: overlays, mixer: mixer, sinks: sinks, settings: settings,
+            open: { clip, inline in
+                switch clip.content {
+                case .color(let c): return StillClipSource(try StillPicture.color(c, canvas: canvas))
+                case .image(let path): return StillClipSource(try StillPicture.image(path, fit: clip.fit, canvas: canvas))
+                case .video(let info, let orientation):
+                    return try VideoClipSource(
+                        demuxer: try Demuxer(path: info.path), info: info, orientation: orientation, clock: clip.clock,
+                        size: canvas.fitted(info.video.displaySize, clip.fit), canvas: canvas, toneMap: out.toneMap,
+                        settings: settings, decodeThreads: decodeThreads, inline: inline, ringSize: 1, warn: warn)
+                }
+            }, progress: progress, started: started)
 
         let clips = plan.clips.map { c -> CompositionResult.Clip in
             let start = fps.time(ofFrame: c.startFrame).seconds, shown = fps.time(ofFrame: c.frames).seconds
             switch c.content {
             case .video(let info, let orientation):
-                return .init(source: info.path, kind: "video", hdr: report.clips[c.index]?.sourceColor?.hdrKind ?? info.video.hdrKind,
-                             orientationExif: orientation.rawValue,
-                             from: c.from.seconds, to: (c.from + c.length).seconds, start: start, duration: shown,
-                             transition: c.spec.transition)
+                return .init(
+                    source: info.path, kind: "video", hdr: report.clips[c.index]?.sourceColor?.hdrKind ?? info.video.hdrKind,
+                    orientationExif: orientation.rawValue,
+                    from: c.from.seconds, to: (c.from + c.length).seconds, start: start, duration: shown,
+                    transition: c.spec.transition)
             case .image(let path):
-                return .init(source: path, kind: "image", hdr: .sdr, orientationExif: 1, from: nil, to: nil, start: start, duration: shown,
-                             transition: c.spec.transition)
+                return .init(
+                    source: path, kind: "image", hdr: .sdr, orientationExif: 1, from: nil, to: nil, start: start, duration: shown,
+                    transition: c.spec.transition)
             case .color(let color):
-                return .init(source: "color:\(color.hex)", kind: "color", hdr: .sdr, orientationExif: 1, from: nil, to: nil, start: start,
-                             duration: shown, transition: c.spec.transition)
+                return .init(
+                    source: "color:\(color.hex)", kind: "color", hdr: .sdr, orientationExif: 1, from: nil, to: nil, start: start,
+                    duration: shown, transition: c.spec.transition)
             }
         }
         let anyHDR = clips.contains { $0.hdr != .sdr }
         let poster = sinks.lazy.compactMap { ($0 as? PosterSink)?.result }.first
-        return CompositionResult(output: out.path, preset: out.preset.name, width: canvas.width, height: canvas.height, frameRate: fps,
-                                 duration: plan.totalSeconds, frames: report.frames, hasAudio: mixer.hasSound, clips: clips,
-                                 toneMapping: anyHDR ? out.toneMap.rawValue : "none",
-                                 decodeErrors: report.errorsConcealed, mostClipsOpen: report.mostClipsOpen,
-                                 poster: poster, elapsed: Date().timeIntervalSince(started))
+        return CompositionResult(
+            output: out.path, preset: out.preset.name, width: canvas.width, height: canvas.height, frameRate: fps,
+            duration: plan.totalSeconds, frames: report.frames, hasAudio: mixer.hasSound, clips: clips,
+            toneMapping: anyHDR ? out.toneMap.rawValue : "none",
+            decodeErrors: report.errorsConcealed, mostClipsOpen: report.mostClipsOpen,
+            poster: poster, elapsed: Date().timeIntervalSince(started))
     }
 }

@@ -10,14 +10,20 @@ enum Passthrough {
         if case .known(let o) = video.orientation, o != .up { reasons.append("it is stored turned (EXIF \(o.rawValue))") }
         if !["h264", "hevc"].contains(video.codec) { reasons.append("its codec is \(video.codec)") }
         if let order = video.fieldOrder, order != "progressive" { reasons.append("it is interlaced") }
-        if video.bitDepth != 8 || !["yuv420p", "yuvj420p"].contains(video.pixelFormat) { reasons.append("it is \(video.pixelFormat), not 8-bit 4:2:0") }
+        if video.bitDepth != 8 || !["yuv420p", "yuvj420p"].contains(video.pixelFormat) {
+            reasons.append("it is \(video.pixelFormat), not 8-bit 4:2:0")
+        }
         if !reasons.isEmpty {
-            throw SDRifyError.unsupported("\(input): Passthrough only remuxes SDR, upright, 8-bit 4:2:0 H.264/HEVC, but \(reasons.joined(separator: " and ")); use another preset")
+            throw SDRifyError.unsupported(
+                "\(input): Passthrough only remuxes SDR, upright, 8-bit 4:2:0 H.264/HEVC, but \(reasons.joined(separator: " and ")); use another preset"
+            )
         }
     }
 
-    static func run(_ options: ConvertOptions, info: MediaInfo, demuxer: Demuxer, orientation: Orientation, started: Date,
-                    warn: WarningHandler, progress: ProgressHandler) throws -> ConversionResult {
+    static func run(
+        _ options: ConvertOptions, info: MediaInfo, demuxer: Demuxer, orientation: Orientation, started: Date,
+        warn: WarningHandler, progress: ProgressHandler
+    ) throws -> ConversionResult {
         var softSubtitles: [(cues: [Cue], language: String?)] = try options.subtitles.map { (try CaptionFile.cues($0.file), $0.language) }
         if options.keepSubtitles && info.tracks.contains(where: { $0.type == "subtitle" }) {
             let start = max(info.format.startTime ?? 0, 0)
@@ -55,8 +61,10 @@ enum Passthrough {
                     let now = Date()
                     if now.timeIntervalSince(lastReport) >= 0.25 {
                         lastReport = now
-                        progress(ConversionProgress(frames: frames, outTime: Double(pts - firstPTS!) * tb.seconds, totalTime: totalTime,
-                                                    elapsed: now.timeIntervalSince(started), finished: false))
+                        progress(
+                            ConversionProgress(
+                                frames: frames, outTime: Double(pts - firstPTS!) * tb.seconds, totalTime: totalTime,
+                                elapsed: now.timeIntervalSince(started), finished: false))
                     }
                 }
                 frames += 1
@@ -70,11 +78,14 @@ enum Passthrough {
         try output.commit()
 
         let duration = Double((lastPTS ?? 0) - (firstPTS ?? 0) + frameTicks) * tb.seconds
-        progress(ConversionProgress(frames: frames, outTime: duration, totalTime: totalTime,
-                                    elapsed: Date().timeIntervalSince(started), finished: true))
-        return ConversionResult(input: options.input, output: options.output, preset: options.preset.name,
-                                width: info.video.width, height: info.video.height, duration: duration, frames: frames,
-                                hdr: info.video.hdrKind, orientationExif: orientation.rawValue, toneMapping: "none",
-                                decodeErrors: 0, elapsed: Date().timeIntervalSince(started))
+        progress(
+            ConversionProgress(
+                frames: frames, outTime: duration, totalTime: totalTime,
+                elapsed: Date().timeIntervalSince(started), finished: true))
+        return ConversionResult(
+            input: options.input, output: options.output, preset: options.preset.name,
+            width: info.video.width, height: info.video.height, duration: duration, frames: frames,
+            hdr: info.video.hdrKind, orientationExif: orientation.rawValue, toneMapping: "none",
+            decodeErrors: 0, elapsed: Date().timeIntervalSince(started))
     }
 }

@@ -8,14 +8,14 @@ public struct ConvertOptions: Sendable {
     public var overwrite = false
     public var crf: Int? = nil
     public var encoderPreset: String? = nil  // x264/x265 speed preset; default from the preset
-    public var start: Double? = nil          // seconds from the beginning of the input
-    public var duration: Double? = nil       // seconds
+    public var start: Double? = nil  // seconds from the beginning of the input
+    public var duration: Double? = nil  // seconds
     public var keepLocation = false
-    public var keepChapters = true   // the input's chapters, retimed by start/duration
+    public var keepChapters = true  // the input's chapters, retimed by start/duration
     public var keepSubtitles = true  // the input's text subtitle tracks, retimed by start/duration
     public var overlays = OverlaySpec()
-    public var subtitles: [(file: String, language: String?)] = []   // soft subtitle tracks to write (mov_text)
-    public var background = Background.black   // behind the picture when the source shrinks mid-stream
+    public var subtitles: [(file: String, language: String?)] = []  // soft subtitle tracks to write (mov_text)
+    public var background = Background.black  // behind the picture when the source shrinks mid-stream
     public var threads = 0  // 0 = automatic
     public var toneMap = ToneMapOperator.default
     /// Conceal decode errors and go on (counted in the result) instead of failing with exit 2.
@@ -51,7 +51,7 @@ public struct ConvertOptions: Sendable {
         var spec = overlays
         for i in spec.captions.indices { spec.captions[i].offset -= start ?? 0 }
         for i in spec.titles.indices where spec.titles[i].source.map({ if case .track = $0 { true } else { false } }) ?? false {
-            spec.titles[i].sourceOffset -= start ?? 0   // a track of the input runs on the input's clock
+            spec.titles[i].sourceOffset -= start ?? 0  // a track of the input runs on the input's clock
         }
         return spec
     }
@@ -65,7 +65,7 @@ public struct ConversionResult: Sendable {
     public var preset: String
     public var width: Int
     public var height: Int
-    public var duration: Double   // seconds of video written
+    public var duration: Double  // seconds of video written
     public var frames: Int
     public var hdr: HDRKind
     public var orientationExif: Int
@@ -73,7 +73,7 @@ public struct ConversionResult: Sendable {
     /// What `auto` did (scenes, levels, exposure), when it tone mapped.
     public var toneMappingDetail: JSONValue? = nil
     public var decodeErrors: Int  // concealed with --tolerate-errors
-    public var elapsed: Double    // seconds
+    public var elapsed: Double  // seconds
     /// H.264 slices and HEVC slice segments our own check parsed to their end, and those it left unchecked (BitstreamCheck).
     public var slicesChecked: (checked: Int, unchecked: Int)? = nil
     /// The poster written, and the output time it shows.
@@ -84,12 +84,19 @@ public struct ConversionResult: Sendable {
             ("input", .string(input)), ("output", .string(output)), ("preset", .string(preset)),
             ("width", .int(Int64(width))), ("height", .int(Int64(height))), ("duration", .double(duration)),
             ("frames", .int(Int64(frames))), ("hdr", .string(hdr.rawValue)),
-            ("orientation", .object([("exif", .int(Int64(orientationExif)))])), ("tonemap", .string(toneMapping))]
+            ("orientation", .object([("exif", .int(Int64(orientationExif)))])), ("tonemap", .string(toneMapping))
+        ]
         if let toneMappingDetail { fields.append(("tone_mapping", toneMappingDetail)) }
         fields.append(("decode_errors", .int(Int64(decodeErrors))))
         if let slicesChecked {
-            fields.append(("bitstream_check", .object([("slices_checked", .int(Int64(slicesChecked.checked))),
-                                                       ("slices_unchecked", .int(Int64(slicesChecked.unchecked)))])))
+            fields.append(
+                (
+                    "bitstream_check",
+                    .object([
+                        ("slices_checked", .int(Int64(slicesChecked.checked))),
+                        ("slices_unchecked", .int(Int64(slicesChecked.unchecked)))
+                    ])
+                ))
         }
         if let poster { fields.append(("poster", poster.json)) }
         fields.append(("elapsed_s", .double((elapsed * 1000).rounded() / 1000)))
@@ -100,13 +107,19 @@ public struct ConversionResult: Sendable {
 /// Converts one input: reads and checks its headers, then renders the one-clip plan (RenderPlan.single) through
 /// the one render path into the encoding sink, which carries the input's sound, chapters and subtitles over.
 public enum Transcoder {
-    public static func run(_ options: ConvertOptions, warn: @escaping WarningHandler = { _ in },
-                           progress: @escaping ProgressHandler = { _ in }) throws -> ConversionResult {
+    public static func run(
+        _ options: ConvertOptions, warn: @escaping WarningHandler = { _ in },
+        progress: @escaping ProgressHandler = { _ in }
+    ) throws -> ConversionResult {
         try render(options, warn: warn, progress: progress) { plan, encodeThreads, carryOver in
-            let video = try EncodingSink(path: options.output, inputs: [options.input], overwrite: options.overwrite,
-                                         settings: plan.timeline.output.encoderSettings(threads: encodeThreads), carryOver: carryOver)
-            let poster = try options.poster.map { try PosterSink($0, inputs: [options.input], overwrite: options.overwrite,
-                                                                outputSeconds: plan.expectedSeconds) }
+            let video = try EncodingSink(
+                path: options.output, inputs: [options.input], overwrite: options.overwrite,
+                settings: plan.timeline.output.encoderSettings(threads: encodeThreads), carryOver: carryOver)
+            let poster = try options.poster.map {
+                try PosterSink(
+                    $0, inputs: [options.input], overwrite: options.overwrite,
+                    outputSeconds: plan.expectedSeconds)
+            }
             return [video] + (poster.map { [$0] } ?? [])
         }
     }
@@ -114,9 +127,11 @@ public enum Transcoder {
     /// Converts into the sinks `makeSinks` gives once the input's headers are read (given the plan, the encoder's
     /// thread count and what the file keeps of its input). Audio-only and Passthrough inputs write their file
     /// themselves.
-    static func render(_ options: ConvertOptions, warn: @escaping WarningHandler = { _ in },
-                       progress: @escaping ProgressHandler = { _ in },
-                       sinks makeSinks: (RenderPlan, Int, InputCarryOver) throws -> [MediaSink]) throws -> ConversionResult {
+    static func render(
+        _ options: ConvertOptions, warn: @escaping WarningHandler = { _ in },
+        progress: @escaping ProgressHandler = { _ in },
+        sinks makeSinks: (RenderPlan, Int, InputCarryOver) throws -> [MediaSink]
+    ) throws -> ConversionResult {
         let started = Date()
         let timeline = options.timeline
         try timeline.validate { _ in options.input }
@@ -151,23 +166,28 @@ public enum Transcoder {
         let video = info.video
         let orientation = try info.supportedOrientation()
         if let codec = demuxer.undecodableAudio {
-            warn(demuxer.audioStreamIndex == nil ? "the audio (\(codec)) cannot be decoded here: the output has no audio"
-                 : "the default audio track (\(codec)) cannot be decoded here: keeping the next audio track instead")
+            warn(
+                demuxer.audioStreamIndex == nil
+                    ? "the audio (\(codec)) cannot be decoded here: the output has no audio"
+                    : "the default audio track (\(codec)) cannot be decoded here: keeping the next audio track instead")
         }
         if options.preset.passthrough {
             // Passthrough must be sure the stream is SDR, which only its SEI may contradict: read it too.
             try Passthrough.check(try Prober.probe(path: options.input).video, input: options.input)
-            return try Passthrough.run(options, info: info, demuxer: demuxer, orientation: orientation, started: started,
-                                       warn: warn, progress: progress)
+            return try Passthrough.run(
+                options, info: info, demuxer: demuxer, orientation: orientation, started: started,
+                warn: warn, progress: progress)
         }
 
         let (dw, dh) = video.displaySize
         let target = TargetSize.fit(width: dw, height: dh, into: options.preset.box)
         // The part of the input used, on the clock its pictures, sound, chapters and subtitles all follow.
         let cutting = options.start != nil || options.duration != nil
-        let clock = cutting
-            ? ClipClock.trim(videoStart: demuxer.videoStart, from: MediaTime(seconds: options.start ?? 0),
-                             length: options.duration.map { MediaTime(seconds: $0) })
+        let clock =
+            cutting
+            ? ClipClock.trim(
+                videoStart: demuxer.videoStart, from: MediaTime(seconds: options.start ?? 0),
+                length: options.duration.map { MediaTime(seconds: $0) })
             : ClipClock.whole(videoStart: demuxer.videoStart, lateStart: MediaTime(seconds: info.format.startTime ?? 0))
 
         // Soft subtitles are read now too, on the output's clock (a cut moves and trims them).
@@ -188,10 +208,13 @@ public enum Transcoder {
             }
         }
         // Overlay pictures are decoded now: a bad one fails before any output exists.
-        let overlays = options.overlays.isEmpty ? nil
+        let overlays =
+            options.overlays.isEmpty
+            ? nil
             : try OverlayStage(spec: options.outputOverlays, frameWidth: target.0, frameHeight: target.1, input: options.input)
-        let plan = try RenderPlan.single(timeline, info: info, demuxer: demuxer, orientation: orientation, size: target,
-                                         clock: clock, rate: options.fps)
+        let plan = try RenderPlan.single(
+            timeline, info: info, demuxer: demuxer, orientation: orientation, size: target,
+            clock: clock, rate: options.fps)
         let settings = timeline.output.decodeSettings
         let (decodeThreads, encodeThreads) = Renderer.threads(plan, settings: settings)
         var carryOver = InputCarryOver(path: options.input, clock: clock, videoStart: demuxer.videoStart)
@@ -202,19 +225,23 @@ public enum Transcoder {
         let sinks = try makeSinks(plan, encodeThreads, carryOver)
         // On the source's clock the chain's pictures go straight to the sinks: its ring holds what they may hold.
         let ringSize = options.fps == nil ? Compositor.ringSize : 1
-        let report = try Renderer.run(plan, overlays: overlays, mixer: nil, sinks: sinks, settings: settings, open: { clip, inline in
-            try VideoClipSource(demuxer: demuxer, info: info, orientation: orientation, clock: clock, size: target, canvas: plan.canvas,
-                                toneMap: options.toneMap, settings: settings, decodeThreads: decodeThreads, inline: inline,
-                                ringSize: ringSize, warn: warn)
-        }, progress: progress, started: started)
+        let report = try Renderer.run(
+            plan, overlays: overlays, mixer: nil, sinks: sinks, settings: settings,
+            open: { clip, inline in
+                try VideoClipSource(
+                    demuxer: demuxer, info: info, orientation: orientation, clock: clock, size: target, canvas: plan.canvas,
+                    toneMap: options.toneMap, settings: settings, decodeThreads: decodeThreads, inline: inline,
+                    ringSize: ringSize, warn: warn)
+            }, progress: progress, started: started)
 
         let outcome = report.clips[0]
         let hdr = outcome?.sourceColor?.hdrKind ?? video.hdrKind  // what the pictures said, e.g. HLG by SEI
-        var result = ConversionResult(input: options.input, output: options.output, preset: options.preset.name,
-                                      width: target.0, height: target.1, duration: report.duration.seconds, frames: report.frames,
-                                      hdr: hdr, orientationExif: orientation.rawValue,
-                                      toneMapping: hdr == .sdr ? "none" : options.toneMap.rawValue,
-                                      decodeErrors: report.errorsConcealed, elapsed: Date().timeIntervalSince(started))
+        var result = ConversionResult(
+            input: options.input, output: options.output, preset: options.preset.name,
+            width: target.0, height: target.1, duration: report.duration.seconds, frames: report.frames,
+            hdr: hdr, orientationExif: orientation.rawValue,
+            toneMapping: hdr == .sdr ? "none" : options.toneMap.rawValue,
+            decodeErrors: report.errorsConcealed, elapsed: Date().timeIntervalSince(started))
         result.toneMappingDetail = outcome?.toneDetail
         result.slicesChecked = outcome?.slicesChecked
         result.poster = sinks.lazy.compactMap { ($0 as? PosterSink)?.result }.first

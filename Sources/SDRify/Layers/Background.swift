@@ -3,7 +3,7 @@ import Foundation
 /// How a picture whose shape differs from the output's is fitted into it.
 public enum Fit: String, CaseIterable, Sendable {
     case contain  // the whole picture, touching two edges, on the background
-    case cover    // fills the output, centre cropped
+    case cover  // fills the output, centre cropped
     case stretch  // fills the output, its shape lost (only when asked)
 
     static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
@@ -14,8 +14,8 @@ public enum Fit: String, CaseIterable, Sendable {
 public enum Background: Equatable, Sendable {
     case color(RGBColor)
     case image(String, fit: Fit)
-    case blur(radius: Double?)   // the picture itself covering the frame, blurred (radius in output pixels; nil:
-                                 // a twentieth of the frame's short edge)
+    case blur(radius: Double?)  // the picture itself covering the frame, blurred (radius in output pixels; nil:
+    // a twentieth of the frame's short edge)
 
     public static let black = Background.color(.black)
 

@@ -81,7 +81,8 @@ final class CaptionLayer: @unchecked Sendable {
             var (tags, marginV) = style.placement(cue.settings, width: width, height: height)
             if scale < 1 { tags += String(format: "\\fs%.1f", px * scale) }
             let prefix = tags.isEmpty ? "" : "{\(tags)}"
-            s += "Dialogue: 0,\(ASSScript.stamp(cue.start)),\(ASSScript.stamp(cue.end)),Default,,0,0,\(marginV ?? 0),,\(prefix)\(lines.joined(separator: "\\N"))\n"
+            s +=
+                "Dialogue: 0,\(ASSScript.stamp(cue.start)),\(ASSScript.stamp(cue.end)),Default,,0,0,\(marginV ?? 0),,\(prefix)\(lines.joined(separator: "\\N"))\n"
         }
         return s
     }

@@ -4,7 +4,7 @@ import Foundation
 public struct CaptionTrack: Equatable, Sendable {
     public var file: String
     public var style = CaptionStyle()
-    public var offset = 0.0   // seconds added to every caption time
+    public var offset = 0.0  // seconds added to every caption time
 
     /// `input:N` names subtitle track N of the input instead of a file.
     public var inputTrack: Int? {

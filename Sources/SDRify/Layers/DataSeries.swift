@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// Where a data-driven title reads its numbers: a timed-metadata track of the input, or a GPX file.
@@ -13,7 +13,7 @@ public enum DataSource: Equatable, Sendable {
 /// and held at the ends, to fill a title's template per frame.
 struct DataSeries {
     private(set) var samples: [(t: Double, fields: [String: Double])]
-    private let columns: [String: [(t: Double, v: Double)]]   // per field, in time order
+    private let columns: [String: [(t: Double, v: Double)]]  // per field, in time order
 
     var fieldNames: Set<String> { Set(columns.keys) }
     var span: ClosedRange<Double> { (samples.first?.t ?? 0)...(samples.last?.t ?? 0) }
@@ -44,7 +44,7 @@ struct DataSeries {
             guard let first = column.first, let last = column.last else { continue }
             if t <= first.t { out[name] = first.v; continue }
             if t >= last.t { out[name] = last.v; continue }
-            var lo = 0, hi = column.count - 1   // column[lo].t <= t < column[hi].t
+            var lo = 0, hi = column.count - 1  // column[lo].t <= t < column[hi].t
             while hi - lo > 1 { let mid = (lo + hi) / 2; if column[mid].t <= t { lo = mid } else { hi = mid } }
             let (a, b) = (column[lo], column[hi])
             out[name] = a.v + (b.v - a.v) * (b.t > a.t ? (t - a.t) / (b.t - a.t) : 0)
@@ -71,7 +71,11 @@ struct DataSeries {
             let name = key.split(separator: ".").last.map(String.init) ?? key
             var fields: [String: Double] = [:]
             func number(_ v: JSONValue) -> Double? {
-                switch v { case .double(let x): x; case .int(let i): Double(i); default: nil }
+                switch v {
+                case .double(let x): x;
+                case .int(let i): Double(i);
+                default: nil
+                }
             }
             switch value {
             case .object(let parts): for (k, v) in parts { if let x = number(v) { fields[k] = x } }
@@ -97,12 +101,16 @@ struct DataSeries {
         for (i, p) in points.enumerated() {
             var f: [String: Double] = ["latitude": p.lat, "longitude": p.lon]
             if let e = p.ele { f["altitude_m"] = e }
-            if let s = p.speed { f["speed_mps"] = s } else if i > 0, let dt = p.time.map({ $0.timeIntervalSince(points[i - 1].time!) }), dt > 0 {
+            if let s = p.speed {
+                f["speed_mps"] = s
+            } else if i > 0, let dt = p.time.map({ $0.timeIntervalSince(points[i - 1].time!) }), dt > 0 {
                 f["speed_mps"] = distance(points[i - 1].lat, points[i - 1].lon, p.lat, p.lon) / dt
             }
             samples.append((p.time!.timeIntervalSince(t0), withSpeeds(f)))
         }
-        if samples.count > 1, samples[0].fields["speed_mps"] == nil { samples[0].fields = withSpeeds(samples[0].fields.merging(["speed_mps": samples[1].fields["speed_mps"] ?? 0]) { $1 }) }
+        if samples.count > 1, samples[0].fields["speed_mps"] == nil {
+            samples[0].fields = withSpeeds(samples[0].fields.merging(["speed_mps": samples[1].fields["speed_mps"] ?? 0]) { $1 })
+        }
         return DataSeries(samples: samples)
     }
 
@@ -126,7 +134,8 @@ struct DataSeries {
             return f
         }()
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes a: [String: String]) {
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes a: [String: String])
+        {
             text = ""
             if name == "trkpt" || name == "rtept", let lat = a["lat"].flatMap(Double.init), let lon = a["lon"].flatMap(Double.init) {
                 current = Point(lat: lat, lon: lon)

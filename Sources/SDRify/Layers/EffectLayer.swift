@@ -15,7 +15,8 @@ final class EffectLayer: VideoLayer {
             let (x, y) = (r.x.resolve(against: frameWidth), r.y.resolve(against: frameHeight))
             let (w, h) = (r.width.resolve(against: frameWidth), r.height.resolve(against: frameHeight))
             guard w >= 1, h >= 1, x >= 0, y >= 0, x + w <= Double(frameWidth) + 0.5, y + h <= Double(frameHeight) + 0.5 else {
-                throw SDRifyError.usage("\(spec.path).region: \(Int(x)),\(Int(y)) \(Int(w))x\(Int(h)) is not inside the \(frameWidth)x\(frameHeight) picture")
+                throw SDRifyError.usage(
+                    "\(spec.path).region: \(Int(x)),\(Int(y)) \(Int(w))x\(Int(h)) is not inside the \(frameWidth)x\(frameHeight) picture")
             }
         }
     }
@@ -160,42 +161,48 @@ enum EffectKernels {
     /// near them: the middle of a line runs without bounds checks).
     private static func boxPass(_ src: inout [Float], _ dst: inout [Float], count: Int, length: Int, step: Int, lineStep: Int, radius: Int) {
         let scale = 1 / Float(2 * radius + 1)
-        src.withUnsafeBufferPointer { s in dst.withUnsafeMutableBufferPointer { d in
-            for line in 0..<count {
-                let src = s.baseAddress! + line * lineStep, dst = d.baseAddress! + line * lineStep
-                func at(_ i: Int) -> Float { src[min(max(i, 0), length - 1) * step] }
-                var sum: Float = 0
-                for i in -radius...radius { sum += at(i) }
-                var i = 0
-                let safeEnd = length - radius - 1   // from radius to here both ends of the window are inside
-                while i < length {
-                    dst[i * step] = sum * scale
-                    if i >= radius && i < safeEnd {
-                        sum += src[(i + radius + 1) * step] - src[(i - radius) * step]
-                    } else {
-                        sum += at(i + radius + 1) - at(i - radius)
+        src.withUnsafeBufferPointer { s in
+            dst.withUnsafeMutableBufferPointer { d in
+                for line in 0..<count {
+                    let src = s.baseAddress! + line * lineStep, dst = d.baseAddress! + line * lineStep
+                    func at(_ i: Int) -> Float { src[min(max(i, 0), length - 1) * step] }
+                    var sum: Float = 0
+                    for i in -radius...radius { sum += at(i) }
+                    var i = 0
+                    let safeEnd = length - radius - 1  // from radius to here both ends of the window are inside
+                    while i < length {
+                        dst[i * step] = sum * scale
+                        if i >= radius && i < safeEnd {
+                            sum += src[(i + radius + 1) * step] - src[(i - radius) * step]
+                        } else {
+                            sum += at(i + radius + 1) - at(i - radius)
+                        }
+                        i += 1
                     }
-                    i += 1
                 }
             }
-        } }
+        }
     }
 
     /// The same box down the columns, a whole row at a time (running sums per column: cache-friendly).
     private static func verticalBoxPass(_ src: inout [Float], _ dst: inout [Float], width: Int, height: Int, radius: Int) {
         let scale = 1 / Float(2 * radius + 1)
         var sum = [Float](repeating: 0, count: width)
-        src.withUnsafeBufferPointer { s in dst.withUnsafeMutableBufferPointer { d in sum.withUnsafeMutableBufferPointer { acc in
-            func row(_ y: Int) -> UnsafePointer<Float> { s.baseAddress! + min(max(y, 0), height - 1) * width }
-            for y in -radius...radius { let r = row(y); for x in 0..<width { acc[x] += r[x] } }
-            for y in 0..<height {
-                let out = d.baseAddress! + y * width, add = row(y + radius + 1), drop = row(y - radius)
-                for x in 0..<width {
-                    out[x] = acc[x] * scale
-                    acc[x] += add[x] - drop[x]
+        src.withUnsafeBufferPointer { s in
+            dst.withUnsafeMutableBufferPointer { d in
+                sum.withUnsafeMutableBufferPointer { acc in
+                    func row(_ y: Int) -> UnsafePointer<Float> { s.baseAddress! + min(max(y, 0), height - 1) * width }
+                    for y in -radius...radius { let r = row(y); for x in 0..<width { acc[x] += r[x] } }
+                    for y in 0..<height {
+                        let out = d.baseAddress! + y * width, add = row(y + radius + 1), drop = row(y - radius)
+                        for x in 0..<width {
+                            out[x] = acc[x] * scale
+                            acc[x] += add[x] - drop[x]
+                        }
+                    }
                 }
             }
-        } } }
+        }
     }
 
     /// Darkens (and desaturates) toward the region's corners: 1 − strength·(d/d_corner)², the squared distance
@@ -203,7 +210,9 @@ enum EffectKernels {
     static func vignette(_ plane: PlaneRef, _ r: EffectRect, strength: Float, neutral: Float) {
         let cx = Float(r.x) + Float(r.w) / 2, cy = Float(r.y) + Float(r.h) / 2
         let scale = strength / (Float(r.w * r.w + r.h * r.h) / 4)
-        let columns = (0..<r.w).map { i -> Float in let dx = Float(r.x + i) + 0.5 - cx; return dx * dx * scale }
+        let columns = (0..<r.w).map { i -> Float in
+            let dx = Float(r.x + i) + 0.5 - cx; return dx * dx * scale
+        }
         columns.withUnsafeBufferPointer { cols in
             for y in r.y..<(r.y + r.h) {
                 let row = plane.row(y) + r.x, dy = Float(y) + 0.5 - cy
@@ -226,7 +235,9 @@ enum EffectKernels {
         // The source: a copy of the whole plane rows touched (samples may come from anywhere in the circle).
         let sy0 = max(0, Int(centre.1 - radius) - 1), sy1 = min(plane.height, Int(centre.1 + radius) + 2)
         var copy = [UInt8](repeating: 0, count: (sy1 - sy0) * plane.width)
-        for y in sy0..<sy1 { copy.withUnsafeMutableBufferPointer { ($0.baseAddress! + (y - sy0) * plane.width).update(from: plane.row(y), count: plane.width) } }
+        for y in sy0..<sy1 {
+            copy.withUnsafeMutableBufferPointer { ($0.baseAddress! + (y - sy0) * plane.width).update(from: plane.row(y), count: plane.width) }
+        }
         func sample(_ x: Double, _ y: Double) -> Float {
             let fx = min(max(x, 0), Double(plane.width - 1)), fy = min(max(y, Double(sy0)), Double(sy1 - 1))
             let ix = min(Int(fx), plane.width - 2), iy = min(Int(fy), sy1 - 2)

@@ -24,7 +24,7 @@ public enum EffectKind: String, CaseIterable, Sendable {
         switch self {
         case .pixelate: ["block": 16]
         case .blur: ["radius": 12]
-        case .vortex: ["angle": 90, "radius": 0]            // radius 0: half the region's short edge
+        case .vortex: ["angle": 90, "radius": 0]  // radius 0: half the region's short edge
         case .grayscale: [:]
         case .sepia: ["strength": 1]
         case .adjust: ["brightness": 0, "contrast": 1, "saturation": 1]
@@ -53,22 +53,22 @@ public struct Region: Equatable, Sendable {
 }
 
 public struct EffectKeyframe: Equatable, Sendable {
-    public var t: Double                       // seconds from the effect's start
-    public var easing: Easing = .linear        // the approach to this keyframe
+    public var t: Double  // seconds from the effect's start
+    public var easing: Easing = .linear  // the approach to this keyframe
     public var values: [String: Double] = [:]  // parameters at this keyframe
-    public var x: Length? = nil, y: Length? = nil   // where the region's top-left is (a moving region)
+    public var x: Length? = nil, y: Length? = nil  // where the region's top-left is (a moving region)
 }
 
 /// A time-ranged effect over the picture, or over one region of it.
 public struct EffectSpec: Equatable, Sendable {
     public var kind: EffectKind
-    public var start: Double = 0               // seconds of output
+    public var start: Double = 0  // seconds of output
     public var end: Double? = nil
-    public var region: Region? = nil           // nil: the whole picture
+    public var region: Region? = nil  // nil: the whole picture
     public var center: (x: Length, y: Length)? = nil  // vortex; default the region's centre
     public var values: [String: Double] = [:]  // parameters given (the kind's defaults fill the rest)
     public var keyframes: [EffectKeyframe] = []
-    public var path = ""                       // where it was described, for errors found later (the frame size)
+    public var path = ""  // where it was described, for errors found later (the frame size)
 
     public init(kind: EffectKind) { self.kind = kind }
 
@@ -112,7 +112,9 @@ extension Parser {
     mutating func effect(_ v: Any, at path: String) throws -> EffectSpec {
         let common: Set<String> = ["type", "start", "end", "region", "keyframes", "center"]
         guard let o0 = v as? [String: Any] else { throw fail(path, "expected an object") }
-        guard let name = o0["type"] as? String else { throw fail("\(path).type", "expected one of \(EffectKind.allCases.map(\.rawValue).joined(separator: ", "))") }
+        guard let name = o0["type"] as? String else {
+            throw fail("\(path).type", "expected one of \(EffectKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
         guard let kind = EffectKind(rawValue: name) else {
             throw fail("\(path).type", "unknown effect '\(name)' (one of \(EffectKind.allCases.map(\.rawValue).joined(separator: ", ")))")
         }

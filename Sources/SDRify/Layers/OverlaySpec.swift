@@ -5,16 +5,16 @@ public struct StickerKeyframe: Equatable, Sendable {
     public var t: Double
     public var easing: Easing = .linear  // the approach to this keyframe from the one before
     public var x: Length? = nil, y: Length? = nil
-    public var scale: Double? = nil       // × the sticker's size, about its centre
-    public var rotation: Double? = nil    // degrees clockwise, about its centre
-    public var opacity: Double? = nil     // × the sticker's opacity
+    public var scale: Double? = nil  // × the sticker's size, about its centre
+    public var rotation: Double? = nil  // degrees clockwise, about its centre
+    public var opacity: Double? = nil  // × the sticker's opacity
 }
 
 public struct StickerSpec: Equatable, Sendable {
     public var image: String
-    public var x: Length, y: Length       // top-left of the unscaled, unrotated sticker
+    public var x: Length, y: Length  // top-left of the unscaled, unrotated sticker
     public var width: Length? = nil, height: Length? = nil
-    public var start: Double = 0          // seconds of output
+    public var start: Double = 0  // seconds of output
     public var end: Double? = nil
     public var opacity: Double = 1
     public var fadeIn: Double = 0, fadeOut: Double = 0
@@ -25,8 +25,8 @@ public struct StickerSpec: Equatable, Sendable {
 public struct OverlaySpec: Equatable, Sendable {
     public var effects: [EffectSpec] = []  // applied first, in list order
     public var stickers: [StickerSpec] = []
-    public var titles: [TitleSpec] = []    // after the stickers
-    public var captions: [CaptionTrack] = []   // SRT, WebVTT or ASS files; drawn last
+    public var titles: [TitleSpec] = []  // after the stickers
+    public var captions: [CaptionTrack] = []  // SRT, WebVTT or ASS files; drawn last
     public var background: Background? = nil  // behind letterboxed pictures; wins over the output's
     public init(stickers: [StickerSpec] = [], captions: [CaptionTrack] = []) { self.stickers = stickers; self.captions = captions }
 
@@ -55,8 +55,11 @@ public struct OverlaySpec: Equatable, Sendable {
                 let at = "\(path).captions[\(i)]"
                 let o = try parser.object(item, at: at, allowed: Parser.captionStyleKeys.union(["file"]))
                 var file: String? = nil
-                if let name = o["file"] as? String, CaptionTrack(file: name).inputTrack != nil { file = name }
-                else { file = try parser.file(o["file"], at: "\(at).file") }
+                if let name = o["file"] as? String, CaptionTrack(file: name).inputTrack != nil {
+                    file = name
+                } else {
+                    file = try parser.file(o["file"], at: "\(at).file")
+                }
                 guard let file else { throw parser.fail("\(at).file", "expected a caption file name or input:N") }
                 spec.captions.append(try parser.captionTrack(o, file: file, at: at))
             }
@@ -81,7 +84,8 @@ public struct OverlaySpec: Equatable, Sendable {
         let file = String(text[..<at])
         let fields = text[text.index(after: at)...].split(separator: ",").map(String.init)
         guard !file.isEmpty, fields.count >= 2, fields.count <= 4,
-              let x = Parser.length(fields[0]), let y = Parser.length(fields[1]) else { throw bad }
+            let x = Parser.length(fields[0]), let y = Parser.length(fields[1])
+        else { throw bad }
         var s = StickerSpec(image: file, x: x, y: y)
         for field in fields.dropFirst(2) {
             if field.contains("x") {
@@ -92,7 +96,9 @@ public struct OverlaySpec: Equatable, Sendable {
                 let se = field.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
                 guard se.count == 2, let a = Double(se[0]), let b = Double(se[1]) else { throw bad }
                 s.start = a; s.end = b
-            } else { throw bad }
+            } else {
+                throw bad
+            }
         }
         var parser = Parser(file: "--sticker \(text)")
         try parser.check(s, at: "")
@@ -103,7 +109,7 @@ public struct OverlaySpec: Equatable, Sendable {
 /// JSON walking with the path of every value, for one-line errors.
 struct Parser {
     let file: String
-    var base: URL? = nil   // relative image paths are resolved against the JSON file's folder
+    var base: URL? = nil  // relative image paths are resolved against the JSON file's folder
 
     /// Reads and parses a JSON file: the parser for it (paths relative to its folder) and its root value.
     static func open(_ path: String, what: String) throws -> (Parser, Any) {
@@ -151,8 +157,12 @@ struct Parser {
     }
 
     mutating func sticker(_ v: Any, at path: String) throws -> StickerSpec {
-        let o = try object(v, at: path, allowed: ["image", "x", "y", "width", "height", "start", "end", "opacity",
-                                                  "fade_in", "fade_out", "keyframes"])
+        let o = try object(
+            v, at: path,
+            allowed: [
+                "image", "x", "y", "width", "height", "start", "end", "opacity",
+                "fade_in", "fade_out", "keyframes"
+            ])
         guard var image = o["image"] as? String, !image.isEmpty else { throw fail("\(path).image", "expected an image file name") }
         if let base, !image.hasPrefix("/") { image = base.appendingPathComponent(image).path }
         guard let x = try length(o["x"], at: "\(path).x") else { throw fail("\(path).x", "missing") }

@@ -3,19 +3,19 @@ import Foundation
 /// Where and how a sticker shows at one moment (output pixels of the upright frame).
 struct StickerState: Equatable {
     var centreX: Double, centreY: Double
-    var width: Double, height: Double   // scaled size
-    var rotation: Double                // degrees clockwise
+    var width: Double, height: Double  // scaled size
+    var rotation: Double  // degrees clockwise
     var opacity: Double
-    var picture: Int                    // index into the decoded pictures (animations)
+    var picture: Int  // index into the decoded pictures (animations)
 }
 
 /// A sticker rendered for one state: premultiplied 8-bit-code Y'CbCr with alpha, on the frame's 2×2 chroma
 /// grid (x0, y0 even), so blending is a multiply-add per sample.
 struct StickerTile {
-    let x0: Int, y0: Int, width: Int, height: Int   // width, height even
-    let luma: [Float]       // Y code × alpha
+    let x0: Int, y0: Int, width: Int, height: Int  // width, height even
+    let luma: [Float]  // Y code × alpha
     let alpha: [Float]
-    let cb: [Float], cr: [Float], chromaAlpha: [Float]   // per 2×2 block: mean of (C code × alpha), mean alpha
+    let cb: [Float], cr: [Float], chromaAlpha: [Float]  // per 2×2 block: mean of (C code × alpha), mean alpha
 }
 
 extension StickerTile {
@@ -53,12 +53,12 @@ final class StickerLayer: @unchecked Sendable {
     let spec: StickerSpec
     private let frameWidth: Int, frameHeight: Int
     private let baseX: Double, baseY: Double, baseWidth: Double, baseHeight: Double
-    private let mips: [[Mip]]                 // per picture: full size, half, quarter…
+    private let mips: [[Mip]]  // per picture: full size, half, quarter…
     private let durations: [Double]
     private let loop: Double
     private var cached: (StickerState, StickerTile)?
 
-    struct Mip { let width: Int, height: Int, rgba: [Float] }   // premultiplied, 0–1
+    struct Mip { let width: Int, height: Int, rgba: [Float] }  // premultiplied, 0–1
 
     init(spec: StickerSpec, pictures: [RGBAImage], frameWidth: Int, frameHeight: Int) {
         self.spec = spec
@@ -76,18 +76,24 @@ final class StickerLayer: @unchecked Sendable {
     }
 
     static func mipChain(_ image: RGBAImage) -> [Mip] {
-        var level = Mip(width: image.width, height: image.height, rgba: (0..<image.width * image.height).flatMap { i -> [Float] in
-            let a = Float(image.pixels[4 * i + 3]) / 255
-            return [Float(image.pixels[4 * i]) / 255 * a, Float(image.pixels[4 * i + 1]) / 255 * a, Float(image.pixels[4 * i + 2]) / 255 * a, a]
-        })
+        var level = Mip(
+            width: image.width, height: image.height,
+            rgba: (0..<image.width * image.height).flatMap { i -> [Float] in
+                let a = Float(image.pixels[4 * i + 3]) / 255
+                return [Float(image.pixels[4 * i]) / 255 * a, Float(image.pixels[4 * i + 1]) / 255 * a, Float(image.pixels[4 * i + 2]) / 255 * a, a]
+            })
         var chain = [level]
         while level.width >= 4 && level.height >= 4 && chain.count < 8 {
             let w = level.width / 2, h = level.height / 2
             var next = [Float](repeating: 0, count: w * h * 4)
-            for y in 0..<h { for x in 0..<w { for c in 0..<4 {
-                let s = { (xx: Int, yy: Int) in level.rgba[((yy * level.width) + xx) * 4 + c] }
-                next[(y * w + x) * 4 + c] = (s(2 * x, 2 * y) + s(2 * x + 1, 2 * y) + s(2 * x, 2 * y + 1) + s(2 * x + 1, 2 * y + 1)) / 4
-            } } }
+            for y in 0..<h {
+                for x in 0..<w {
+                    for c in 0..<4 {
+                        let s = { (xx: Int, yy: Int) in level.rgba[((yy * level.width) + xx) * 4 + c] }
+                        next[(y * w + x) * 4 + c] = (s(2 * x, 2 * y) + s(2 * x + 1, 2 * y) + s(2 * x, 2 * y + 1) + s(2 * x + 1, 2 * y + 1)) / 4
+                    }
+                }
+            }
             level = Mip(width: w, height: h, rgba: next)
             chain.append(level)
         }
@@ -122,8 +128,9 @@ final class StickerLayer: @unchecked Sendable {
             var p = local.truncatingRemainder(dividingBy: loop)
             while picture < durations.count - 1 && p >= durations[picture] { p -= durations[picture]; picture += 1 }
         }
-        return StickerState(centreX: x + baseWidth / 2, centreY: y + baseHeight / 2, width: baseWidth * scale,
-                            height: baseHeight * scale, rotation: rotation, opacity: opacity, picture: picture)
+        return StickerState(
+            centreX: x + baseWidth / 2, centreY: y + baseHeight / 2, width: baseWidth * scale,
+            height: baseHeight * scale, rotation: rotation, opacity: opacity, picture: picture)
     }
 
     func tile(for state: StickerState) -> StickerTile {
@@ -192,15 +199,18 @@ public final class OverlayStage: @unchecked Sendable {
             }
             return StickerLayer(spec: s, pictures: pictures, frameWidth: frameWidth, frameHeight: frameHeight)
         }
-        let captions: [VideoLayer] = try spec.captions.map { try CaptionLayer(track: $0, frameWidth: frameWidth, frameHeight: frameHeight, input: input) }
+        let captions: [VideoLayer] = try spec.captions.map {
+            try CaptionLayer(track: $0, frameWidth: frameWidth, frameHeight: frameHeight, input: input)
+        }
         let effects: [VideoLayer] = try spec.effects.map { try EffectLayer(spec: $0, frameWidth: frameWidth, frameHeight: frameHeight) }
         let titles: [VideoLayer] = try spec.titles.enumerated().map { i, t in
             let data = try t.source.map { try DataSeries.load($0, input: input, label: "title \(i + 1)") }
             if let data, let missing = TitleTemplate.fields(in: t.text).first(where: { !data.fieldNames.contains($0) }) {
                 throw SDRifyError.usage("title \(i + 1): the source has no '\(missing)' (it has \(data.fieldNames.sorted().joined(separator: ", ")))")
             }
-            return try CaptionLayer(script: t.assScript(width: frameWidth, height: frameHeight, data: data), label: "title \(i + 1)",
-                             frameWidth: frameWidth, frameHeight: frameHeight)
+            return try CaptionLayer(
+                script: t.assScript(width: frameWidth, height: frameHeight, data: data), label: "title \(i + 1)",
+                frameWidth: frameWidth, frameHeight: frameHeight)
         }
         layers = effects + stickers + titles + captions
     }

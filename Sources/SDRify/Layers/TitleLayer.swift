@@ -24,13 +24,13 @@ public struct TitleSpec: Equatable, Sendable {
     }
 
     public var text: String
-    public var start: Double = 0, end: Double? = nil     // seconds of output
+    public var start: Double = 0, end: Double? = nil  // seconds of output
     public var fadeIn: Double = 0, fadeOut: Double = 0
     public var position = Position.bottomCenter
-    public var x: Length? = nil, y: Length? = nil        // the text's top-left, instead of a position
+    public var x: Length? = nil, y: Length? = nil  // the text's top-left, instead of a position
     public var look = TextLook(size: .percent(6), outlineColor: .black)
-    public var source: DataSource? = nil   // fills {field} or {field:.Nf} in the text per frame
-    public var sourceOffset = 0.0          // seconds from the source's clock to the output's
+    public var source: DataSource? = nil  // fills {field} or {field:.Nf} in the text per frame
+    public var sourceOffset = 0.0  // seconds from the source's clock to the output's
     public init(text: String) { self.text = text }
 
     /// Steps of a data-driven title (its text changes at most this often).
@@ -39,7 +39,9 @@ public struct TitleSpec: Equatable, Sendable {
     /// The title as an ASS script for a `width`×`height` picture.
     func assScript(width: Int, height: Int, data: DataSeries? = nil) -> String {
         let margin = Int((Double(min(width, height)) * 0.05).rounded())
-        let place = x == nil && y == nil ? ""
+        let place =
+            x == nil && y == nil
+            ? ""
             : "\\an7\\pos(\(Int((x?.resolve(against: width) ?? 0).rounded())),\(Int((y?.resolve(against: height) ?? 0).rounded())))"
         func fade(_ fadeIn: Double, _ fadeOut: Double) -> String {
             fadeIn > 0 || fadeOut > 0 ? "\\fad(\(Int(fadeIn * 1000)),\(Int(fadeOut * 1000)))" : ""
@@ -76,7 +78,8 @@ public struct TitleSpec: Equatable, Sendable {
 
 extension Parser {
     func title(_ v: Any, at path: String) throws -> TitleSpec {
-        let o = try object(v, at: path, allowed: Parser.textLookKeys.union(["text", "start", "end", "fade_in", "fade_out", "position", "x", "y", "source"]))
+        let o = try object(
+            v, at: path, allowed: Parser.textLookKeys.union(["text", "start", "end", "fade_in", "fade_out", "position", "x", "y", "source"]))
         guard let text = o["text"] as? String, !text.isEmpty else { throw fail("\(path).text", "expected the title's text") }
         var t = TitleSpec(text: text)
         t.start = try nonNegative(o["start"], at: "\(path).start") ?? 0
@@ -95,9 +98,13 @@ extension Parser {
         if (t.x != nil || t.y != nil) && o["position"] != nil { throw fail(path, "give a position or x/y, not both") }
         t.look = try textLook(o, at: path, over: t.look)
         if let src = try string(o["source"], at: "\(path).source") {
-            if src.hasPrefix("track:"), let n = Int(src.dropFirst(6)), n >= 0 { t.source = .track(n) }
-            else if src.hasPrefix("gpx:") { t.source = .gpx(try file(String(src.dropFirst(4)), at: "\(path).source")!) }
-            else { throw fail("\(path).source", "expected track:N or gpx:FILE") }
+            if src.hasPrefix("track:"), let n = Int(src.dropFirst(6)), n >= 0 {
+                t.source = .track(n)
+            } else if src.hasPrefix("gpx:") {
+                t.source = .gpx(try file(String(src.dropFirst(4)), at: "\(path).source")!)
+            } else {
+                throw fail("\(path).source", "expected track:N or gpx:FILE")
+            }
             if TitleTemplate.fields(in: text).isEmpty { throw fail("\(path).text", "a title with a source needs {field} in its text") }
         }
         return t

@@ -58,12 +58,14 @@ final class AACEncoder {
 
     /// Stereo from two planes.
     func encode(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int, write: (Packet) throws -> Void) throws {
-        try encode(count: count, fill: { planes in
-            planes.withMemoryRebound(to: UnsafeMutablePointer<Float>?.self, capacity: 2) {
-                $0[0]!.update(from: left, count: count)
-                $0[1]!.update(from: right, count: count)
-            }
-        }, write: write)
+        try encode(
+            count: count,
+            fill: { planes in
+                planes.withMemoryRebound(to: UnsafeMutablePointer<Float>?.self, capacity: 2) {
+                    $0[0]!.update(from: left, count: count)
+                    $0[1]!.update(from: right, count: count)
+                }
+            }, write: write)
     }
 
     func finish(write: (Packet) throws -> Void) throws {

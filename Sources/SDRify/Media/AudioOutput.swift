@@ -4,12 +4,12 @@ import CFFmpeg
 /// AAC-LC (AudioTranscoder); trimmed and shifted to a cut range. Packets are dropped whole, so a cut is exact
 /// to an AAC frame (21 ms at 48 kHz).
 final class AudioOutput {
-    private let index: Int              // input stream
+    private let index: Int  // input stream
     private let inTimeBase: AVRational
     private let outStream: Int
     private let transcoder: AudioTranscoder?
-    private let shift: MediaTime        // subtracted from every timestamp
-    private let end: MediaTime?         // absolute input time where the cut ends
+    private let shift: MediaTime  // subtracted from every timestamp
+    private let end: MediaTime?  // absolute input time where the cut ends
     let transcoded: Bool
     private var lastCopiedDTS: Int64? = nil  // output time base
     /// Copied AAC is decoded on the side (cheap next to the video) so that its damage is found like the video's.

@@ -10,7 +10,7 @@ final class AudioTranscoder {
     private let fifo: OpaquePointer
     private let inTimeBase: AVRational
     private let label: String
-    private var startSet = false       // the first decoded sample's time given to the encoder
+    private var startSet = false  // the first decoded sample's time given to the encoder
     private let frame: UnsafeMutablePointer<AVFrame>
     private let outFrame: UnsafeMutablePointer<AVFrame>
     static let sampleRate = AACEncoder.sampleRate
@@ -68,9 +68,11 @@ final class AudioTranscoder {
     private func resample(_ input: UnsafeMutablePointer<AVFrame>?) throws {
         if resampler == nil {
             guard let input else { return }
-            try ffCheck(swr_alloc_set_opts2(&resampler, &encoder.pointee.ch_layout, AV_SAMPLE_FMT_FLTP, AudioTranscoder.sampleRate,
-                                            &input.pointee.ch_layout, AVSampleFormat(rawValue: input.pointee.format),
-                                            input.pointee.sample_rate, 0, nil), "\(label): audio resampler")
+            try ffCheck(
+                swr_alloc_set_opts2(
+                    &resampler, &encoder.pointee.ch_layout, AV_SAMPLE_FMT_FLTP, AudioTranscoder.sampleRate,
+                    &input.pointee.ch_layout, AVSampleFormat(rawValue: input.pointee.format),
+                    input.pointee.sample_rate, 0, nil), "\(label): audio resampler")
             try ffCheck(swr_init(resampler), "\(label): audio resampler")
             if !startSet, input.pointee.pts != ffNoPTS {
                 startSet = true
@@ -108,9 +110,11 @@ final class AudioTranscoder {
         let size = aac.frameSize
         while av_audio_fifo_size(fifo) >= size || (final && av_audio_fifo_size(fifo) > 0) {
             let n = min(Int32(size), av_audio_fifo_size(fifo))
-            try aac.encode(count: Int(n), fill: { planes in
-                _ = planes.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 8) { av_audio_fifo_read(fifo, $0, n) }
-            }, write: write)
+            try aac.encode(
+                count: Int(n),
+                fill: { planes in
+                    _ = planes.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 8) { av_audio_fifo_read(fifo, $0, n) }
+                }, write: write)
         }
     }
 }

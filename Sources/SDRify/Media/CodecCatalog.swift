@@ -11,10 +11,10 @@ public enum VideoCodec: String, Sendable {
 /// instead of spelling out "h264 ? … : …".
 public struct CodecEntry: Sendable {
     public let codec: VideoCodec
-    public let encoder: String            // libavcodec's encoder name
-    public let shortName: String          // as users know it
-    public let profile: String            // the profile asked for (lossless H.264 excepted, see `losslessProfile`)
-    let profileID: Int32?                 // the same, for the context (x265 takes only the option)
+    public let encoder: String  // libavcodec's encoder name
+    public let shortName: String  // as users know it
+    public let profile: String  // the profile asked for (lossless H.264 excepted, see `losslessProfile`)
+    let profileID: Int32?  // the same, for the context (x265 takes only the option)
     /// CRF 0 is lossless; x264 allows that only in High 4:4:4 Predictive.
     let losslessProfile: (name: String, id: Int32)?
     public let crfRange: ClosedRange<Int>
@@ -33,13 +33,15 @@ public enum CodecCatalog {
     public static func entry(_ codec: VideoCodec) -> CodecEntry {
         switch codec {
         case .h264:
-            CodecEntry(codec: .h264, encoder: "libx264", shortName: "x264", profile: "high", profileID: FF_PROFILE_H264_HIGH,
-                       losslessProfile: ("high444", FF_PROFILE_H264_HIGH_444_PREDICTIVE), crfRange: 0...51,
-                       speedPresets: x26xPresets, codecTag: nil, options: [], nsPerOutputPixel: 14)
+            CodecEntry(
+                codec: .h264, encoder: "libx264", shortName: "x264", profile: "high", profileID: FF_PROFILE_H264_HIGH,
+                losslessProfile: ("high444", FF_PROFILE_H264_HIGH_444_PREDICTIVE), crfRange: 0...51,
+                speedPresets: x26xPresets, codecTag: nil, options: [], nsPerOutputPixel: 14)
         case .hevc:
-            CodecEntry(codec: .hevc, encoder: "libx265", shortName: "x265", profile: "main", profileID: nil, losslessProfile: nil,
-                       crfRange: 0...51, speedPresets: x26xPresets, codecTag: hvc1, options: [("x265-params", "log-level=error")],
-                       nsPerOutputPixel: 42)
+            CodecEntry(
+                codec: .hevc, encoder: "libx265", shortName: "x265", profile: "main", profileID: nil, losslessProfile: nil,
+                crfRange: 0...51, speedPresets: x26xPresets, codecTag: hvc1, options: [("x265-params", "log-level=error")],
+                nsPerOutputPixel: 42)
         }
     }
 
@@ -59,9 +61,9 @@ public enum CodecCatalog {
     static func muxer(forOutput path: String) throws -> String {
         let ext = URL(fileURLWithPath: path).pathExtension
         guard let m = muxer(forExtension: ext) else {
-            throw SDRifyError.usage("\(path): unsupported output extension '.\(ext)' (use \(outputExtensions.map { "." + $0 }.joined(separator: ", ")))")
+            throw SDRifyError.usage(
+                "\(path): unsupported output extension '.\(ext)' (use \(outputExtensions.map { "." + $0 }.joined(separator: ", ")))")
         }
         return m
     }
 }
-

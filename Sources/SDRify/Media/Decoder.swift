@@ -36,8 +36,9 @@ final class Decoder {
         c.pointee.thread_count = Int32(threads)  // 0 = one per core
         c.pointee.thread_type = sideDataOnly ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE
         if sideDataOnly { c.pointee.skip_loop_filter = AVDISCARD_ALL }
-        try ffCheck(avcodec_open2(c, codec, nil), "\(label): opening the \(String(cString: codec.pointee.name)) decoder",
-                    status: .invalidInput)
+        try ffCheck(
+            avcodec_open2(c, codec, nil), "\(label): opening the \(String(cString: codec.pointee.name)) decoder",
+            status: .invalidInput)
     }
 
     /// The input's video decoder.

@@ -26,7 +26,7 @@ final class Demuxer {
     let audioStreamIndex: Int?
     /// The codec of the audio track FFmpeg ranks first when it cannot be decoded here (then not kept).
     let undecodableAudio: String?
-    private var videoPacketsRead = 0   // for --max-duration on streams without times
+    private var videoPacketsRead = 0  // for --max-duration on streams without times
 
     /// Error-level messages the demuxer logged: damage it recovered from with a guess (a time scale of 0 …).
     private let errorCounter = LoggedErrorCounter()
@@ -123,7 +123,8 @@ final class Demuxer {
         // A raw stream's packets carry no times: their count at the frame rate stands in.
         if Limits.current.maxDuration != nil, packet.streamIndex == videoStreamIndex {
             videoPacketsRead += 1
-            let seconds = packet.pts.map { Double($0 - videoStartTicks) * videoTimeBase.seconds }
+            let seconds =
+                packet.pts.map { Double($0 - videoStartTicks) * videoTimeBase.seconds }
                 ?? Double(videoPacketsRead - 1) / videoFrameRate.fps
             try Limits.checkDuration(seconds, of: path, running: true)
         }
@@ -159,8 +160,11 @@ final class Demuxer {
             guard wanted.contains(i), let data = packet.av.pointee.data else { continue }
             let tb = stream(i).pointee.time_base.double
             let pts = packet.av.pointee.pts == ffNoPTS ? packet.av.pointee.dts : packet.av.pointee.pts
-            out.append((i, Double(pts) * tb, Double(packet.av.pointee.duration) * tb,
-                        Data(bytes: data, count: Int(packet.av.pointee.size))))
+            out.append(
+                (
+                    i, Double(pts) * tb, Double(packet.av.pointee.duration) * tb,
+                    Data(bytes: data, count: Int(packet.av.pointee.size))
+                ))
         }
         return out
     }
@@ -175,10 +179,11 @@ final class Demuxer {
     }
 
     func seek(to time: MediaTime) throws {
-        if videoStream.pointee.start_time == ffNoPTS { return }   // no timestamps: a raw elementary stream
+        if videoStream.pointee.start_time == ffNoPTS { return }  // no timestamps: a raw elementary stream
         let ts = time.ticks(TimeBase(num: 1, den: AV_TIME_BASE))
         let seconds = time.seconds
-        try ffCheck(avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0), "\(path): seeking to \(seconds) s",
-                    status: .invalidInput)
+        try ffCheck(
+            avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0), "\(path): seeking to \(seconds) s",
+            status: .invalidInput)
     }
 }

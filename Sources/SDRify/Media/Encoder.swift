@@ -17,8 +17,10 @@ final class VideoEncoder {
     let ctx: UnsafeMutablePointer<AVCodecContext>
     let codec: VideoCodec
 
-    init(width: Int, height: Int, timeBase: TimeBase, frameRate: FrameRate, settings: VideoEncoderSettings,
-         globalHeader: Bool) throws {
+    init(
+        width: Int, height: Int, timeBase: TimeBase, frameRate: FrameRate, settings: VideoEncoderSettings,
+        globalHeader: Bool
+    ) throws {
         let timeBase = timeBase.av
         let frameRate = AVRational(num: Int32(clamping: frameRate.num), den: Int32(clamping: frameRate.den))
         self.codec = settings.codec
@@ -42,14 +44,17 @@ final class VideoEncoder {
         var opts: OpaquePointer? = nil
         av_dict_set(&opts, "preset", settings.preset, 0)
         av_dict_set(&opts, "crf", String(settings.crf), 0)
-        let profile = settings.crf == 0 ? entry.losslessProfile ?? (entry.profile, entry.profileID ?? FF_PROFILE_UNKNOWN)
-                                         : (entry.profile, entry.profileID ?? FF_PROFILE_UNKNOWN)
+        let profile =
+            settings.crf == 0
+            ? entry.losslessProfile ?? (entry.profile, entry.profileID ?? FF_PROFILE_UNKNOWN)
+            : (entry.profile, entry.profileID ?? FF_PROFILE_UNKNOWN)
         if profile.1 != FF_PROFILE_UNKNOWN { c.pointee.profile = profile.1 }
         av_dict_set(&opts, "profile", profile.0, 0)
         for (key, value) in entry.options { av_dict_set(&opts, key, value, 0) }
         defer { av_dict_free(&opts) }
-        try ffCheck(avcodec_open2(c, codec, &opts),
-                    "opening \(entry.encoder) (preset \(settings.preset), crf \(settings.crf))")
+        try ffCheck(
+            avcodec_open2(c, codec, &opts),
+            "opening \(entry.encoder) (preset \(settings.preset), crf \(settings.crf))")
     }
 
     deinit {

@@ -42,31 +42,41 @@ public func silenceFFmpegLogging() {
 
 /// The single boundary where FFmpeg's colour enums become ours (the mpv model).
 enum ColorMapping {
-    static func description(primaries: AVColorPrimaries, transfer: AVColorTransferCharacteristic,
-                            matrix: AVColorSpace, range: AVColorRange, chroma: AVChromaLocation) -> ColorDescription {
-        ColorDescription(primaries: ColorPrimaries(rawValue: Int32(primaries.rawValue)) ?? .unspecified,
-                         transfer: TransferCharacteristic(rawValue: Int32(transfer.rawValue)) ?? .unspecified,
-                         matrix: MatrixCoefficients(rawValue: Int32(matrix.rawValue)) ?? .unspecified,
-                         range: ColorRange(rawValue: Int32(range.rawValue)) ?? .unspecified,
-                         chromaLocation: ChromaLocation(rawValue: Int32(chroma.rawValue)) ?? .unspecified)
+    static func description(
+        primaries: AVColorPrimaries, transfer: AVColorTransferCharacteristic,
+        matrix: AVColorSpace, range: AVColorRange, chroma: AVChromaLocation
+    ) -> ColorDescription {
+        ColorDescription(
+            primaries: ColorPrimaries(rawValue: Int32(primaries.rawValue)) ?? .unspecified,
+            transfer: TransferCharacteristic(rawValue: Int32(transfer.rawValue)) ?? .unspecified,
+            matrix: MatrixCoefficients(rawValue: Int32(matrix.rawValue)) ?? .unspecified,
+            range: ColorRange(rawValue: Int32(range.rawValue)) ?? .unspecified,
+            chromaLocation: ChromaLocation(rawValue: Int32(chroma.rawValue)) ?? .unspecified)
     }
 
     /// Our description as FFmpeg's five fields (primaries, transfer, matrix, range, chroma siting).
     static func fields(_ c: ColorDescription)
-        -> (AVColorPrimaries, AVColorTransferCharacteristic, AVColorSpace, AVColorRange, AVChromaLocation) {
-        (AVColorPrimaries(rawValue: UInt32(c.primaries.rawValue)), AVColorTransferCharacteristic(rawValue: UInt32(c.transfer.rawValue)),
-         AVColorSpace(rawValue: UInt32(c.matrix.rawValue)), AVColorRange(rawValue: UInt32(c.range.rawValue)),
-         AVChromaLocation(rawValue: UInt32(c.chromaLocation.rawValue)))
+        -> (AVColorPrimaries, AVColorTransferCharacteristic, AVColorSpace, AVColorRange, AVChromaLocation)
+    {
+        (
+            AVColorPrimaries(rawValue: UInt32(c.primaries.rawValue)), AVColorTransferCharacteristic(rawValue: UInt32(c.transfer.rawValue)),
+            AVColorSpace(rawValue: UInt32(c.matrix.rawValue)), AVColorRange(rawValue: UInt32(c.range.rawValue)),
+            AVChromaLocation(rawValue: UInt32(c.chromaLocation.rawValue))
+        )
     }
 
     static func apply(_ c: ColorDescription, to ctx: UnsafeMutablePointer<AVCodecContext>) {
-        (ctx.pointee.color_primaries, ctx.pointee.color_trc, ctx.pointee.colorspace, ctx.pointee.color_range,
-         ctx.pointee.chroma_sample_location) = fields(c)
+        (
+            ctx.pointee.color_primaries, ctx.pointee.color_trc, ctx.pointee.colorspace, ctx.pointee.color_range,
+            ctx.pointee.chroma_sample_location
+        ) = fields(c)
     }
 
     static func apply(_ c: ColorDescription, to frame: UnsafeMutablePointer<AVFrame>) {
-        (frame.pointee.color_primaries, frame.pointee.color_trc, frame.pointee.colorspace, frame.pointee.color_range,
-         frame.pointee.chroma_location) = fields(c)
+        (
+            frame.pointee.color_primaries, frame.pointee.color_trc, frame.pointee.colorspace, frame.pointee.color_range,
+            frame.pointee.chroma_location
+        ) = fields(c)
     }
 }
 
@@ -88,7 +98,9 @@ extension AVRational {
 /// The FFmpeg release and library versions this process runs with (for `--version`).
 public func ffmpegVersions() -> [(name: String, version: String)] {
     func triple(_ v: UInt32) -> String { "\(v >> 16).\((v >> 8) & 0xFF).\(v & 0xFF)" }
-    return [("FFmpeg", String(cString: av_version_info())), ("libavformat", triple(avformat_version())),
-            ("libavcodec", triple(avcodec_version())), ("libavutil", triple(avutil_version())),
-            ("libswscale", triple(swscale_version())), ("libswresample", triple(swresample_version()))]
+    return [
+        ("FFmpeg", String(cString: av_version_info())), ("libavformat", triple(avformat_version())),
+        ("libavcodec", triple(avcodec_version())), ("libavutil", triple(avutil_version())),
+        ("libswscale", triple(swscale_version())), ("libswresample", triple(swresample_version()))
+    ]
 }

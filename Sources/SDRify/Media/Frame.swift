@@ -2,9 +2,9 @@ import CFFmpeg
 
 /// The planar layouts sdrify's stages work on: Y'CbCr (or grey) planes of one sample size.
 public struct PlanarFormat: Equatable, Sendable {
-    public var bitDepth: Int          // significant bits per sample: 8, 10, 12, 16
-    public var chromaShiftX: Int      // log2 horizontal subsampling: 1 for 4:2:0 and 4:2:2
-    public var chromaShiftY: Int      // log2 vertical subsampling: 1 for 4:2:0
+    public var bitDepth: Int  // significant bits per sample: 8, 10, 12, 16
+    public var chromaShiftX: Int  // log2 horizontal subsampling: 1 for 4:2:0 and 4:2:2
+    public var chromaShiftY: Int  // log2 vertical subsampling: 1 for 4:2:0
     public var hasChroma: Bool
 
     public init(bitDepth: Int, chromaShiftX: Int, chromaShiftY: Int, hasChroma: Bool = true) {
@@ -45,15 +45,17 @@ public struct PlanarFormat: Equatable, Sendable {
         let flags = desc.flags
         let planar = flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0 || desc.nb_components == 1
         guard planar, flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0, flags & UInt64(AV_PIX_FMT_FLAG_BE) == 0,
-              flags & UInt64(AV_PIX_FMT_FLAG_PAL) == 0, flags & UInt64(AV_PIX_FMT_FLAG_HWACCEL) == 0,
-              flags & UInt64(AV_PIX_FMT_FLAG_FLOAT) == 0,
-              desc.nb_components == 1 || desc.nb_components >= 3 else { return nil }
+            flags & UInt64(AV_PIX_FMT_FLAG_PAL) == 0, flags & UInt64(AV_PIX_FMT_FLAG_HWACCEL) == 0,
+            flags & UInt64(AV_PIX_FMT_FLAG_FLOAT) == 0,
+            desc.nb_components == 1 || desc.nb_components >= 3
+        else { return nil }
         let c0 = desc.comp.0
         guard c0.shift == 0, c0.offset == 0, c0.depth >= 8, c0.depth <= 16 else { return nil }
         // Semi-planar formats (NV12, P010) keep chroma interleaved in one plane: not ours.
         if desc.nb_components >= 3 { guard desc.comp.1.plane == 1, desc.comp.2.plane == 2 else { return nil } }
-        self.init(bitDepth: Int(c0.depth), chromaShiftX: Int(desc.log2_chroma_w), chromaShiftY: Int(desc.log2_chroma_h),
-                  hasChroma: desc.nb_components >= 3)
+        self.init(
+            bitDepth: Int(c0.depth), chromaShiftX: Int(desc.log2_chroma_w), chromaShiftY: Int(desc.log2_chroma_h),
+            hasChroma: desc.nb_components >= 3)
     }
 }
 
@@ -133,9 +135,10 @@ public final class Frame: @unchecked Sendable {
 
     public var color: ColorDescription {
         get {
-            ColorMapping.description(primaries: av.pointee.color_primaries, transfer: av.pointee.color_trc,
-                                     matrix: av.pointee.colorspace, range: av.pointee.color_range,
-                                     chroma: av.pointee.chroma_location)
+            ColorMapping.description(
+                primaries: av.pointee.color_primaries, transfer: av.pointee.color_trc,
+                matrix: av.pointee.colorspace, range: av.pointee.color_range,
+                chroma: av.pointee.chroma_location)
         }
         set { ColorMapping.apply(newValue, to: av) }
     }
@@ -150,15 +153,19 @@ public final class Frame: @unchecked Sendable {
     /// Frame-level display matrix (H.264/HEVC display orientation SEI), if any.
     public var displayMatrix: DisplayMatrix? {
         guard let sd = av_frame_get_side_data(av, AV_FRAME_DATA_DISPLAYMATRIX), sd.pointee.size >= 36 else { return nil }
-        return DisplayMatrix(fixedPoint: Array(UnsafeBufferPointer(start: UnsafeRawPointer(sd.pointee.data)
-            .assumingMemoryBound(to: Int32.self), count: 9)))
+        return DisplayMatrix(
+            fixedPoint: Array(
+                UnsafeBufferPointer(
+                    start: UnsafeRawPointer(sd.pointee.data)
+                        .assumingMemoryBound(to: Int32.self), count: 9)))
     }
 
     /// Dynamic HDR metadata on this frame: Dolby Vision level 1 (read from the raw RPU) or HDR10+ (ST 2094-40,
     /// which libavcodec parses; its maxSCL and average maxRGB are in units of 0.1 cd/m² over 100000).
     public var dynamicHDR: DynamicHDRMetadata? {
         if let sd = av_frame_get_side_data(av, AV_FRAME_DATA_DOVI_RPU_BUFFER), let data = sd.pointee.data,
-           let l1 = DolbyVisionLevel1.read(rpu: Array(UnsafeBufferPointer(start: data, count: Int(sd.pointee.size)))) {
+            let l1 = DolbyVisionLevel1.read(rpu: Array(UnsafeBufferPointer(start: data, count: Int(sd.pointee.size))))
+        {
             return DynamicHDRMetadata(source: .dolbyVision, peak: l1.maxLuminance, average: l1.averageLuminance)
         }
         if let sd = av_frame_get_side_data(av, AV_FRAME_DATA_DYNAMIC_HDR_PLUS), sd.pointee.size >= MemoryLayout<AVDynamicHDRPlus>.size {
@@ -166,8 +173,9 @@ public final class Frame: @unchecked Sendable {
             guard plus.num_windows >= 1 else { return nil }
             let w = plus.params.0
             func nits(_ q: AVRational) -> Double { q.den > 0 ? Double(q.num) / Double(q.den) * 10000 : 0 }
-            return DynamicHDRMetadata(source: .hdr10Plus, peak: max(nits(w.maxscl.0), nits(w.maxscl.1), nits(w.maxscl.2)),
-                                      average: nits(w.average_maxrgb))
+            return DynamicHDRMetadata(
+                source: .hdr10Plus, peak: max(nits(w.maxscl.0), nits(w.maxscl.1), nits(w.maxscl.2)),
+                average: nits(w.average_maxrgb))
         }
         return nil
     }
@@ -176,8 +184,9 @@ public final class Frame: @unchecked Sendable {
     public var hdrMetadata: HDRMetadata {
         var md = HDRMetadata()
         if let sd = av_frame_get_side_data(av, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA) {
-            md.masteringDisplay = MediaInspector.mastering(UnsafeRawPointer(sd.pointee.data)
-                .assumingMemoryBound(to: AVMasteringDisplayMetadata.self).pointee)
+            md.masteringDisplay = MediaInspector.mastering(
+                UnsafeRawPointer(sd.pointee.data)
+                    .assumingMemoryBound(to: AVMasteringDisplayMetadata.self).pointee)
         }
         if let sd = av_frame_get_side_data(av, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL) {
             let c = UnsafeRawPointer(sd.pointee.data).assumingMemoryBound(to: AVContentLightMetadata.self).pointee

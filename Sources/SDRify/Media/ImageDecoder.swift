@@ -4,8 +4,8 @@ import CFFmpeg
 public struct RGBAImage: Sendable {
     public let width: Int
     public let height: Int
-    public let pixels: [UInt8]      // width × height × 4, row-major, R G B A
-    public let duration: Double     // seconds (animations); 0 for a still
+    public let pixels: [UInt8]  // width × height × 4, row-major, R G B A
+    public let duration: Double  // seconds (animations); 0 for a still
 
     /// The picture made upright (a photo's EXIF orientation, which FFmpeg gives as a display matrix).
     func upright(_ o: Orientation) -> RGBAImage {
@@ -67,8 +67,10 @@ enum ImageDecoder {
                 let duration = frame.av.pointee.pkt_duration > 0 ? Double(frame.av.pointee.pkt_duration) * tb.double : 0.1
                 if let last = lastPTS, pts != ffNoPTS, pts > last, let previous = images.popLast() {
                     // The display time of the previous frame is the gap to this one.
-                    images.append(RGBAImage(width: previous.width, height: previous.height, pixels: previous.pixels,
-                                            duration: Double(pts - last) * tb.double))
+                    images.append(
+                        RGBAImage(
+                            width: previous.width, height: previous.height, pixels: previous.pixels,
+                            duration: Double(pts - last) * tb.double))
                 }
                 if pts != ffNoPTS { lastPTS = pts }
                 var image = try rgba(frame.av, duration: duration, path: path)
@@ -95,8 +97,11 @@ enum ImageDecoder {
 
     static func rgba(_ f: UnsafeMutablePointer<AVFrame>, duration: Double, path: String) throws -> RGBAImage {
         let w = Int(f.pointee.width), h = Int(f.pointee.height)
-        guard let sws = sws_getContext(Int32(w), Int32(h), AVPixelFormat(rawValue: f.pointee.format), Int32(w), Int32(h),
-                                       AV_PIX_FMT_RGBA, SWS_POINT, nil, nil, nil) else {
+        guard
+            let sws = sws_getContext(
+                Int32(w), Int32(h), AVPixelFormat(rawValue: f.pointee.format), Int32(w), Int32(h),
+                AV_PIX_FMT_RGBA, SWS_POINT, nil, nil, nil)
+        else {
             throw SDRifyError.usage("\(path): unsupported image pixel format")
         }
         defer { sws_freeContext(sws) }

@@ -73,8 +73,10 @@ enum ImageEncoder {
     }
 
     /// `source` in pixel format `format`: Y'CbCr ↔ RGB with `matrix` on the Y'CbCr side, limited or full range.
-    private static func convert(_ source: UnsafeMutablePointer<AVFrame>, to format: AVPixelFormat, fromMatrix matrix: Int32,
-                                fullRange: Bool) throws -> UnsafeMutablePointer<AVFrame> {
+    private static func convert(
+        _ source: UnsafeMutablePointer<AVFrame>, to format: AVPixelFormat, fromMatrix matrix: Int32,
+        fullRange: Bool
+    ) throws -> UnsafeMutablePointer<AVFrame> {
         let (w, h) = (source.pointee.width, source.pointee.height)
         let from = AVPixelFormat(rawValue: source.pointee.format)
         let flags = SWS_BICUBIC
@@ -85,8 +87,9 @@ enum ImageEncoder {
         let coefficients = sws_getCoefficients(matrix)
         let fromRGB = from == AV_PIX_FMT_RGB24
         // The Y'CbCr side's range: limited for the output picture (source), full for JPEG (destination).
-        sws_setColorspaceDetails(sws, coefficients, fromRGB ? 1 : (fullRange ? 1 : 0), coefficients, fromRGB ? (fullRange ? 1 : 0) : 1,
-                                 0, 1 << 16, 1 << 16)
+        sws_setColorspaceDetails(
+            sws, coefficients, fromRGB ? 1 : (fullRange ? 1 : 0), coefficients, fromRGB ? (fullRange ? 1 : 0) : 1,
+            0, 1 << 16, 1 << 16)
         guard let out = av_frame_alloc() else { throw SDRifyError.conversion("out of memory") }
         out.pointee.width = w; out.pointee.height = h; out.pointee.format = format.rawValue
         do {

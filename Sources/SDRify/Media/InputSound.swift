@@ -9,7 +9,7 @@ final class InputSound {
     private let packet: Packet
     private let tolerateErrors: Bool
     private let shift: MediaTime
-    private var held: Packet? = nil     // read, but later than what was asked for so far
+    private var held: Packet? = nil  // read, but later than what was asked for so far
     private var done = false
     /// Damaged packets dropped under --tolerate-errors.
     private(set) var dropped = 0
@@ -31,7 +31,7 @@ final class InputSound {
         while !done {
             if held == nil {
                 guard try read() else { done = true; break }
-                guard output.owns(packet) else { continue }   // where the container cannot skip the others
+                guard output.owns(packet) else { continue }  // where the container cannot skip the others
                 held = try packet.moved()
             }
             let next = held!

@@ -38,9 +38,10 @@ enum MediaInspector {
             frameRate: frameRate(st),
             frameCount: st.pointee.nb_frames > 0 ? Int(st.pointee.nb_frames) : nil,
             fieldOrder: fieldOrderName(par.field_order),
-            color: ColorMapping.description(primaries: par.color_primaries, transfer: par.color_trc,
-                                            matrix: par.color_space, range: par.color_range,
-                                            chroma: par.chroma_location),
+            color: ColorMapping.description(
+                primaries: par.color_primaries, transfer: par.color_trc,
+                matrix: par.color_space, range: par.color_range,
+                chroma: par.chroma_location),
             hdrMetadata: containerHDRMetadata(st),
             dolbyVision: dolbyVision(st),
             containerMatrix: displayMatrix(st),
@@ -53,7 +54,8 @@ enum MediaInspector {
             // the short stream analysis did not reach (H.264 without timing information in its SPS), has its
             // first picture decoded.
             if video.color.transfer == .unspecified || par.format < 0 || video.profile == nil,
-               let (first, profile) = try firstFrame(demuxer) {
+                let (first, profile) = try firstFrame(demuxer)
+            {
                 merge(first.hdrMetadata, matrix: first.displayMatrix, into: &video)
                 video.color = video.color.filled(from: first.color)
                 // As the decoder does: a preferred HDR transfer (SEI) overrides the VUI's.
@@ -64,11 +66,15 @@ enum MediaInspector {
                 }
                 video.profile = video.profile ?? profile
             } else if let sei = try firstAccessUnitSEI(demuxer) {
-                merge(HDRMetadata(masteringDisplay: sei.masteringDisplay, contentLightLevel: sei.contentLightLevel),
-                      matrix: sei.displayMatrix, into: &video)
+                merge(
+                    HDRMetadata(masteringDisplay: sei.masteringDisplay, contentLightLevel: sei.contentLightLevel),
+                    matrix: sei.displayMatrix, into: &video)
                 // As the decoder does: a preferred HDR transfer overrides the VUI's.
                 if let code = sei.preferredTransfer, let t = TransferCharacteristic(rawValue: Int32(code)),
-                   t == .aribStdB67 || t == .smpte2084 { video.color.transfer = t }
+                    t == .aribStdB67 || t == .smpte2084
+                {
+                    video.color.transfer = t
+                }
             }
         }
 
@@ -77,16 +83,19 @@ enum MediaInspector {
             let s = demuxer.stream(i)
             let p = s.pointee.codecpar.pointee
             guard p.codec_type == AVMEDIA_TYPE_AUDIO else { continue }
-            audio.append(AudioInfo(codec: String(cString: avcodec_get_name(p.codec_id)), sampleRate: Int(p.sample_rate),
-                                   channels: Int(p.ch_layout.nb_channels), bitRate: p.bit_rate > 0 ? Int(p.bit_rate) : nil,
-                                   isDefault: i == demuxer.audioStreamIndex))
+            audio.append(
+                AudioInfo(
+                    codec: String(cString: avcodec_get_name(p.codec_id)), sampleRate: Int(p.sample_rate),
+                    channels: Int(p.ch_layout.nb_channels), bitRate: p.bit_rate > 0 ? Int(p.bit_rate) : nil,
+                    isDefault: i == demuxer.audioStreamIndex))
         }
 
         let duration = ctx.pointee.duration == ffNoPTS ? nil : Double(ctx.pointee.duration) / Double(AV_TIME_BASE)
         let size = ctx.pointee.pb.map { avio_size($0) }.flatMap { $0 >= 0 ? $0 : nil }
         let start = ctx.pointee.start_time == ffNoPTS ? nil : Double(ctx.pointee.start_time) / Double(AV_TIME_BASE)
-        let format = FormatInfo(name: String(cString: ctx.pointee.iformat.pointee.name), duration: duration, startTime: start, size: size,
-                                bitRate: ctx.pointee.bit_rate > 0 ? Int(ctx.pointee.bit_rate) : nil)
+        let format = FormatInfo(
+            name: String(cString: ctx.pointee.iformat.pointee.name), duration: duration, startTime: start, size: size,
+            bitRate: ctx.pointee.bit_rate > 0 ? Int(ctx.pointee.bit_rate) : nil)
         var info = MediaInfo(path: path, format: format, video: video, audio: audio)
         info.tracks = (0..<demuxer.trackCount).map(demuxer.track)
         if info.tracks.contains(where: { $0.codecTag == "mebx" }) {
@@ -98,8 +107,9 @@ enum MediaInspector {
         info.chapters = (0..<Int(ctx.pointee.nb_chapters)).compactMap { i in
             guard let c = ctx.pointee.chapters[i] else { return nil }
             let tb = c.pointee.time_base
-            return ChapterInfo(start: Double(c.pointee.start) * tb.double, end: Double(c.pointee.end) * tb.double,
-                               title: tag(c.pointee.metadata, "title"))
+            return ChapterInfo(
+                start: Double(c.pointee.start) * tb.double, end: Double(c.pointee.end) * tb.double,
+                title: tag(c.pointee.metadata, "title"))
         }
         info.tags = tags(ctx.pointee.metadata)
         return info
@@ -112,12 +122,13 @@ enum MediaInspector {
         let tagValue = par.codec_tag
         let fourcc = tagValue == 0 ? nil : String(bytes: (0..<4).map { UInt8((tagValue >> (8 * $0)) & 0xFF) }, encoding: .isoLatin1)
         let d = st.pointee.disposition
-        var t = TrackInfo(index: index, type: type,
-                          codec: par.codec_id == AV_CODEC_ID_NONE ? nil : String(cString: avcodec_get_name(par.codec_id)),
-                          codecTag: fourcc?.trimmingCharacters(in: .controlCharacters), handler: tag(st.pointee.metadata, "handler_name"),
-                          language: tag(st.pointee.metadata, "language").flatMap { $0 == "und" ? nil : $0 },
-                          title: tag(st.pointee.metadata, "title"), isDefault: d & AV_DISPOSITION_DEFAULT != 0,
-                          isForced: d & AV_DISPOSITION_FORCED != 0)
+        var t = TrackInfo(
+            index: index, type: type,
+            codec: par.codec_id == AV_CODEC_ID_NONE ? nil : String(cString: avcodec_get_name(par.codec_id)),
+            codecTag: fourcc?.trimmingCharacters(in: .controlCharacters), handler: tag(st.pointee.metadata, "handler_name"),
+            language: tag(st.pointee.metadata, "language").flatMap { $0 == "und" ? nil : $0 },
+            title: tag(st.pointee.metadata, "title"), isDefault: d & AV_DISPOSITION_DEFAULT != 0,
+            isForced: d & AV_DISPOSITION_FORCED != 0)
         t.isMain = main
         t.timecode = tag(st.pointee.metadata, "timecode")
         return t
@@ -208,7 +219,8 @@ enum MediaInspector {
     static func containerHDRMetadata(_ st: UnsafeMutablePointer<AVStream>) -> HDRMetadata {
         var md = HDRMetadata()
         if let (p, size) = sideData(st, AV_PKT_DATA_MASTERING_DISPLAY_METADATA),
-           size >= MemoryLayout<AVMasteringDisplayMetadata>.size {
+            size >= MemoryLayout<AVMasteringDisplayMetadata>.size
+        {
             md.masteringDisplay = mastering(p.assumingMemoryBound(to: AVMasteringDisplayMetadata.self).pointee)
         }
         if let (p, size) = sideData(st, AV_PKT_DATA_CONTENT_LIGHT_LEVEL), size >= MemoryLayout<AVContentLightMetadata>.size {
@@ -221,19 +233,21 @@ enum MediaInspector {
     static func mastering(_ m: AVMasteringDisplayMetadata) -> MasteringDisplay? {
         guard m.has_primaries != 0 || m.has_luminance != 0 else { return nil }
         let p = m.display_primaries
-        return MasteringDisplay(redX: p.0.0.double, redY: p.0.1.double, greenX: p.1.0.double, greenY: p.1.1.double,
-                                blueX: p.2.0.double, blueY: p.2.1.double,
-                                whitePointX: m.white_point.0.double, whitePointY: m.white_point.1.double,
-                                minLuminance: m.min_luminance.double, maxLuminance: m.max_luminance.double)
+        return MasteringDisplay(
+            redX: p.0.0.double, redY: p.0.1.double, greenX: p.1.0.double, greenY: p.1.1.double,
+            blueX: p.2.0.double, blueY: p.2.1.double,
+            whitePointX: m.white_point.0.double, whitePointY: m.white_point.1.double,
+            minLuminance: m.min_luminance.double, maxLuminance: m.max_luminance.double)
     }
 
     static func dolbyVision(_ st: UnsafeMutablePointer<AVStream>) -> DolbyVisionConfig? {
         guard let (p, size) = sideData(st, AV_PKT_DATA_DOVI_CONF), size >= MemoryLayout<AVDOVIDecoderConfigurationRecord>.size
         else { return nil }
         let r = p.assumingMemoryBound(to: AVDOVIDecoderConfigurationRecord.self).pointee
-        return DolbyVisionConfig(profile: Int(r.dv_profile), level: Int(r.dv_level), rpuPresent: r.rpu_present_flag != 0,
-                                 elPresent: r.el_present_flag != 0, blPresent: r.bl_present_flag != 0,
-                                 blCompatibilityID: Int(r.dv_bl_signal_compatibility_id))
+        return DolbyVisionConfig(
+            profile: Int(r.dv_profile), level: Int(r.dv_level), rpuPresent: r.rpu_present_flag != 0,
+            elPresent: r.el_present_flag != 0, blPresent: r.bl_present_flag != 0,
+            blCompatibilityID: Int(r.dv_bl_signal_compatibility_id))
     }
 
     static func merge(_ sei: HDRMetadata, matrix: DisplayMatrix?, into video: inout VideoInfo) {

@@ -2,7 +2,7 @@
 /// n·1001/30000 s exactly, so a long timeline does not drift the way summed floating-point frame lengths do.
 public struct MediaTime: Comparable, Hashable, Sendable, CustomStringConvertible {
     public let value: Int64
-    public let timescale: Int64   // ticks per second, > 0
+    public let timescale: Int64  // ticks per second, > 0
 
     public init(value: Int64, timescale: Int64) {
         precondition(timescale > 0, "a timescale is positive")
@@ -25,7 +25,7 @@ public struct MediaTime: Comparable, Hashable, Sendable, CustomStringConvertible
     /// The whole ticks of `base` nearest to this time.
     func ticks(_ base: TimeBase) -> Int64 {
         let num = Int128(value) * Int128(base.den), den = Int128(timescale) * Int128(max(base.num, 1))
-        let q = (2 * num + (num >= 0 ? den : -den)) / (2 * den)   // rounded half away from zero
+        let q = (2 * num + (num >= 0 ? den : -den)) / (2 * den)  // rounded half away from zero
         return Int64(clamping: q)
     }
 
@@ -91,7 +91,8 @@ public struct FrameRate: Equatable, Sendable, CustomStringConvertible {
     public init?(parsing text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         if parts.count == 2, let n = Int64(parts[0]), let d = Int64(parts[1]), n > 0, d > 0,
-           FrameRate.valid.contains(Double(n) / Double(d)) {
+            FrameRate.valid.contains(Double(n) / Double(d))
+        {
             self.init(num: n, den: d); return
         }
         guard parts.count == 1, let fps = Double(text), fps.isFinite, FrameRate.valid.contains(fps) else { return nil }

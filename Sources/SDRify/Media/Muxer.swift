@@ -15,8 +15,9 @@ final class Muxer {
         self.path = path
         self.fd = fd
         var c: UnsafeMutablePointer<AVFormatContext>? = nil
-        try ffCheck(avformat_alloc_output_context2(&c, nil, formatName, path), "\(path): output format",
-                    status: .outputProblem)
+        try ffCheck(
+            avformat_alloc_output_context2(&c, nil, formatName, path), "\(path): output format",
+            status: .outputProblem)
         ctx = c!
     }
 
@@ -113,8 +114,9 @@ final class Muxer {
             kept.append(out)
         }
         guard !kept.isEmpty,
-              let array = av_mallocz(MemoryLayout<UnsafeMutablePointer<AVChapter>?>.size * kept.count)?
-                  .assumingMemoryBound(to: UnsafeMutablePointer<AVChapter>?.self) else { return }
+            let array = av_mallocz(MemoryLayout<UnsafeMutablePointer<AVChapter>?>.size * kept.count)?
+                .assumingMemoryBound(to: UnsafeMutablePointer<AVChapter>?.self)
+        else { return }
         for (i, c) in kept.enumerated() { array[i] = c }
         ctx.pointee.chapters = array
         ctx.pointee.nb_chapters = UInt32(kept.count)

@@ -14,11 +14,11 @@ final class PCMReader {
     private let frame: UnsafeMutablePointer<AVFrame>
     private let packet: Packet
     private let tolerateErrors: Bool
-    private var start: Double               // absolute seconds of the stream that sample 0 is
-    private var aligned = false             // the first decoded samples have been placed relative to `start`
+    private var start: Double  // absolute seconds of the stream that sample 0 is
+    private var aligned = false  // the first decoded samples have been placed relative to `start`
     private var ended = false
     private(set) var errorsConcealed = 0
-    private var resampledLeft: [Float] = [], resampledRight: [Float] = []   // reused for every decoded frame
+    private var resampledLeft: [Float] = [], resampledRight: [Float] = []  // reused for every decoded frame
 
     /// Whether `path` has an audio stream this libavcodec decodes (nil: no usable audio), and opens it.
     init?(path: String, start: MediaTime, tolerateErrors: Bool) throws {
@@ -40,7 +40,9 @@ final class PCMReader {
         decoder = d
         for i in 0..<Int(ctx.pointee.nb_streams) where i != Int(a) { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
         let st = ctx.pointee.streams[Int(a)]!
-        guard avcodec_parameters_to_context(d, st.pointee.codecpar) >= 0 else { close(); throw SDRifyError.invalidInput("\(path): audio decoder parameters") }
+        guard avcodec_parameters_to_context(d, st.pointee.codecpar) >= 0 else {
+            close(); throw SDRifyError.invalidInput("\(path): audio decoder parameters")
+        }
         d.pointee.pkt_timebase = st.pointee.time_base
         let r = avcodec_open2(d, codec, nil)
         guard r >= 0, let f = av_audio_fifo_alloc(AV_SAMPLE_FMT_FLTP, 2, 4096), let fr = av_frame_alloc() else {
@@ -142,9 +144,11 @@ final class PCMReader {
             guard let input else { return }
             var stereo = AVChannelLayout()
             av_channel_layout_default(&stereo, 2)
-            try ffCheck(swr_alloc_set_opts2(&resampler, &stereo, AV_SAMPLE_FMT_FLTP, Int32(PCMReader.sampleRate),
-                                            &input.pointee.ch_layout, AVSampleFormat(rawValue: input.pointee.format),
-                                            input.pointee.sample_rate, 0, nil), "\(path): audio resampler")
+            try ffCheck(
+                swr_alloc_set_opts2(
+                    &resampler, &stereo, AV_SAMPLE_FMT_FLTP, Int32(PCMReader.sampleRate),
+                    &input.pointee.ch_layout, AVSampleFormat(rawValue: input.pointee.format),
+                    input.pointee.sample_rate, 0, nil), "\(path): audio resampler")
             try ffCheck(swr_init(resampler), "\(path): audio resampler")
         }
         let inSamples = input.map { Int32($0.pointee.nb_samples) } ?? 0
@@ -153,18 +157,22 @@ final class PCMReader {
             resampledLeft = [Float](repeating: 0, count: capacity)
             resampledRight = resampledLeft
         }
-        let converted: Int32 = resampledLeft.withUnsafeMutableBufferPointer { lp in resampledRight.withUnsafeMutableBufferPointer { rp in
-            var out: [UnsafeMutablePointer<UInt8>?] = [UnsafeMutableRawPointer(lp.baseAddress!).assumingMemoryBound(to: UInt8.self),
-                                                        UnsafeMutableRawPointer(rp.baseAddress!).assumingMemoryBound(to: UInt8.self)]
-            return out.withUnsafeMutableBufferPointer { o in
-                if let input {
-                    return input.pointee.extended_data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) {
-                        swr_convert(resampler, o.baseAddress, Int32(capacity), $0, inSamples)
+        let converted: Int32 = resampledLeft.withUnsafeMutableBufferPointer { lp in
+            resampledRight.withUnsafeMutableBufferPointer { rp in
+                var out: [UnsafeMutablePointer<UInt8>?] = [
+                    UnsafeMutableRawPointer(lp.baseAddress!).assumingMemoryBound(to: UInt8.self),
+                    UnsafeMutableRawPointer(rp.baseAddress!).assumingMemoryBound(to: UInt8.self)
+                ]
+                return out.withUnsafeMutableBufferPointer { o in
+                    if let input {
+                        return input.pointee.extended_data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) {
+                            swr_convert(resampler, o.baseAddress, Int32(capacity), $0, inSamples)
+                        }
                     }
+                    return swr_convert(resampler, o.baseAddress, Int32(capacity), nil, 0)
                 }
-                return swr_convert(resampler, o.baseAddress, Int32(capacity), nil, 0)
             }
-        } }
+        }
         try ffCheck(converted, "\(path): resampling audio")
         var n = Int(converted), skip = 0
         if !aligned, let input, n > 0 {
@@ -178,10 +186,14 @@ final class PCMReader {
         }
         n -= skip
         guard n > 0 else { return }
-        try resampledLeft.withUnsafeMutableBufferPointer { lp in try resampledRight.withUnsafeMutableBufferPointer { rp in
-            var planes: [UnsafeMutableRawPointer?] = [UnsafeMutableRawPointer(lp.baseAddress! + skip), UnsafeMutableRawPointer(rp.baseAddress! + skip)]
-            try ffCheck(planes.withUnsafeMutableBufferPointer { av_audio_fifo_write(fifo, $0.baseAddress, Int32(n)) }, "\(path): buffering audio")
-        } }
+        try resampledLeft.withUnsafeMutableBufferPointer { lp in
+            try resampledRight.withUnsafeMutableBufferPointer { rp in
+                var planes: [UnsafeMutableRawPointer?] = [
+                    UnsafeMutableRawPointer(lp.baseAddress! + skip), UnsafeMutableRawPointer(rp.baseAddress! + skip)
+                ]
+                try ffCheck(planes.withUnsafeMutableBufferPointer { av_audio_fifo_write(fifo, $0.baseAddress, Int32(n)) }, "\(path): buffering audio")
+            }
+        }
     }
 
     private func pad(silence n: Int) throws {

@@ -19,14 +19,19 @@ final class PlanarRepacker {
         fromRGB = flags & UInt64(AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL) != 0
         let depth = desc.comp.0.depth <= 8 ? 8 : 16
         let grey = !fromRGB && desc.nb_components <= 2
-        var layout = fromRGB || grey ? PlanarFormat(bitDepth: depth, chromaShiftX: 0, chromaShiftY: 0, hasChroma: !grey)
+        var layout =
+            fromRGB || grey
+            ? PlanarFormat(bitDepth: depth, chromaShiftX: 0, chromaShiftY: 0, hasChroma: !grey)
             : PlanarFormat(bitDepth: depth, chromaShiftX: Int(desc.log2_chroma_w), chromaShiftY: Int(desc.log2_chroma_h))
         if layout.avPixelFormat == nil { layout = PlanarFormat(bitDepth: depth, chromaShiftX: 0, chromaShiftY: 0) }
         guard let target = layout.avPixelFormat, sws_isSupportedOutput(target) > 0 else { return nil }
         output = try Frame(width: frame.width, height: frame.height, format: layout)
         // Same size, so no filtering; accurate rounding for the matrix.
-        guard let ctx = sws_getContext(Int32(frame.width), Int32(frame.height), source, Int32(frame.width),
-                                       Int32(frame.height), target, SWS_POINT | SWS_ACCURATE_RND, nil, nil, nil) else {
+        guard
+            let ctx = sws_getContext(
+                Int32(frame.width), Int32(frame.height), source, Int32(frame.width),
+                Int32(frame.height), target, SWS_POINT | SWS_ACCURATE_RND, nil, nil, nil)
+        else {
             return nil
         }
         sws = ctx

@@ -8,7 +8,7 @@ extension Demuxer {
         let index: Int
         let codec: String
         let language: String?
-        let isText: Bool   // text cues (mov_text, SubRip, ASS, WebVTT…); bitmaps (DVD, PGS) cannot be restyled
+        let isText: Bool  // text cues (mov_text, SubRip, ASS, WebVTT…); bitmaps (DVD, PGS) cannot be restyled
     }
 
     /// Track `i` as probe describes it (type, codec, sample entry, language, dispositions).
@@ -21,9 +21,10 @@ extension Demuxer {
             let par = stream(i).pointee.codecpar.pointee
             guard par.codec_type == AVMEDIA_TYPE_SUBTITLE else { return nil }
             let props = avcodec_descriptor_get(par.codec_id)?.pointee.props ?? 0
-            return SubtitleTrackInfo(index: i, codec: String(cString: avcodec_get_name(par.codec_id)),
-                                     language: MediaInspector.tag(stream(i).pointee.metadata, "language").flatMap { $0 == "und" ? nil : $0 },
-                                     isText: props & Int32(AV_CODEC_PROP_TEXT_SUB) != 0)
+            return SubtitleTrackInfo(
+                index: i, codec: String(cString: avcodec_get_name(par.codec_id)),
+                language: MediaInspector.tag(stream(i).pointee.metadata, "language").flatMap { $0 == "und" ? nil : $0 },
+                isText: props & Int32(AV_CODEC_PROP_TEXT_SUB) != 0)
         }
     }
 
@@ -50,7 +51,9 @@ extension Demuxer {
             guard avcodec_decode_subtitle2(ctx, &sub, &got, packet.av) >= 0, got != 0 else { continue }
             defer { avsubtitle_free(&sub) }
             let start = Double(packet.av.pointee.pts == ffNoPTS ? packet.av.pointee.dts : packet.av.pointee.pts) * tb
-            let end = packet.av.pointee.duration > 0 ? start + Double(packet.av.pointee.duration) * tb
+            let end =
+                packet.av.pointee.duration > 0
+                ? start + Double(packet.av.pointee.duration) * tb
                 : start + Double(sub.end_display_time) / 1000
             for r in 0..<Int(sub.num_rects) {
                 guard let rect = sub.rects[r], let ass = rect.pointee.ass else { continue }

@@ -39,8 +39,9 @@ final class SubtitleTrack {
             sub.format = 1
             sub.end_display_time = UInt32(((cue.end - cue.start) * 1000).rounded())
             guard let rect = av_mallocz(MemoryLayout<AVSubtitleRect>.size)?.assumingMemoryBound(to: AVSubtitleRect.self),
-                  let rects = av_mallocz(MemoryLayout<UnsafeMutablePointer<AVSubtitleRect>?>.size)?
-                      .assumingMemoryBound(to: UnsafeMutablePointer<AVSubtitleRect>?.self) else { throw SDRifyError.conversion("out of memory") }
+                let rects = av_mallocz(MemoryLayout<UnsafeMutablePointer<AVSubtitleRect>?>.size)?
+                    .assumingMemoryBound(to: UnsafeMutablePointer<AVSubtitleRect>?.self)
+            else { throw SDRifyError.conversion("out of memory") }
             rect.pointee.type = SUBTITLE_ASS
             rect.pointee.ass = av_strdup("0,0,Default,,0,0,0,,\(text)")
             rects[0] = rect

@@ -17,9 +17,11 @@ public enum TimedMetadata {
         for sample in try demuxer.dataSamples(only: track) {
             let t = demuxer.track(sample.track)
             func line(_ key: String, _ value: JSONValue) -> JSONValue {
-                .object([("t", .double((sample.time * 1_000_000).rounded() / 1_000_000)),
-                         ("duration", .double((sample.duration * 1_000_000).rounded() / 1_000_000)),
-                         ("track", .int(Int64(sample.track))), ("key", .string(key)), ("value", value)])
+                .object([
+                    ("t", .double((sample.time * 1_000_000).rounded() / 1_000_000)),
+                    ("duration", .double((sample.duration * 1_000_000).rounded() / 1_000_000)),
+                    ("track", .int(Int64(sample.track))), ("key", .string(key)), ("value", value)
+                ])
             }
             if t.codecTag == "mebx", let keys = table.keys[demuxer.containerTrackID(sample.track)] {
                 out += QuickTimeMetadata.values(sample.bytes, keys: keys).map { line($0.key, $0.value) }
@@ -27,9 +29,11 @@ public enum TimedMetadata {
                 let values = GPMF.values(sample.bytes, duration: sample.duration)
                 out += values.enumerated().map { k, v in
                     let next = k + 1 < values.count && values[k + 1].key == v.key ? values[k + 1].offset : sample.duration
-                    return .object([("t", .double(((sample.time + v.offset) * 1_000_000).rounded() / 1_000_000)),
-                                    ("duration", .double((max(0, next - v.offset) * 1_000_000).rounded() / 1_000_000)),
-                                    ("track", .int(Int64(sample.track))), ("key", .string(v.key)), ("value", v.value)])
+                    return .object([
+                        ("t", .double(((sample.time + v.offset) * 1_000_000).rounded() / 1_000_000)),
+                        ("duration", .double((max(0, next - v.offset) * 1_000_000).rounded() / 1_000_000)),
+                        ("track", .int(Int64(sample.track))), ("key", .string(v.key)), ("value", v.value)
+                    ])
                 }
             } else {
                 out.append(line(t.codecTag ?? "data", .string(sample.bytes.map { String(format: "%02x", $0) }.joined())))

@@ -5,8 +5,14 @@ public enum Orientation: Int, CaseIterable, Sendable {
 
     public var name: String {
         switch self {
-        case .up: "up"; case .upMirrored: "up mirrored"; case .down: "down"; case .downMirrored: "down mirrored"
-        case .leftMirrored: "left mirrored"; case .right: "right"; case .rightMirrored: "right mirrored"; case .left: "left"
+        case .up: "up";
+        case .upMirrored: "up mirrored";
+        case .down: "down";
+        case .downMirrored: "down mirrored"
+        case .leftMirrored: "left mirrored";
+        case .right: "right";
+        case .rightMirrored: "right mirrored";
+        case .left: "left"
         }
     }
 
@@ -60,7 +66,8 @@ public enum Orientation: Int, CaseIterable, Sendable {
             return nil
         }
         guard let a = snap(m.a), let b = snap(m.b), let c = snap(m.c), let d = snap(m.d),
-              abs(m.u) <= 1.0 / 256, abs(m.v) <= 1.0 / 256, abs(m.w - 1) <= 1.0 / 256 else { return nil }
+            abs(m.u) <= 1.0 / 256, abs(m.v) <= 1.0 / 256, abs(m.w - 1) <= 1.0 / 256
+        else { return nil }
         guard let match = Orientation.allCases.first(where: { $0.pattern == (a, b, c, d) }) else { return nil }
         self = match
     }

@@ -9,8 +9,10 @@ public struct PlaneTransform: Sendable {
 
     /// Writes the upright version of a `width`×`height` coded plane into `dst` (sized to the upright plane).
     /// `T` is the sample type: UInt8 for 8-bit, UInt16 for 10/12/16-bit.
-    public func apply<T>(_: T.Type, src: UnsafeRawPointer, srcStride: Int, width: Int, height: Int,
-                         dst: UnsafeMutableRawPointer, dstStride: Int) {
+    public func apply<T>(
+        _: T.Type, src: UnsafeRawPointer, srcStride: Int, width: Int, height: Int,
+        dst: UnsafeMutableRawPointer, dstStride: Int
+    ) {
         let p = orientation.pattern
         let size = MemoryLayout<T>.stride
         // Translation in index space (last pixel is W−1, H−1) of the fixed transform.
@@ -18,8 +20,8 @@ public struct PlaneTransform: Sendable {
         let (tx, ty) = (Int(fixed.tx), Int(fixed.ty))
         // Inverse of an orthogonal ±1 matrix is its transpose.
         let x0 = -(p.a * tx + p.b * ty), y0 = -(p.c * tx + p.d * ty)
-        let stepX = p.a * size + p.c * srcStride   // bytes per destination column
-        let stepY = p.b * size + p.d * srcStride   // bytes per destination row
+        let stepX = p.a * size + p.c * srcStride  // bytes per destination column
+        let stepY = p.b * size + p.d * srcStride  // bytes per destination row
         let origin = src + x0 * size + y0 * srcStride
         let (outW, outH) = orientation.uprightSize(width: width, height: height)
 

@@ -1,7 +1,7 @@
 import CSystem
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The output file contract: the output is written into an unnamed file in its directory (Linux `O_TMPFILE`)
@@ -20,11 +20,11 @@ final class AtomicOutput {
     let fd: Int32
     private let directory: String
     private let namedTemp: String?  // the fallback's name; nil for an unnamed file
-    private let spareTemp: String   // the name an unnamed file is linked under before replacing an output
+    private let spareTemp: String  // the name an unnamed file is linked under before replacing an output
     private let overwrite: Bool
     private var helper: Int32 = -1  // the output helper's socket, when the sandbox will be on
     private var committed = false
-    private var cleanupSlot = 0     // this output's entry in SignalCleanup
+    private var cleanupSlot = 0  // this output's entry in SignalCleanup
 
     // O_TMPFILE is (__O_TMPFILE | O_DIRECTORY), a macro Swift does not import.
     private static let tmpfile: Int32 = 0o20000000 | O_DIRECTORY
@@ -140,7 +140,9 @@ final class AtomicOutput {
             throw SDRifyError.output("\(finalPath): cannot flush the output to disk (\(String(cString: strerror(errno))))")
         }
         SignalCleanup.beginCommit(finalPath, slot: cleanupSlot)
-        let err = helper >= 0 ? sdrify_output_helper_request(helper, CChar(UInt8(ascii: "P")))
+        let err =
+            helper >= 0
+            ? sdrify_output_helper_request(helper, CChar(UInt8(ascii: "P")))
             : sdrify_place_output(fd, directory, finalPath, namedTemp, spareTemp, overwrite ? 1 : 0)
         guard err == 0 else {
             SignalCleanup.abandonCommit(cleanupSlot)

@@ -4,7 +4,7 @@ import Foundation
 public final class ChecksumSink: MediaSink {
     public struct Picture: Sendable {
         public var meanY: Double, meanCb: Double, meanCr: Double
-        public var checksum: UInt64          // FNV-1a over the visible samples of the three planes
+        public var checksum: UInt64  // FNV-1a over the visible samples of the three planes
         public var pts: Int64?
         public var duration: Int64?
         /// Mean luma of a rectangle (fractions of the width and height), for "which clip shows where".
@@ -53,8 +53,10 @@ public final class ChecksumSink: MediaSink {
             }
             return Double(s) / Double((min(y1, height) - y0) * (min(x1, width) - x0))
         }
-        pictures.append(Picture(meanY: sums[0], meanCb: sums[1], meanCr: sums[2], checksum: hash, pts: picture.pts,
-                                duration: picture.duration, regions: means))
+        pictures.append(
+            Picture(
+                meanY: sums[0], meanCb: sums[1], meanCr: sums[2], checksum: hash, pts: picture.pts,
+                duration: picture.duration, regions: means))
     }
 
     public func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) throws {

@@ -5,7 +5,7 @@ import Foundation
 struct InputCarryOver {
     var path: String
     var clock: ClipClock
-    var videoStart: MediaTime   // the video's first timestamp: where an untrimmed read begins
+    var videoStart: MediaTime  // the video's first timestamp: where an untrimmed read begins
     var keepLocation = false
     var keepChapters = true
     /// Soft subtitle tracks to write, their cues already on the output's clock.
@@ -47,8 +47,9 @@ final class EncodingSink: MediaSink {
 
     func begin(_ format: RenderFormat) throws {
         timeBase = format.timeBase
-        let encoder = try VideoEncoder(width: format.width, height: format.height, timeBase: format.timeBase,
-                                       frameRate: format.rate, settings: settings, globalHeader: muxer.needsGlobalHeader)
+        let encoder = try VideoEncoder(
+            width: format.width, height: format.height, timeBase: format.timeBase,
+            frameRate: format.rate, settings: settings, globalHeader: muxer.needsGlobalHeader)
         self.encoder = encoder
         videoStream = try muxer.addStream(from: encoder)
         if format.sound {
@@ -59,8 +60,9 @@ final class EncodingSink: MediaSink {
         }
         if let carry = carryOver {
             let clock = carry.clock
-            sound = try InputSound(path: carry.path, muxer: muxer, shift: clock.origin, end: clock.end,
-                                   seek: clock.seekTarget(videoStart: carry.videoStart), tolerateErrors: carry.tolerateErrors)
+            sound = try InputSound(
+                path: carry.path, muxer: muxer, shift: clock.origin, end: clock.end,
+                seek: clock.seekTarget(videoStart: carry.videoStart), tolerateErrors: carry.tolerateErrors)
             let input = try Demuxer(path: carry.path)
             muxer.copyMetadata(from: input, keepLocation: carry.keepLocation)
             subtitles = try SoftSubtitles(carry.subtitles, muxer: muxer)
@@ -90,7 +92,8 @@ final class EncodingSink: MediaSink {
 
     func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) throws {
         guard let aac else { return }
-        try aac.encode(left: left, right: right, count: count) { [muxer, audioStream] in try muxer.write($0, stream: audioStream, from: aac.timeBase) }
+        try aac.encode(left: left, right: right, count: count) { [muxer, audioStream] in try muxer.write($0, stream: audioStream, from: aac.timeBase)
+        }
     }
 
     func finish() throws {

@@ -3,8 +3,8 @@ import Foundation
 /// What was written as the poster (`--json`: "poster").
 public struct PosterResult: Sendable {
     public var path: String
-    public var time: Double          // the output time asked for (seconds)
-    public var pictureTime: Double   // when the picture shown then starts
+    public var time: Double  // the output time asked for (seconds)
+    public var pictureTime: Double  // when the picture shown then starts
 
     var json: JSONValue {
         .object([("path", .string(path)), ("time", .double(time)), ("picture_time", .double((pictureTime * 1e6).rounded() / 1e6))])
@@ -23,7 +23,7 @@ final class PosterSink: MediaSink {
     private var timeBase = TimeBase(num: 1, den: 1)
     private var held: Frame? = nil
     private var heldStart = MediaTime.zero
-    private var past = false             // a picture after the time has come: the held one is final
+    private var past = false  // a picture after the time has come: the held one is final
     let audioBlock = 1024
     private(set) var result: PosterResult? = nil
 

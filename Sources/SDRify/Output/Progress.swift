@@ -1,9 +1,9 @@
 /// How far a conversion is, reported a few times a second and once at the end.
 public struct ConversionProgress: Sendable {
     public var frames: Int
-    public var outTime: Double        // seconds of video written
-    public var totalTime: Double?     // seconds the output will have, when known
-    public var elapsed: Double        // seconds since the conversion started
+    public var outTime: Double  // seconds of video written
+    public var totalTime: Double?  // seconds the output will have, when known
+    public var elapsed: Double  // seconds since the conversion started
     public var finished: Bool
 
     public var fraction: Double? { totalTime.flatMap { $0 > 0 ? min(max(outTime / $0, 0), 1) : nil } }

@@ -2,7 +2,7 @@ import CSystem
 import Foundation
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How a run ends early: on a signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM: the
@@ -24,7 +24,7 @@ public enum SignalCleanup {
 
     private static let running: Int32 = 0, committing: Int32 = 1, decided: Int32 = 2, ending: Int32 = 3
     private static let phase = Atomic<Int32>(0)
-    private static let held = Atomic<Int32>(0)   // the stop that arrived while committing
+    private static let held = Atomic<Int32>(0)  // the stop that arrived while committing
     /// The run's outputs (a video and its poster, say), each with its named temporary (nil: unnamed or gone), its
     /// output helper (-1: none) and, once committed, its final path; preallocated, for the ending path.
     struct OutputSlot { var temp: UnsafeMutablePointer<CChar>?; var helper: Int32; var final: UnsafeMutablePointer<CChar>? }
@@ -84,8 +84,10 @@ public enum SignalCleanup {
 
     /// A handled signal's name ("SIGTERM").
     public static func name(of sig: Int32) -> String {
-        [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP", SIGQUIT: "SIGQUIT", SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2",
-         SIGALRM: "SIGALRM"][sig] ?? "signal \(sig)"
+        [
+            SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP", SIGQUIT: "SIGQUIT", SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2",
+            SIGALRM: "SIGALRM"
+        ][sig] ?? "signal \(sig)"
     }
 
     /// What a run stopped by `sig` says: "interrupted (SIGINT)", "terminated (SIGTERM)" …

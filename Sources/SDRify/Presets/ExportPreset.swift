@@ -8,15 +8,17 @@ public struct BoundingBox: Equatable, Sendable {
 /// Output presets, named as AVAssetExportSession's. A size preset is a bounding box on the upright picture.
 public struct ExportPreset: Sendable {
     public let name: String
-    public let box: BoundingBox?   // nil: keep the source size
+    public let box: BoundingBox?  // nil: keep the source size
     public let codec: VideoCodec
     public let crf: Int
     public let encoderPreset: String
-    public let passthrough: Bool   // remux only
+    public let passthrough: Bool  // remux only
     public let summary: String
 
-    init(_ name: String, box: BoundingBox?, codec: VideoCodec = .h264, crf: Int = 23, encoderPreset: String = "veryfast",
-         passthrough: Bool = false, summary: String) {
+    init(
+        _ name: String, box: BoundingBox?, codec: VideoCodec = .h264, crf: Int = 23, encoderPreset: String = "veryfast",
+        passthrough: Bool = false, summary: String
+    ) {
         self.name = name; self.box = box; self.codec = codec; self.crf = crf; self.encoderPreset = encoderPreset
         self.passthrough = passthrough; self.summary = summary
     }
@@ -29,16 +31,20 @@ public struct ExportPreset: Sendable {
         ExportPreset("1280x720", box: box(1280, 720), summary: "H.264 High + AAC, fits 1280x720"),
         ExportPreset("1920x1080", box: box(1920, 1080), summary: "H.264 High + AAC, fits 1920x1080"),
         ExportPreset("3840x2160", box: box(3840, 2160), summary: "H.264 High + AAC, fits 3840x2160"),
-        ExportPreset("HEVC1920x1080", box: box(1920, 1080), codec: .hevc, crf: 26, encoderPreset: "fast",
-                     summary: "8-bit HEVC Main (hvc1) + AAC, fits 1920x1080"),
-        ExportPreset("HEVC3840x2160", box: box(3840, 2160), codec: .hevc, crf: 26, encoderPreset: "fast",
-                     summary: "8-bit HEVC Main (hvc1) + AAC, fits 3840x2160"),
+        ExportPreset(
+            "HEVC1920x1080", box: box(1920, 1080), codec: .hevc, crf: 26, encoderPreset: "fast",
+            summary: "8-bit HEVC Main (hvc1) + AAC, fits 1920x1080"),
+        ExportPreset(
+            "HEVC3840x2160", box: box(3840, 2160), codec: .hevc, crf: 26, encoderPreset: "fast",
+            summary: "8-bit HEVC Main (hvc1) + AAC, fits 3840x2160"),
         ExportPreset("LowQuality", box: box(640, 360), crf: 28, summary: "H.264 High + AAC, fits 640x360, small files"),
         ExportPreset("MediumQuality", box: box(1280, 720), crf: 25, summary: "H.264 High + AAC, fits 1280x720"),
-        ExportPreset("HighestQuality", box: nil, crf: 18, encoderPreset: "medium",
-                     summary: "H.264 High + AAC, source size, high quality"),
-        ExportPreset("Passthrough", box: nil, passthrough: true,
-                     summary: "remux only: for input that is already SDR, upright, 8-bit 4:2:0 H.264/HEVC"),
+        ExportPreset(
+            "HighestQuality", box: nil, crf: 18, encoderPreset: "medium",
+            summary: "H.264 High + AAC, source size, high quality"),
+        ExportPreset(
+            "Passthrough", box: nil, passthrough: true,
+            summary: "remux only: for input that is already SDR, upright, 8-bit 4:2:0 H.264/HEVC")
     ]
 
     /// What `sdrify in out` uses without --preset.

@@ -6,8 +6,8 @@ import Foundation
 enum GPMF {
     struct Record {
         let key: String
-        let type: UInt8        // 0: nested records
-        let size: Int          // bytes of one structure
+        let type: UInt8  // 0: nested records
+        let size: Int  // bytes of one structure
         let repeatCount: Int
         let payload: Data
     }
@@ -71,15 +71,23 @@ enum GPMF {
         }
         func stream(_ items: [Record]) {
             let scale = items.first { $0.key == "SCAL" }.map { numbers($0, scale: []).flatMap { $0 } } ?? []
-            let skip: Set<String> = ["STMP", "TSMP", "STNM", "SIUN", "UNIT", "SCAL", "TYPE", "GPSF", "GPSU", "GPSP", "GPSA", "ORIN", "ORIO", "MTRX", "TMPC"]
+            let skip: Set<String> = [
+                "STMP", "TSMP", "STNM", "SIUN", "UNIT", "SCAL", "TYPE", "GPSF", "GPSU", "GPSP", "GPSA", "ORIN", "ORIO", "MTRX", "TMPC"
+            ]
             guard let data = items.first(where: { !skip.contains($0.key) && $0.type != 0 }) else { return }
             let rows = numbers(data, scale: scale)
             for (k, row) in rows.enumerated() {
                 let offset = rows.count > 0 ? duration * Double(k) / Double(rows.count) : 0
                 if (data.key == "GPS5" || data.key == "GPS9"), row.count >= 5 {
-                    out.append((offset, "gps", .object([("latitude", .double(row[0])), ("longitude", .double(row[1])),
-                                                        ("altitude_m", .double(row[2])), ("speed_2d_mps", .double(row[3])),
-                                                        ("speed_3d_mps", .double(row[4]))])))
+                    out.append(
+                        (
+                            offset, "gps",
+                            .object([
+                                ("latitude", .double(row[0])), ("longitude", .double(row[1])),
+                                ("altitude_m", .double(row[2])), ("speed_2d_mps", .double(row[3])),
+                                ("speed_3d_mps", .double(row[4]))
+                            ])
+                        ))
                 } else {
                     out.append((offset, data.key, .array(row.map { .double($0) })))
                 }

@@ -11,7 +11,8 @@ enum MovieStructure {
     /// What is wrong with the file's movie box, or nil (also for files that are not ISO-BMFF or have no movie box).
     static func problem(path: String) -> String? {
         guard let top = TopLevelBoxes(path: path), let moovBox = top.boxes.first(where: { $0.type == "moov" }),
-              let moov = top.payload(of: moovBox, path: path, limit: 64 << 20) else { return nil }
+            let moov = top.payload(of: moovBox, path: path, limit: 64 << 20)
+        else { return nil }
         return problem(in: moov, parent: "moov")
     }
 

@@ -5,24 +5,37 @@ import Foundation
 extension MediaInfo {
     public var json: JSONValue {
         .object([
-            ("format", .object([
-                ("name", .string(format.name)),
-                ("duration", .number(format.duration)),
-                ("size", format.size.map { .int($0) } ?? .null),
-                ("bit_rate", .integer(format.bitRate)),
-            ])),
+            (
+                "format",
+                .object([
+                    ("name", .string(format.name)),
+                    ("duration", .number(format.duration)),
+                    ("size", format.size.map { .int($0) } ?? .null),
+                    ("bit_rate", .integer(format.bitRate))
+                ])
+            ),
             ("video", video.json),
             ("warnings", .array(warnings.map { .string($0) })),
-            ("audio", .array(audio.map { a in
-                .object([("codec", .string(a.codec)), ("sample_rate", .int(Int64(a.sampleRate))),
-                         ("channels", .int(Int64(a.channels))), ("bit_rate", .integer(a.bitRate)),
-                         ("default", .bool(a.isDefault))])
-            })),
+            (
+                "audio",
+                .array(
+                    audio.map { a in
+                        .object([
+                            ("codec", .string(a.codec)), ("sample_rate", .int(Int64(a.sampleRate))),
+                            ("channels", .int(Int64(a.channels))), ("bit_rate", .integer(a.bitRate)),
+                            ("default", .bool(a.isDefault))
+                        ])
+                    })
+            ),
             ("streams", .array(tracks.map(\.json))),
-            ("chapters", .array(chapters.map { c in
-                .object([("start_time", .double(c.start)), ("end_time", .double(c.end)), ("title", c.title.map { .string($0) } ?? .null)])
-            })),
-            ("tags", .object(tags.map { ($0.key, .string($0.value)) })),
+            (
+                "chapters",
+                .array(
+                    chapters.map { c in
+                        .object([("start_time", .double(c.start)), ("end_time", .double(c.end)), ("title", c.title.map { .string($0) } ?? .null)])
+                    })
+            ),
+            ("tags", .object(tags.map { ($0.key, .string($0.value)) }))
         ])
     }
 
@@ -37,8 +50,12 @@ extension MediaInfo {
         let v = video
         let (dw, dh) = v.displaySize
         var lines = ["\(path): \(format.name), \(format.duration.map { String(format: "%.3f s", $0) } ?? "unknown duration")"]
-        lines.append("  video: \(v.codec)\(v.profile.map { " (\($0))" } ?? ""), \(v.width)x\(v.height) coded, \(dw)x\(dh) upright, \(v.pixelFormat), \(v.frameRate.map { String(format: "%.3f fps", $0) } ?? "unknown rate")")
-        lines.append("  colour: \(v.color.primaries.name)/\(v.color.transfer.name)/\(v.color.matrix.name), range \(v.color.range.name), \(v.hdrKind.rawValue.uppercased())")
+        lines.append(
+            "  video: \(v.codec)\(v.profile.map { " (\($0))" } ?? ""), \(v.width)x\(v.height) coded, \(dw)x\(dh) upright, \(v.pixelFormat), \(v.frameRate.map { String(format: "%.3f fps", $0) } ?? "unknown rate")"
+        )
+        lines.append(
+            "  colour: \(v.color.primaries.name)/\(v.color.transfer.name)/\(v.color.matrix.name), range \(v.color.range.name), \(v.hdrKind.rawValue.uppercased())"
+        )
         if let md = v.hdrMetadata.masteringDisplay {
             lines.append(String(format: "  mastering display: %.4f–%.1f cd/m²", md.minLuminance, md.maxLuminance))
         }
@@ -81,12 +98,14 @@ extension TrackInfo {
         if let h = handler { tags.append(("handler_name", .string(h))) }
         if let t = title { tags.append(("title", .string(t))) }
         if let t = timecode { tags.append(("timecode", .string(t))) }
-        return .object([("index", .int(Int64(index))), ("codec_type", .string(type)), ("codec_name", codec.map { .string($0) } ?? .null),
-                        ("codec_tag_string", codecTag.map { .string($0) } ?? .null), ("kind", .string(kind)),
-                        ("main", .bool(isMain)),
-                        ("metadata_keys", .array(metadataKeys.map { .string($0) })),
-                        ("disposition", .object([("default", .int(isDefault ? 1 : 0)), ("forced", .int(isForced ? 1 : 0))])),
-                        ("tags", .object(tags))])
+        return .object([
+            ("index", .int(Int64(index))), ("codec_type", .string(type)), ("codec_name", codec.map { .string($0) } ?? .null),
+            ("codec_tag_string", codecTag.map { .string($0) } ?? .null), ("kind", .string(kind)),
+            ("main", .bool(isMain)),
+            ("metadata_keys", .array(metadataKeys.map { .string($0) })),
+            ("disposition", .object([("default", .int(isDefault ? 1 : 0)), ("forced", .int(isForced ? 1 : 0))])),
+            ("tags", .object(tags))
+        ])
     }
 }
 
@@ -114,10 +133,15 @@ extension VideoInfo {
         f.append(("color_range", .string(color.range.name)))
         f.append(("hdr", .string(hdrKind.rawValue)))
         f.append(("mastering_display", masteringJSON))
-        f.append(("content_light_level", hdrMetadata.contentLightLevel.map { c in
-            .object([("max_cll", .int(Int64(c.maxCLL))), ("max_fall", .int(Int64(c.maxFALL)))]
-                    + (c.defect.map { [("ignored", .string($0))] } ?? []))
-        } ?? .null))
+        f.append(
+            (
+                "content_light_level",
+                hdrMetadata.contentLightLevel.map { c in
+                    .object(
+                        [("max_cll", .int(Int64(c.maxCLL))), ("max_fall", .int(Int64(c.maxFALL)))]
+                            + (c.defect.map { [("ignored", .string($0))] } ?? []))
+                } ?? .null
+            ))
         f.append(("dolby_vision", dolbyVisionJSON))
         f.append(("orientation", orientationJSON))
         return .object(f)
@@ -125,19 +149,23 @@ extension VideoInfo {
 
     var masteringJSON: JSONValue {
         guard let m = hdrMetadata.masteringDisplay else { return .null }
-        let pairs: [(String, Double)] = [("red_x", m.redX), ("red_y", m.redY), ("green_x", m.greenX), ("green_y", m.greenY),
-                                         ("blue_x", m.blueX), ("blue_y", m.blueY), ("white_point_x", m.whitePointX),
-                                         ("white_point_y", m.whitePointY), ("min_luminance", m.minLuminance),
-                                         ("max_luminance", m.maxLuminance)]
+        let pairs: [(String, Double)] = [
+            ("red_x", m.redX), ("red_y", m.redY), ("green_x", m.greenX), ("green_y", m.greenY),
+            ("blue_x", m.blueX), ("blue_y", m.blueY), ("white_point_x", m.whitePointX),
+            ("white_point_y", m.whitePointY), ("min_luminance", m.minLuminance),
+            ("max_luminance", m.maxLuminance)
+        ]
         // Malformed values are reported as read, with why they are ignored.
         return .object(pairs.map { ($0.0, JSONValue.double($0.1)) } + (m.defect.map { [("ignored", .string($0))] } ?? []))
     }
 
     var dolbyVisionJSON: JSONValue {
         guard let d = dolbyVision else { return .null }
-        return .object([("profile", .int(Int64(d.profile))), ("level", .int(Int64(d.level))),
-                        ("rpu_present", .bool(d.rpuPresent)), ("el_present", .bool(d.elPresent)),
-                        ("bl_present", .bool(d.blPresent)), ("bl_compatibility_id", .int(Int64(d.blCompatibilityID)))])
+        return .object([
+            ("profile", .int(Int64(d.profile))), ("level", .int(Int64(d.level))),
+            ("rpu_present", .bool(d.rpuPresent)), ("el_present", .bool(d.elPresent)),
+            ("bl_present", .bool(d.blPresent)), ("bl_compatibility_id", .int(Int64(d.blCompatibilityID)))
+        ])
     }
 
     var orientationJSON: JSONValue {
@@ -145,15 +173,20 @@ extension VideoInfo {
         var fields: [(String, JSONValue)]
         switch orientation {
         case .known(let o):
-            fields = [("exif", .int(Int64(o.rawValue))), ("name", .string(o.name)), ("mirrored", .bool(o.isMirrored)),
-                      ("rotation_cw", .int(Int64(o.rotationClockwise))),
-                      ("matrix", .array(raw.components.map { .double($0) })),
-                      ("fixed_transform", .array(o.fixedTransform(width: width, height: height).components.map { .double($0) }))]
+            fields = [
+                ("exif", .int(Int64(o.rawValue))), ("name", .string(o.name)), ("mirrored", .bool(o.isMirrored)),
+                ("rotation_cw", .int(Int64(o.rotationClockwise))),
+                ("matrix", .array(raw.components.map { .double($0) })),
+                ("fixed_transform", .array(o.fixedTransform(width: width, height: height).components.map { .double($0) }))
+            ]
         case .unsupported(let m):
-            fields = [("exif", .null), ("name", .string("unsupported")), ("mirrored", .bool(m.isMirrored)),
-                      ("rotation_cw", .null), ("matrix", .array(m.components.map { .double($0) })), ("fixed_transform", .null)]
+            fields = [
+                ("exif", .null), ("name", .string("unsupported")), ("mirrored", .bool(m.isMirrored)),
+                ("rotation_cw", .null), ("matrix", .array(m.components.map { .double($0) })), ("fixed_transform", .null)
+            ]
         }
-        let frameExif: JSONValue = frameMatrix.map { fm in Orientation(matrix: fm).map { .int(Int64($0.rawValue)) } ?? .string("unsupported") } ?? .null
+        let frameExif: JSONValue =
+            frameMatrix.map { fm in Orientation(matrix: fm).map { .int(Int64($0.rawValue)) } ?? .string("unsupported") } ?? .null
         fields.append(("frame_exif", frameExif))
         return .object(fields)
     }

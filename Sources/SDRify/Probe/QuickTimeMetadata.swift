@@ -6,9 +6,9 @@ import Foundation
 struct QuickTimeMetadata {
     struct Key: Equatable {
         let id: UInt32
-        let namespace: String   // "mdta" (reverse-DNS names) or another four-character code
+        let namespace: String  // "mdta" (reverse-DNS names) or another four-character code
         let name: String
-        let dataType: UInt32?   // a well-known type (1 UTF-8, 23 float32, 24 float64, 65… integers, 70/71/72 points, sizes, rectangles)
+        let dataType: UInt32?  // a well-known type (1 UTF-8, 23 float32, 24 float64, 65… integers, 70/71/72 points, sizes, rectangles)
     }
 
     /// Keys per track ID, for every 'mebx' track (empty when the file has none or is not ISO-BMFF).
@@ -17,7 +17,8 @@ struct QuickTimeMetadata {
     init(path: String) {
         // Only the movie box is read into memory (it is small next to the media).
         guard let top = TopLevelBoxes(path: path), let moovBox = top.boxes.first(where: { $0.type == "moov" }),
-              let body = top.payload(of: moovBox, path: path, limit: 64 << 20) else { keys = [:]; return }
+            let body = top.payload(of: moovBox, path: path, limit: 64 << 20)
+        else { keys = [:]; return }
         var found: [Int: [Key]] = [:]
         for trak in QuickTimeMetadata.children(body, type: "trak") {
             guard let tkhd = QuickTimeMetadata.children(trak, type: "tkhd").first, tkhd.count >= 16 else { continue }
@@ -25,9 +26,9 @@ struct QuickTimeMetadata {
             var stsd = [trak]
             for type in ["mdia", "minf", "stbl", "stsd"] { stsd = stsd.flatMap { QuickTimeMetadata.children($0, type: type) } }
             guard let entries = stsd.first, entries.count > 16 else { continue }
-            let entry = entries.dropFirst(8)   // version, flags, entry count
+            let entry = entries.dropFirst(8)  // version, flags, entry count
             guard entry.count > 16, entry.dropFirst(4).prefix(4).elementsEqual("mebx".utf8) else { continue }
-            let inner = entry.dropFirst(16).prefix(Int(QuickTimeMetadata.u32(entry, 0)) - 16)   // after the sample entry header
+            let inner = entry.dropFirst(16).prefix(Int(QuickTimeMetadata.u32(entry, 0)) - 16)  // after the sample entry header
             guard let keysBox = QuickTimeMetadata.children(Data(inner), type: "keys").first else { continue }
             found[id] = QuickTimeMetadata.boxes(keysBox).compactMap { type, payload in
                 guard let keyd = QuickTimeMetadata.children(payload, type: "keyd").first, keyd.count >= 4 else { return nil }
@@ -102,7 +103,9 @@ struct QuickTimeMetadata {
         case 78?: return int(8, signed: false)
         case 70?: return p.count >= 8 ? .object([("x", .double(f32(0))), ("y", .double(f32(4)))]) : .null
         case 71?: return p.count >= 8 ? .object([("width", .double(f32(0))), ("height", .double(f32(4)))]) : .null
-        case 72?: return p.count >= 16 ? .object([("x", .double(f32(0))), ("y", .double(f32(4))), ("width", .double(f32(8))), ("height", .double(f32(12)))]) : .null
+        case 72?:
+            return p.count >= 16
+                ? .object([("x", .double(f32(0))), ("y", .double(f32(4))), ("width", .double(f32(8))), ("height", .double(f32(12)))]) : .null
         default: return .string(p.map { String(format: "%02x", $0) }.joined())
         }
     }
@@ -117,7 +120,9 @@ enum ISO6709 {
             if c == "+" || c == "-" || c == "/" {
                 if let v = Double(current) { numbers.append(v) }
                 current = c == "/" ? "" : String(c)
-            } else { current.append(c) }
+            } else {
+                current.append(c)
+            }
         }
         if let v = Double(current) { numbers.append(v) }
         guard numbers.count >= 2, abs(numbers[0]) <= 90, abs(numbers[1]) <= 180 else { return nil }

@@ -11,11 +11,11 @@ struct SEIReader {
         var masteringDisplay: MasteringDisplay?
         var contentLightLevel: ContentLightLevel?
         var displayMatrix: DisplayMatrix?
-        var preferredTransfer: Int?      // H.273 code point
+        var preferredTransfer: Int?  // H.273 code point
     }
 
     let codec: Codec
-    let lengthSize: Int?   // NAL length prefix size (avcC/hvcC); nil for Annex B start codes
+    let lengthSize: Int?  // NAL length prefix size (avcC/hvcC); nil for Annex B start codes
 
     /// The NAL length size from avcC/hvcC extradata, or nil when the stream uses start codes.
     static func lengthSize(codec: Codec, extradata: [UInt8]) -> Int? {
@@ -99,8 +99,9 @@ struct SEIReader {
             switch type {
             case 137 where payload.count >= 24: result.masteringDisplay = SEIReader.mastering(payload)
             case 144 where payload.count >= 4:
-                result.contentLightLevel = ContentLightLevel(maxCLL: Int(payload[0]) << 8 | Int(payload[1]),
-                                                             maxFALL: Int(payload[2]) << 8 | Int(payload[3]))
+                result.contentLightLevel = ContentLightLevel(
+                    maxCLL: Int(payload[0]) << 8 | Int(payload[1]),
+                    maxFALL: Int(payload[2]) << 8 | Int(payload[3]))
             case 47: if let m = SEIReader.orientation(payload) { result.displayMatrix = m }
             case 147 where payload.count >= 1: result.preferredTransfer = Int(payload[0])
             default: break
@@ -113,9 +114,10 @@ struct SEIReader {
         func u16(_ i: Int) -> Double { Double(Int(p[i]) << 8 | Int(p[i + 1])) }
         func u32(_ i: Int) -> Double { Double(Int(p[i]) << 24 | Int(p[i + 1]) << 16 | Int(p[i + 2]) << 8 | Int(p[i + 3])) }
         let c = 0.00002
-        return MasteringDisplay(redX: u16(8) * c, redY: u16(10) * c, greenX: u16(0) * c, greenY: u16(2) * c,
-                                blueX: u16(4) * c, blueY: u16(6) * c, whitePointX: u16(12) * c, whitePointY: u16(14) * c,
-                                minLuminance: u32(20) * 0.0001, maxLuminance: u32(16) * 0.0001)
+        return MasteringDisplay(
+            redX: u16(8) * c, redY: u16(10) * c, greenX: u16(0) * c, greenY: u16(2) * c,
+            blueX: u16(4) * c, blueY: u16(6) * c, whitePointX: u16(12) * c, whitePointY: u16(14) * c,
+            minLuminance: u32(20) * 0.0001, maxLuminance: u32(16) * 0.0001)
     }
 
     /// display_orientation: cancel u(1), hor_flip u(1), ver_flip u(1), anticlockwise_rotation u(16) in 1/65536

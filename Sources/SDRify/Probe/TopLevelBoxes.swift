@@ -16,7 +16,9 @@ struct TopLevelBoxes {
         fileSize = size
         var found: [Box] = [], offset: UInt64 = 0, whole = true
         while offset < size {
-            guard (try? handle.seek(toOffset: offset)) != nil, let head = try? handle.read(upToCount: 16), head.count >= 8 else { whole = false; break }
+            guard (try? handle.seek(toOffset: offset)) != nil, let head = try? handle.read(upToCount: 16), head.count >= 8 else {
+                whole = false; break
+            }
             let bytes = [UInt8](head)
             var length = bytes[0..<4].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             var header: UInt64 = 8
@@ -52,7 +54,7 @@ struct TopLevelBoxes {
             guard let p = payload(of: box, path: path), p.count >= 4 else { continue }
             let b = [UInt8](p)
             func be(_ at: Int, _ n: Int) -> UInt64? { at + n <= b.count ? b[at..<(at + n)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : nil }
-            let wide = b[0] == 1   // version 1: 64-bit earliest time and first offset
+            let wide = b[0] == 1  // version 1: 64-bit earliest time and first offset
             let afterTimescale = 4 + 4 + 4
             let firstOffsetAt = afterTimescale + (wide ? 8 : 4)
             guard let firstOffset = be(firstOffsetAt, wide ? 8 : 4), let count = be(firstOffsetAt + (wide ? 8 : 4) + 2, 2) else { continue }

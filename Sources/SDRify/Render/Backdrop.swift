@@ -5,7 +5,7 @@ import Foundation
 public final class Backdrop: @unchecked Sendable {
     let background: Background
     let width: Int, height: Int
-    private let still: Frame?   // an image background at the frame's size
+    private let still: Frame?  // an image background at the frame's size
 
     public init(_ background: Background, width: Int, height: Int) throws {
         self.background = background
@@ -39,8 +39,9 @@ public final class Backdrop: @unchecked Sendable {
         for p in 0..<3 {
             let shift = p == 0 ? 0 : 1
             let dst = frame.plane(p)
-            let hole = EffectRect(x: origin.x >> shift, y: origin.y >> shift,
-                                  w: min(picture.plane(p).width, dst.width), h: min(picture.plane(p).height, dst.height))
+            let hole = EffectRect(
+                x: origin.x >> shift, y: origin.y >> shift,
+                w: min(picture.plane(p).width, dst.width), h: min(picture.plane(p).height, dst.height))
             switch background {
             case .color(let c):
                 let v = [c.ycbcr709.y, c.ycbcr709.cb, c.ycbcr709.cr][p]
@@ -111,12 +112,16 @@ public final class Backdrop: @unchecked Sendable {
         }
         let taps = (0..<W).map { tap($0, sw) }
         var wide = [Float](repeating: 0, count: sh * W)
-        wide.withUnsafeMutableBufferPointer { out in grid.withUnsafeBufferPointer { g in taps.withUnsafeBufferPointer { t in
-            for j in 0..<sh {
-                let src = g.baseAddress! + j * sw, row = out.baseAddress! + j * W
-                for x in 0..<W { let (i0, i1, fx) = t[x]; row[x] = src[i0] + (src[i1] - src[i0]) * fx }
+        wide.withUnsafeMutableBufferPointer { out in
+            grid.withUnsafeBufferPointer { g in
+                taps.withUnsafeBufferPointer { t in
+                    for j in 0..<sh {
+                        let src = g.baseAddress! + j * sw, row = out.baseAddress! + j * W
+                        for x in 0..<W { let (i0, i1, fx) = t[x]; row[x] = src[i0] + (src[i1] - src[i0]) * fx }
+                    }
+                }
             }
-        } } }
+        }
         wide.withUnsafeBufferPointer { g in
             segments(of: dst, around: hole) { y, row, x0, x1 in
                 let (j0, j1, fy) = tap(y, sh)

@@ -100,8 +100,9 @@ enum StillPicture {
         let fitted = try Frame(width: size.width, height: size.height, format: .yuv420p)
         var srgb = ColorDescription.sdrOutput
         srgb.range = .full
-        let graph = try ZimgGraph(from: ZimgFormat(width: w, height: h, rgb8: srgb),
-                                  to: ZimgFormat(width: size.width, height: size.height, format: .yuv420p, color: .sdrOutput))
+        let graph = try ZimgGraph(
+            from: ZimgFormat(width: w, height: h, rgb8: srgb),
+            to: ZimgFormat(width: size.width, height: size.height, format: .yuv420p, color: .sdrOutput))
         try graph.process(src: rgb.planes(3).map { (UnsafeRawPointer($0.0), $0.1) }, dst: fitted.planes(3))
         let frame = try Frame(width: canvas.width, height: canvas.height, format: .yuv420p)
         frame.color = .sdrOutput

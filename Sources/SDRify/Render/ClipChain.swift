@@ -5,12 +5,12 @@ final class ClipChain {
     let label: String
     let video: VideoInfo
     let orientation: Orientation
-    let size: (width: Int, height: Int)       // upright output
-    let coded: (width: Int, height: Int)      // the colour stage's output, before orienting
+    let size: (width: Int, height: Int)  // upright output
+    let coded: (width: Int, height: Int)  // the colour stage's output, before orienting
     let toneMap: ToneMapOperator
     let ringSize: Int
     let warn: WarningHandler
-    let tb: TimeBase                          // of the pictures' timestamps, for messages
+    let tb: TimeBase  // of the pictures' timestamps, for messages
 
     /// The scenes `auto` follows (kept across converters made again mid-stream).
     let scenes = SceneTracker()
@@ -21,16 +21,18 @@ final class ClipChain {
 
     private var converter: FrameConverter? = nil
     private var converterInput: (width: Int, height: Int, format: PlanarFormat)? = nil
-    private var letterbox: Letterbox? = nil          // when the source's size changed mid-stream
+    private var letterbox: Letterbox? = nil  // when the source's size changed mid-stream
     private var curve: ToneCurve? = nil
-    private var repacker: PlanarRepacker?? = nil   // nil: not needed yet; .some(nil): swscale cannot read the layout
-    private var orienter: (turn: FrameOrienter, input: (Int, Int))? = nil   // for the coded pictures' size
+    private var repacker: PlanarRepacker?? = nil  // nil: not needed yet; .some(nil): swscale cannot read the layout
+    private var orienter: (turn: FrameOrienter, input: (Int, Int))? = nil  // for the coded pictures' size
     private var deinterlacer: Deinterlacer? = nil
 
-    let background: Background                // behind a picture that shrinks mid-stream
+    let background: Background  // behind a picture that shrinks mid-stream
 
-    init(label: String, video: VideoInfo, orientation: Orientation, size: (Int, Int), toneMap: ToneMapOperator,
-         ringSize: Int, timeBase: TimeBase, background: Background, warn: @escaping WarningHandler) {
+    init(
+        label: String, video: VideoInfo, orientation: Orientation, size: (Int, Int), toneMap: ToneMapOperator,
+        ringSize: Int, timeBase: TimeBase, background: Background, warn: @escaping WarningHandler
+    ) {
         self.label = label; self.video = video; self.orientation = orientation; self.size = size; self.background = background
         coded = orientation.swapsDimensions ? (size.1, size.0) : (size.0, size.1)
         self.toneMap = toneMap; self.ringSize = ringSize; tb = timeBase; self.warn = warn
@@ -42,14 +44,16 @@ final class ClipChain {
         var picture = try converter(for: frame, format: fmt).convert(frame, format: fmt)
         if orientation != .up {
             if orienter == nil || orienter!.input != (picture.width, picture.height) {
-                orienter = (try FrameOrienter(orientation, width: picture.width, height: picture.height, ringSize: letterbox == nil ? ringSize : 1),
-                            (picture.width, picture.height))
+                orienter = (
+                    try FrameOrienter(orientation, width: picture.width, height: picture.height, ringSize: letterbox == nil ? ringSize : 1),
+                    (picture.width, picture.height)
+                )
             }
             picture = try orienter!.turn.apply(picture)
         }
         // Upright, so an image background stays upright too.
         if let letterbox { picture = try letterbox.place(picture) }
-        picture.pts = decoded.pts          // the decoder's (a deinterlaced or repacked copy may not carry them)
+        picture.pts = decoded.pts  // the decoder's (a deinterlaced or repacked copy may not carry them)
         picture.duration = decoded.duration
         return picture
     }
@@ -94,16 +98,22 @@ final class ClipChain {
         if let input = converterInput {
             size = TargetSize.inside(width: frame.width, height: frame.height, frameWidth: coded.0, frameHeight: coded.1)
             let at = String(format: "%.3f s", Double(frame.pts ?? 0) * tb.seconds)
-            warn("the picture changes from \(input.width)x\(input.height) to \(frame.width)x\(frame.height) at \(at) (output time): "
-                 + "fitted inside \(coded.0)x\(coded.1)")
+            warn(
+                "the picture changes from \(input.width)x\(input.height) to \(frame.width)x\(frame.height) at \(at) (output time): "
+                    + "fitted inside \(coded.0)x\(coded.1)")
         }
-        letterbox = size == coded ? nil : try Letterbox(width: self.size.width, height: self.size.height, ringSize: ringSize,
-                                                        backdrop: try Backdrop(background, width: self.size.width, height: self.size.height))
+        letterbox =
+            size == coded
+            ? nil
+            : try Letterbox(
+                width: self.size.width, height: self.size.height, ringSize: ringSize,
+                backdrop: try Backdrop(background, width: self.size.width, height: self.size.height))
         func make(_ color: ColorDescription) throws -> FrameConverter {
-            try FrameConverter(sourceFormat: fmt, sourceColor: color, width: frame.width, height: frame.height,
-                               outputWidth: size.0, outputHeight: size.1, toneCurve: curve!,
-                               ringSize: orientation == .up && letterbox == nil ? ringSize : 1,
-                               outputSiting: orientation.chromaSitingBeforeOrienting, scenes: scenes)
+            try FrameConverter(
+                sourceFormat: fmt, sourceColor: color, width: frame.width, height: frame.height,
+                outputWidth: size.0, outputHeight: size.1, toneCurve: curve!,
+                ringSize: orientation == .up && letterbox == nil ? ringSize : 1,
+                outputSiting: orientation.chromaSitingBeforeOrienting, scenes: scenes)
         }
         let made: FrameConverter
         do {
@@ -116,10 +126,12 @@ final class ClipChain {
             guesses[0].matrix = .unspecified
             guesses[1].matrix = .unspecified; guesses[1].primaries = .unspecified
             guard let (color, converter) = guesses.lazy.compactMap({ c in (try? make(c)).map { (c, $0) } }).first else {
-                throw SDRifyError.unsupported("\(label): colour tags \(tagged.primaries.name)/\(tagged.transfer.name)/\(tagged.matrix.name) cannot be converted")
+                throw SDRifyError.unsupported(
+                    "\(label): colour tags \(tagged.primaries.name)/\(tagged.transfer.name)/\(tagged.matrix.name) cannot be converted")
             }
-            warn("colour tags \(tagged.primaries.name)/\(tagged.transfer.name)/\(tagged.matrix.name) cannot be converted: "
-                 + "read as \(color.primaries.name)/\(color.transfer.name)/\(color.matrix.name) (unspecified: guessed from the size)")
+            warn(
+                "colour tags \(tagged.primaries.name)/\(tagged.transfer.name)/\(tagged.matrix.name) cannot be converted: "
+                    + "read as \(color.primaries.name)/\(color.transfer.name)/\(color.matrix.name) (unspecified: guessed from the size)")
             sourceColor = color
             made = converter
         }

@@ -5,7 +5,7 @@ import Foundation
 /// tolerate-errors). Pictures are pulled one at a time (`next`), so the same decoder runs on its own thread or
 /// inline (`--threads 1`).
 final class ClipDecoder {
-    let label: String               // the input, in messages
+    let label: String  // the input, in messages
     let tolerateErrors: Bool
     let video: VideoInfo
     let demuxer: Demuxer
@@ -27,8 +27,10 @@ final class ClipDecoder {
     /// The duration of the last picture selected (ticks).
     private(set) var lastDuration: Int64 = 1
 
-    init(label: String, settings: DecodeSettings, video: VideoInfo, demuxer: Demuxer, decoder: Decoder,
-         orientation: Orientation, clock: ClipClock, warn: @escaping WarningHandler) throws {
+    init(
+        label: String, settings: DecodeSettings, video: VideoInfo, demuxer: Demuxer, decoder: Decoder,
+        orientation: Orientation, clock: ClipClock, warn: @escaping WarningHandler
+    ) throws {
         self.label = label; tolerateErrors = settings.tolerateErrors; self.video = video; self.demuxer = demuxer
         self.decoder = decoder; self.orientation = orientation; self.clock = clock; self.warn = warn
         bitstreamCheck = settings.checkBitstream ? BitstreamCheck(stream: demuxer.videoStream) : nil
@@ -41,8 +43,8 @@ final class ClipDecoder {
         packet = try Packet()
     }
 
-    private var ready: [Frame] = []      // selected pictures not yet handed out
-    private var ended = false            // the range's end or the input's end reached
+    private var ready: [Frame] = []  // selected pictures not yet handed out
+    private var ended = false  // the range's end or the input's end reached
     private var videoPackets = 0
 
     /// The next selected picture, with its timestamp on the clip's output clock; nil once the range or the input
@@ -78,7 +80,8 @@ final class ClipDecoder {
         let promised = max(demuxer.videoIndexEntries, demuxer.videoSamplesDeclared)
         if videoPackets < promised { missing.append("only \(videoPackets) of the \(promised) video samples could be read") }
         if !clock.isCut, let track = demuxer.videoDurationTicks, let first = firstPTS, let last = lastPTS,
-           Double(last + lastDuration - first) < Double(track) * 0.9 - Double(2 * frameTicks) {
+            Double(last + lastDuration - first) < Double(track) * 0.9 - Double(2 * frameTicks)
+        {
             let shown = Double(last + lastDuration - first) * tb.seconds, whole = Double(track) * tb.seconds
             missing.append(String(format: "the pictures cover %.3f s of the video track's %.3f s", shown, whole))
         }
@@ -150,10 +153,12 @@ final class ClipDecoder {
     /// count is the decoder's own (every thread's messages), so the outcome does not depend on thread timing.
     /// The same for the demuxer's error messages (damage it recovered from with a guess, e.g. a time scale of 0).
     private func checkLoggedDamage(at pts: Int64?) throws {
-        try countLogged(demuxer.loggedErrors, seen: &demuxerErrorsSeen,
-                        "\(label): damaged container (errors the demuxer recovered from with a guess)")
-        try countLogged(decoder.loggedErrors, seen: &loggedErrorsSeen,
-                        "\(label): damaged video at \(seconds(pts)) (errors the decoder concealed)")
+        try countLogged(
+            demuxer.loggedErrors, seen: &demuxerErrorsSeen,
+            "\(label): damaged container (errors the demuxer recovered from with a guess)")
+        try countLogged(
+            decoder.loggedErrors, seen: &loggedErrorsSeen,
+            "\(label): damaged video at \(seconds(pts)) (errors the decoder concealed)")
     }
 
     /// Messages logged since the last look are damage: refused with `message`, or counted under --tolerate-errors.
@@ -171,7 +176,7 @@ final class ClipDecoder {
     /// The video track's edit list presents one segment of media (read when a packet is first marked outside it).
     private lazy var singleEdit = (EditList.segments(path: demuxer.path, trackID: demuxer.videoTrackID) ?? 1) <= 1
     private var sawFirstPicture = false
-    private var nextUntimedPTS: Int64 = 0   // where a picture without a timestamp goes
+    private var nextUntimedPTS: Int64 = 0  // where a picture without a timestamp goes
 
     /// Applies the range and the damage policy, gives the frame its output timestamp and emits it.
     /// Returns true when the frame lies past the end of the range.
@@ -181,8 +186,14 @@ final class ClipDecoder {
             var withSEI = video
             withSEI.frameMatrix = frame.displayMatrix
             if let other = withSEI.conflictingFrameOrientation {
-                let desc: String = switch other { case .known(let o): "EXIF \(o.rawValue)"; case .unsupported: "an unsupported matrix" }
-                warn("\(label): the bitstream's display-orientation SEI (\(desc)) disagrees with the container (EXIF \(orientation.rawValue)); following the container")
+                let desc: String =
+                    switch other {
+                    case .known(let o): "EXIF \(o.rawValue)";
+                    case .unsupported: "an unsupported matrix"
+                    }
+                warn(
+                    "\(label): the bitstream's display-orientation SEI (\(desc)) disagrees with the container (EXIF \(orientation.rawValue)); following the container"
+                )
             }
         }
         // A raw bitstream has no timestamps: its pictures follow each other from 0 at the nominal rate (counted
@@ -197,8 +208,9 @@ final class ClipDecoder {
         }
         if verdict.leaveOut { return false }
         if let gap = verdict.preRollGap {
-            try tolerate("\(label): damaged timestamps: a picture is left out before the start "
-                         + String(format: "%.3f s before the first one inside the edit", Double(gap) * tb.seconds))
+            try tolerate(
+                "\(label): damaged timestamps: a picture is left out before the start "
+                    + String(format: "%.3f s before the first one inside the edit", Double(gap) * tb.seconds))
         }
         let time = MediaTime(ticks: sourcePTS, tb)
         if clock.isCut, time < clock.start - halfFrame { return false }

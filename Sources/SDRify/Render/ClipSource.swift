@@ -29,24 +29,28 @@ final class VideoClipSource: ClipSource, @unchecked Sendable {
     private let queue: BoundedQueue<Frame>?  // nil: decoded inline
     private let failure = FirstError()
     private let finished = DispatchSemaphore(value: 0)
-    private var current: Frame? = nil        // the decoded picture shown now
-    private var pending: Frame? = nil        // the next decoded picture, not yet due
+    private var current: Frame? = nil  // the decoded picture shown now
+    private var pending: Frame? = nil  // the next decoded picture, not yet due
     private var ended = false
-    private var shown: Frame? = nil          // `current` fitted into the canvas
+    private var shown: Frame? = nil  // `current` fitted into the canvas
     private var shownIsCurrent = false
 
     /// `demuxer` is the clip's input, its headers already read and checked; `size` is the picture's size once
     /// upright (the canvas's, or fitted inside it); `ringSize` how many of the chain's pictures may be in use
     /// downstream at once.
-    init(demuxer: Demuxer, info: MediaInfo, orientation: Orientation, clock: ClipClock, size: (width: Int, height: Int),
-         canvas: Canvas, toneMap: ToneMapOperator, settings: DecodeSettings, decodeThreads: Int, inline: Bool, ringSize: Int,
-         warn: @escaping WarningHandler) throws {
+    init(
+        demuxer: Demuxer, info: MediaInfo, orientation: Orientation, clock: ClipClock, size: (width: Int, height: Int),
+        canvas: Canvas, toneMap: ToneMapOperator, settings: DecodeSettings, decodeThreads: Int, inline: Bool, ringSize: Int,
+        warn: @escaping WarningHandler
+    ) throws {
         if let seek = clock.seekTarget(videoStart: demuxer.videoStart) { try demuxer.seek(to: seek) }
         let video = try Decoder(videoOf: demuxer, threads: decodeThreads)
-        decoder = try ClipDecoder(label: info.path, settings: settings, video: info.video, demuxer: demuxer, decoder: video,
-                                  orientation: orientation, clock: clock, warn: warn)
-        chain = ClipChain(label: info.path, video: info.video, orientation: orientation, size: size, toneMap: toneMap,
-                          ringSize: ringSize, timeBase: demuxer.videoTimeBase, background: canvas.backdrop.background, warn: warn)
+        decoder = try ClipDecoder(
+            label: info.path, settings: settings, video: info.video, demuxer: demuxer, decoder: video,
+            orientation: orientation, clock: clock, warn: warn)
+        chain = ClipChain(
+            label: info.path, video: info.video, orientation: orientation, size: size, toneMap: toneMap,
+            ringSize: ringSize, timeBase: demuxer.videoTimeBase, background: canvas.backdrop.background, warn: warn)
         self.canvas = canvas
         guard !inline else { queue = nil; return }
         let queue = BoundedQueue<Frame>(capacity: 1)
@@ -89,11 +93,13 @@ final class VideoClipSource: ClipSource, @unchecked Sendable {
         guard let current else { throw SDRifyError.invalidInput("\(decoder.label): no decodable video frames in the range used") }
         if !shownIsCurrent {
             let picture = try chain.picture(from: current)
-            let shown = try self.shown ?? {
-                let f = try Frame(width: canvas.width, height: canvas.height, format: .yuv420p)
-                f.color = .sdrOutput
-                return f
-            }()
+            let shown =
+                try self.shown
+                ?? {
+                    let f = try Frame(width: canvas.width, height: canvas.height, format: .yuv420p)
+                    f.color = .sdrOutput
+                    return f
+                }()
             self.shown = shown
             try shown.makeWritable()
             canvas.place(picture, into: shown)
@@ -107,8 +113,10 @@ final class VideoClipSource: ClipSource, @unchecked Sendable {
     func nextPicture() throws -> Frame? {
         guard let decoded = try decoded() else {
             guard handedOut else {
-                throw SDRifyError.invalidInput(decoder.clock.isCut ? "\(decoder.label): no video frames in the requested range"
-                                                                   : "\(decoder.label): no decodable video frames")
+                throw SDRifyError.invalidInput(
+                    decoder.clock.isCut
+                        ? "\(decoder.label): no video frames in the requested range"
+                        : "\(decoder.label): no decodable video frames")
             }
             return nil
         }

@@ -25,11 +25,13 @@ public final class Deinterlacer {
         for p in 0..<format.planeCount {
             let (w, h) = format.planeSize(p, width: frame.width, height: frame.height)
             if format.bytesPerSample == 1 {
-                Deinterlacer.plane(UInt8.self, from: frame.data(p), frame.stride(p), to: output.data(p), output.stride(p), w, h, keep,
-                                   bitDepth: format.bitDepth)
+                Deinterlacer.plane(
+                    UInt8.self, from: frame.data(p), frame.stride(p), to: output.data(p), output.stride(p), w, h, keep,
+                    bitDepth: format.bitDepth)
             } else {
-                Deinterlacer.plane(UInt16.self, from: frame.data(p), frame.stride(p), to: output.data(p), output.stride(p), w, h, keep,
-                                   bitDepth: format.bitDepth)
+                Deinterlacer.plane(
+                    UInt16.self, from: frame.data(p), frame.stride(p), to: output.data(p), output.stride(p), w, h, keep,
+                    bitDepth: format.bitDepth)
             }
         }
         output.color = frame.color
@@ -41,7 +43,8 @@ public final class Deinterlacer {
     /// (8-bit scale) each. Smaller products are detail or noise, kept.
     private static func plane<T: FixedWidthInteger & UnsignedInteger>(
         _: T.Type, from src: UnsafeMutableRawPointer, _ srcStride: Int, to dst: UnsafeMutableRawPointer, _ dstStride: Int,
-        _ w: Int, _ h: Int, _ keep: Int, bitDepth: Int) {
+        _ w: Int, _ h: Int, _ keep: Int, bitDepth: Int
+    ) {
         let scale = 1 << max(bitDepth - 8, 0), combThreshold = 100 * scale * scale
         func row(_ base: UnsafeMutableRawPointer, _ stride: Int, _ y: Int) -> UnsafeMutablePointer<T> {
             (base + y * stride).assumingMemoryBound(to: T.self)

@@ -28,11 +28,13 @@ public final class FrameOrienter: @unchecked Sendable {
         for plane in 0..<format.planeCount {
             let (w, h) = format.planeSize(plane, width: frame.width, height: frame.height)
             if format.bytesPerSample == 1 {
-                transform.apply(UInt8.self, src: frame.data(plane), srcStride: frame.stride(plane), width: w, height: h,
-                                dst: output.data(plane), dstStride: output.stride(plane))
+                transform.apply(
+                    UInt8.self, src: frame.data(plane), srcStride: frame.stride(plane), width: w, height: h,
+                    dst: output.data(plane), dstStride: output.stride(plane))
             } else {
-                transform.apply(UInt16.self, src: frame.data(plane), srcStride: frame.stride(plane), width: w, height: h,
-                                dst: output.data(plane), dstStride: output.stride(plane))
+                transform.apply(
+                    UInt16.self, src: frame.data(plane), srcStride: frame.stride(plane), width: w, height: h,
+                    dst: output.data(plane), dstStride: output.stride(plane))
             }
         }
         output.color = frame.color

@@ -17,11 +17,11 @@ struct PictureOrder {
     }
 
     private let frameTicks: Int64
-    private var outsideEdit: [Int64: Int] = [:]   // timestamps (and how many) of pictures the edit list leaves out
-    private var last: Int64? = nil                // the latest picture out of the decoder, inside the edit or not
-    private var lastInside: Int64? = nil          // the latest picture inside the edit
-    private var lastPreRoll: Int64? = nil         // the last picture left out before the first one inside the edit
-    private var afterOutside = false              // the previous picture was left outside the edit
+    private var outsideEdit: [Int64: Int] = [:]  // timestamps (and how many) of pictures the edit list leaves out
+    private var last: Int64? = nil  // the latest picture out of the decoder, inside the edit or not
+    private var lastInside: Int64? = nil  // the latest picture inside the edit
+    private var lastPreRoll: Int64? = nil  // the last picture left out before the first one inside the edit
+    private var afterOutside = false  // the previous picture was left outside the edit
 
     init(frameTicks: Int64) { self.frameTicks = frameTicks }
 

@@ -22,22 +22,28 @@ struct RenderPlan {
 
     struct Clip {
         let index: Int
-        let name: String            // for messages: "clip 2 (a.mov)"
+        let name: String  // for messages: "clip 2 (a.mov)"
         let spec: TimelineClip
         let content: Content
         let fit: Fit
-        let from: MediaTime         // on the clip's own clock, where it starts showing (videos)
-        var sourceStart = MediaTime.zero   // the video's first timestamp: its own clock's 0
-        let length: MediaTime       // how long it shows, before rounding to frames
-        var startFrame = 0          // first output frame
-        var frames = 0              // output frames it shows (transitions included)
-        var transitionFrames = 0    // overlap with the next clip
+        let from: MediaTime  // on the clip's own clock, where it starts showing (videos)
+        var sourceStart = MediaTime.zero  // the video's first timestamp: its own clock's 0
+        let length: MediaTime  // how long it shows, before rounding to frames
+        var startFrame = 0  // first output frame
+        var frames = 0  // output frames it shows (transitions included)
+        var transitionFrames = 0  // overlap with the next clip
         /// The clip's source clock mapped to its pictures' (videos).
         var clock: ClipClock { ClipClock.trim(videoStart: sourceStart, from: from, length: length) }
         var hasAudio: Bool { if case .video(let info, _) = content { return !info.audio.isEmpty } else { return false } }
         var endFrame: Int { startFrame + frames }
 
-        var path: String? { switch content { case .video(let info, _): info.path; case .image(let p): p; case .color: nil } }
+        var path: String? {
+            switch content {
+            case .video(let info, _): info.path;
+            case .image(let p): p;
+            case .color: nil
+            }
+        }
     }
 
     let timeline: Timeline
@@ -61,21 +67,26 @@ struct RenderPlan {
 
     /// A conversion: one video on a canvas of its own output size, its part `clock`, `seconds` long, timed by its own
     /// clock or, with `rate`, by that constant rate.
-    static func single(_ timeline: Timeline, info: MediaInfo, demuxer: Demuxer, orientation: Orientation,
-                       size: (width: Int, height: Int), clock: ClipClock, rate: FrameRate?) throws -> RenderPlan {
+    static func single(
+        _ timeline: Timeline, info: MediaInfo, demuxer: Demuxer, orientation: Orientation,
+        size: (width: Int, height: Int), clock: ClipClock, rate: FrameRate?
+    ) throws -> RenderPlan {
         let from = clock.isCut ? clock.start - demuxer.videoStart : .zero
         // The length matters to a constant rate (how many pictures); with the source's clock only to progress.
         let whole = rate == nil ? MediaTime(seconds: info.format.duration ?? 0) : try videoLength(info, demuxer)
         let available = whole - from
         let length = max(.zero, min(clock.length ?? available, available))
-        let canvas = Canvas(width: size.width, height: size.height,
-                            backdrop: try Backdrop(timeline.background, width: size.width, height: size.height))
+        let canvas = Canvas(
+            width: size.width, height: size.height,
+            backdrop: try Backdrop(timeline.background, width: size.width, height: size.height))
         let fps = rate ?? demuxer.videoFrameRate
-        var clip = Clip(index: 0, name: info.path, spec: timeline.clips[0], content: .video(info: info, orientation: orientation),
-                        fit: .stretch, from: from, sourceStart: demuxer.videoStart, length: length)
+        var clip = Clip(
+            index: 0, name: info.path, spec: timeline.clips[0], content: .video(info: info, orientation: orientation),
+            fit: .stretch, from: from, sourceStart: demuxer.videoStart, length: length)
         clip.frames = max(1, fps.frames(in: clip.length))
-        var plan = RenderPlan(timeline: timeline, canvas: canvas, fps: fps,
-                              clock: rate.map { .constant($0) } ?? .source(demuxer.videoTimeBase), clips: [clip], totalFrames: clip.frames)
+        var plan = RenderPlan(
+            timeline: timeline, canvas: canvas, fps: fps,
+            clock: rate.map { .constant($0) } ?? .source(demuxer.videoTimeBase), clips: [clip], totalFrames: clip.frames)
         plan.singleClock = clock
         return plan
     }
@@ -83,7 +94,8 @@ struct RenderPlan {
     /// How long a video lasts: its track's duration, the file's, or (a raw bitstream) its pictures at the nominal
     /// rate.
     static func videoLength(_ info: MediaInfo, _ demuxer: Demuxer) throws -> MediaTime {
-        var length = demuxer.videoDurationTicks.map { MediaTime(ticks: $0, demuxer.videoTimeBase) }
+        var length =
+            demuxer.videoDurationTicks.map { MediaTime(ticks: $0, demuxer.videoTimeBase) }
             ?? info.format.duration.map { MediaTime(seconds: $0) }
         if length == nil { length = demuxer.videoFrameRate.time(ofFrame: try demuxer.countVideoPackets()) }
         guard let length, length > .zero else { throw SDRifyError.invalidInput("\(info.path): no video frames") }
@@ -105,8 +117,10 @@ struct RenderPlan {
             let fit = spec.fit ?? out.fit
             switch spec.source {
             case .color(let c):
-                clips.append(Clip(index: i, name: label, spec: spec, content: .color(c), fit: fit, from: .zero,
-                                  length: MediaTime(seconds: spec.duration ?? out.imageDuration)))
+                clips.append(
+                    Clip(
+                        index: i, name: label, spec: spec, content: .color(c), fit: fit, from: .zero,
+                        length: MediaTime(seconds: spec.duration ?? out.imageDuration)))
             case .video(let path), .image(let path):
                 switch try Prober.openClip(path: path, allowTruncated: out.tolerateErrors) {
                 case .still(let w, let h):
@@ -117,35 +131,46 @@ struct RenderPlan {
                         // The first clip sets the output's shape: a photo's EXIF orientation counts.
                         let upright = try ImageDecoder.decode(path: path, maxPixels: StillPicture.maxPixels, firstOnly: true)[0]
                         sized(upright.width, upright.height)
-                    } else { sized(w, h) }
-                    clips.append(Clip(index: i, name: label, spec: spec, content: .image(path: path), fit: fit, from: .zero,
-                                      length: MediaTime(seconds: spec.duration ?? out.imageDuration)))
+                    } else {
+                        sized(w, h)
+                    }
+                    clips.append(
+                        Clip(
+                            index: i, name: label, spec: spec, content: .image(path: path), fit: fit, from: .zero,
+                            length: MediaTime(seconds: spec.duration ?? out.imageDuration)))
                 case .video(let info, let demuxer, let truncated):
                     if let truncated { warn("\(truncated): composing what it holds") }
                     if let codec = demuxer.undecodableAudio {
-                        warn("\(path): the audio (\(codec)) cannot be decoded here: \(demuxer.audioStreamIndex == nil ? "silence instead" : "the next audio track instead")")
+                        warn(
+                            "\(path): the audio (\(codec)) cannot be decoded here: \(demuxer.audioStreamIndex == nil ? "silence instead" : "the next audio track instead")"
+                        )
                     }
                     if case .image = spec.source { throw SDRifyError.usage("\(label): is a video, not a still picture") }
                     let orientation = try info.supportedOrientation()
                     let length = try videoLength(info, demuxer)
                     let from = MediaTime(seconds: spec.from ?? 0)
                     guard from < length else {
-                        throw SDRifyError.usage(String(format: "\(label): from (%.3f s) is past the end of the video (%.3f s)",
-                                                       from.seconds, length.seconds))
+                        throw SDRifyError.usage(
+                            String(
+                                format: "\(label): from (%.3f s) is past the end of the video (%.3f s)",
+                                from.seconds, length.seconds))
                     }
                     var to = min(spec.to.map { MediaTime(seconds: $0) } ?? length, length)
                     if let d = spec.duration, spec.to == nil { to = min(from + MediaTime(seconds: d), length) }
                     let (dw, dh) = info.video.displaySize
                     sized(dw, dh)
                     if firstRate == nil { firstRate = demuxer.videoFrameRate }
-                    clips.append(Clip(index: i, name: label, spec: spec, content: .video(info: info, orientation: orientation), fit: fit,
-                                      from: from, sourceStart: demuxer.videoStart, length: to - from))
+                    clips.append(
+                        Clip(
+                            index: i, name: label, spec: spec, content: .video(info: info, orientation: orientation), fit: fit,
+                            from: from, sourceStart: demuxer.videoStart, length: to - from))
                 }
             }
         }
         let size = Canvas.size(firstShape: firstShape, largest: largest, box: out.preset.box)
-        let canvas = Canvas(width: size.width, height: size.height,
-                            backdrop: try Backdrop(timeline.background, width: size.width, height: size.height))
+        let canvas = Canvas(
+            width: size.width, height: size.height,
+            backdrop: try Backdrop(timeline.background, width: size.width, height: size.height))
         let fps = out.fps ?? firstRate.map { FrameRate(approximating: $0.fps) } ?? FrameRate(num: 30, den: 1)
 
         // Whole frames: each clip's length, each overlap, and where each clip starts.
@@ -158,8 +183,10 @@ struct RenderPlan {
             if t.kind != .none {
                 for n in [i, i + 1] where MediaTime(seconds: t.duration) > clips[n].length.half {
                     let which = n == i ? "this clip" : "the next one, \(clips[n].name),"
-                    throw SDRifyError.usage(String(format: "\(clips[i].name): its %.3g s transition is longer than half of \(which) which shows %.3f s",
-                                                   t.duration, clips[n].length.seconds))
+                    throw SDRifyError.usage(
+                        String(
+                            format: "\(clips[i].name): its %.3g s transition is longer than half of \(which) which shows %.3f s",
+                            t.duration, clips[n].length.seconds))
                 }
                 clips[i].transitionFrames = min(fps.frames(in: t.duration), clips[i].frames / 2, clips[i + 1].frames / 2)
             }
@@ -177,10 +204,14 @@ extension MediaInfo {
         switch video.orientation {
         case .known(let o): orientation = o
         case .unsupported(let m):
-            throw SDRifyError.unsupported("\(path): display matrix \(m.components) is not one of the eight orientations (rotation by a multiple of 90° with or without a mirror)")
+            throw SDRifyError.unsupported(
+                "\(path): display matrix \(m.components) is not one of the eight orientations (rotation by a multiple of 90° with or without a mirror)"
+            )
         }
         if let dv = video.dolbyVision, dv.profile == 5 || dv.blCompatibilityID == 0 {
-            throw SDRifyError.unsupported("\(path): Dolby Vision profile \(dv.profile) has no HDR10/HLG/SDR-compatible base layer; it needs Dolby reshaping, which sdrify does not do")
+            throw SDRifyError.unsupported(
+                "\(path): Dolby Vision profile \(dv.profile) has no HDR10/HLG/SDR-compatible base layer; it needs Dolby reshaping, which sdrify does not do"
+            )
         }
         return orientation
     }
@@ -193,9 +224,10 @@ extension RenderPlan {
         func sample(_ frame: Int) -> Int { fps.sample(ofFrame: frame, sampleRate: rate) }
         var previousOverlap = 0
         let segments = clips.map { c in
-            let s = AudioMixer.Segment(clip: c.index, start: sample(c.startFrame), length: sample(c.endFrame) - sample(c.startFrame),
-                                       fadeIn: previousOverlap, fadeOut: sample(c.endFrame) - sample(c.endFrame - c.transitionFrames),
-                                       volume: Float(c.spec.volume))
+            let s = AudioMixer.Segment(
+                clip: c.index, start: sample(c.startFrame), length: sample(c.endFrame) - sample(c.startFrame),
+                fadeIn: previousOverlap, fadeOut: sample(c.endFrame) - sample(c.endFrame - c.transitionFrames),
+                volume: Float(c.spec.volume))
             previousOverlap = s.fadeOut
             return s
         }.filter { clips[$0.clip].hasAudio }

@@ -12,9 +12,9 @@ struct ClipOutcome {
 /// What a finished render made.
 struct RenderReport {
     var frames: Int
-    var duration: MediaTime              // of the pictures written
-    var errorsConcealed: Int             // in the pictures, the mixed sound and the sinks' own reading
-    var clips: [Int: ClipOutcome]        // video clips, by index
+    var duration: MediaTime  // of the pictures written
+    var errorsConcealed: Int  // in the pictures, the mixed sound and the sinks' own reading
+    var clips: [Int: ClipOutcome]  // video clips, by index
     var mostClipsOpen: Int
 }
 
@@ -26,17 +26,21 @@ struct RenderReport {
 enum Renderer {
     /// Decoder and encoder thread counts for `plan` (the sinks that encode are made with the second).
     static func threads(_ plan: RenderPlan, settings: DecodeSettings) -> (decode: Int, encode: Int) {
-        let largestSource = plan.clips.map { c -> Int in
-            if case .video(let info, _) = c.content { return info.video.width * info.video.height }
-            return 0
-        }.max() ?? 0
-        return ThreadBudget.split(settings.threads, sourcePixels: largestSource, outputPixels: plan.canvas.width * plan.canvas.height,
-                                  encoder: plan.timeline.output.preset.codec)
+        let largestSource =
+            plan.clips.map { c -> Int in
+                if case .video(let info, _) = c.content { return info.video.width * info.video.height }
+                return 0
+            }.max() ?? 0
+        return ThreadBudget.split(
+            settings.threads, sourcePixels: largestSource, outputPixels: plan.canvas.width * plan.canvas.height,
+            encoder: plan.timeline.output.preset.codec)
     }
 
-    static func run(_ plan: RenderPlan, overlays: OverlayStage?, mixer: AudioMixer?, sinks: [MediaSink], settings: DecodeSettings,
-                    open: @escaping (RenderPlan.Clip, _ inline: Bool) throws -> ClipSource,
-                    progress: @escaping ProgressHandler, started: Date) throws -> RenderReport {
+    static func run(
+        _ plan: RenderPlan, overlays: OverlayStage?, mixer: AudioMixer?, sinks: [MediaSink], settings: DecodeSettings,
+        open: @escaping (RenderPlan.Clip, _ inline: Bool) throws -> ClipSource,
+        progress: @escaping ProgressHandler, started: Date
+    ) throws -> RenderReport {
         let inline = settings.threads == 1
         let timeBase: TimeBase
         switch plan.clock {
@@ -72,8 +76,8 @@ enum Renderer {
         func nextPicture() throws -> Frame? { inline ? try compositor.next() : pictures.pop() }
 
         var frames = 0
-        var first: Int64? = nil, end: Int64 = 0    // the pictures' span, in ticks of `timeBase`
-        var lastReport = Date.distantPast          // the first picture reports at once, later ones every 0.25 s
+        var first: Int64? = nil, end: Int64 = 0  // the pictures' span, in ticks of `timeBase`
+        var lastReport = Date.distantPast  // the first picture reports at once, later ones every 0.25 s
         let total = plan.expectedSeconds
         func mixSound(upTo sample: Int) throws {
             guard let mixer, hasSound else { return }
@@ -90,8 +94,10 @@ enum Renderer {
                 let now = Date()
                 if now.timeIntervalSince(lastReport) >= 0.25 {
                     lastReport = now
-                    progress(ConversionProgress(frames: frames, outTime: MediaTime(ticks: pts - first!, timeBase).seconds, totalTime: total,
-                                                elapsed: now.timeIntervalSince(started), finished: false))
+                    progress(
+                        ConversionProgress(
+                            frames: frames, outTime: MediaTime(ticks: pts - first!, timeBase).seconds, totalTime: total,
+                            elapsed: now.timeIntervalSince(started), finished: false))
                 }
             }
         } catch {
@@ -104,12 +110,16 @@ enum Renderer {
         try finishAll(sinks)
 
         let duration = MediaTime(ticks: end - (first ?? 0), timeBase)
-        progress(ConversionProgress(frames: frames, outTime: duration.seconds, totalTime: total, elapsed: Date().timeIntervalSince(started),
-                                    finished: true))
-        let concealed = outcomes.all.values.reduce(0) { $0 + $1.errorsConcealed } + (mixer?.errorsConcealed ?? 0)
+        progress(
+            ConversionProgress(
+                frames: frames, outTime: duration.seconds, totalTime: total, elapsed: Date().timeIntervalSince(started),
+                finished: true))
+        let concealed =
+            outcomes.all.values.reduce(0) { $0 + $1.errorsConcealed } + (mixer?.errorsConcealed ?? 0)
             + sinks.reduce(0) { $0 + $1.errorsConcealed }
-        return RenderReport(frames: frames, duration: duration, errorsConcealed: concealed, clips: outcomes.all,
-                            mostClipsOpen: compositor.mostOpen)
+        return RenderReport(
+            frames: frames, duration: duration, errorsConcealed: concealed, clips: outcomes.all,
+            mostClipsOpen: compositor.mostOpen)
     }
 }
 
@@ -122,9 +132,10 @@ final class ClipOutcomes: @unchecked Sendable {
     func record(_ index: Int, _ source: ClipSource) {
         guard let video = source as? VideoClipSource else { return }
         let chain = video.chain
-        let outcome = ClipOutcome(sourceColor: chain.sourceColor, toneMapped: chain.toneMapped,
-                                  toneDetail: chain.toneMapped && chain.toneMap == .auto ? chain.scenes.report : nil,
-                                  slicesChecked: video.decoder.bitstreamCheck?.counts, errorsConcealed: video.errorsConcealed)
+        let outcome = ClipOutcome(
+            sourceColor: chain.sourceColor, toneMapped: chain.toneMapped,
+            toneDetail: chain.toneMapped && chain.toneMap == .auto ? chain.scenes.report : nil,
+            slicesChecked: video.decoder.bitstreamCheck?.counts, errorsConcealed: video.errorsConcealed)
         lock.lock(); outcomes[index] = outcome; lock.unlock()
     }
 }

@@ -18,10 +18,10 @@ enum TransitionMixer {
             let colour = kind == .fadeblack ? RGBColor.black : RGBColor(r: 255, g: 255, b: 255)
             let c = colour.ycbcr709
             if p < 0.5 { mixToColour(a, c, weight: p * 2, into: out) } else { mixToColour(b, c, weight: (1 - p) * 2, into: out) }
-        case .wipeleft:   columns(out, W) { x in x < even(Double(W) * (1 - p)) ? (a, x) : (b, x) }
-        case .wiperight:  columns(out, W) { x in x < even(Double(W) * p) ? (b, x) : (a, x) }
-        case .wipeup:     rows(out, H) { y in y < even(Double(H) * (1 - p)) ? (a, y) : (b, y) }
-        case .wipedown:   rows(out, H) { y in y < even(Double(H) * p) ? (b, y) : (a, y) }
+        case .wipeleft: columns(out, W) { x in x < even(Double(W) * (1 - p)) ? (a, x) : (b, x) }
+        case .wiperight: columns(out, W) { x in x < even(Double(W) * p) ? (b, x) : (a, x) }
+        case .wipeup: rows(out, H) { y in y < even(Double(H) * (1 - p)) ? (a, y) : (b, y) }
+        case .wipedown: rows(out, H) { y in y < even(Double(H) * p) ? (b, y) : (a, y) }
         case .slideleft:
             let d = min(even(Double(W) * p), W)
             columns(out, W) { x in x < W - d ? (a, x + d) : (b, x - (W - d)) }
@@ -48,8 +48,9 @@ enum TransitionMixer {
         let w = Int32(min(max((weight * 256).rounded(), 0), 256))
         for p in 0..<3 {
             let (pw, ph) = PlanarFormat.yuv420p.planeSize(p, width: out.width, height: out.height)
-            sdrify_mix_rows(a.data(p).assumingMemoryBound(to: UInt8.self), a.stride(p), b.data(p).assumingMemoryBound(to: UInt8.self),
-                            b.stride(p), out.data(p).assumingMemoryBound(to: UInt8.self), out.stride(p), Int32(pw), Int32(ph), w)
+            sdrify_mix_rows(
+                a.data(p).assumingMemoryBound(to: UInt8.self), a.stride(p), b.data(p).assumingMemoryBound(to: UInt8.self),
+                b.stride(p), out.data(p).assumingMemoryBound(to: UInt8.self), out.stride(p), Int32(pw), Int32(ph), w)
         }
     }
 
@@ -60,8 +61,9 @@ enum TransitionMixer {
             let (pw, ph) = PlanarFormat.yuv420p.planeSize(p, width: out.width, height: out.height)
             var row = [UInt8](repeating: v, count: pw)
             row.withUnsafeMutableBufferPointer { flat in
-                sdrify_mix_rows(src.data(p).assumingMemoryBound(to: UInt8.self), src.stride(p), flat.baseAddress!, 0,
-                                out.data(p).assumingMemoryBound(to: UInt8.self), out.stride(p), Int32(pw), Int32(ph), w)
+                sdrify_mix_rows(
+                    src.data(p).assumingMemoryBound(to: UInt8.self), src.stride(p), flat.baseAddress!, 0,
+                    out.data(p).assumingMemoryBound(to: UInt8.self), out.stride(p), Int32(pw), Int32(ph), w)
             }
         }
     }

@@ -1,15 +1,15 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What a run may cost, for services that convert strangers' files (`--max-pixels`, `--max-duration`,
 /// `--max-memory`, `--timeout`). The picture-size cap below holds always; the rest only when set.
 public struct Limits: Sendable {
-    public var maxPixels: Int? = nil       // per picture, from its headers, before anything decodes it
+    public var maxPixels: Int? = nil  // per picture, from its headers, before anything decodes it
     public var maxDuration: Double? = nil  // seconds of each video input
-    public var maxMemory: Int? = nil       // bytes of resident memory, for the whole process
-    public var timeout: Double? = nil      // seconds of wall clock, from the start
+    public var maxMemory: Int? = nil  // bytes of resident memory, for the whole process
+    public var timeout: Double? = nil  // seconds of wall clock, from the start
 
     public init() {}
 

@@ -7,9 +7,9 @@ import Foundation
 /// with any number of threads. The finished output is put in place by the output helper (see AtomicOutput).
 public enum Sandbox {
     public enum Status: Equatable, Sendable {
-        case off                   // --no-sandbox, or not entered yet
+        case off  // --no-sandbox, or not entered yet
         case on
-        case unavailable(String)   // the kernel cannot (no seccomp): the run goes on without
+        case unavailable(String)  // the kernel cannot (no seccomp): the run goes on without
     }
 
     /// Set once by the command line before a run (on unless --no-sandbox); the library alone never sandboxes.

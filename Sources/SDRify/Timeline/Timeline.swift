@@ -12,7 +12,7 @@ public enum TransitionKind: String, CaseIterable, Sendable {
 
 public struct Transition: Equatable, Sendable {
     public var kind: TransitionKind
-    public var duration: Double   // seconds of overlap; 0 with `none`
+    public var duration: Double  // seconds of overlap; 0 with `none`
     public init(kind: TransitionKind, duration: Double) { self.kind = kind; self.duration = kind == .none ? 0 : duration }
     public static let cut = Transition(kind: .none, duration: 0)
     public static let defaultDuration = 0.5
@@ -32,9 +32,9 @@ public struct Transition: Equatable, Sendable {
 
 /// What one clip shows.
 public enum ClipMedia: Equatable, Sendable {
-    case video(String)       // a video file
-    case image(String)       // a still picture, held `duration` seconds
-    case color(RGBColor)     // a solid colour, held `duration` seconds
+    case video(String)  // a video file
+    case image(String)  // a still picture, held `duration` seconds
+    case color(RGBColor)  // a solid colour, held `duration` seconds
 
     /// `color:#RRGGBB[:SECONDS]`, or a file (video or image: told apart when its headers are read).
     public var name: String {
@@ -47,29 +47,29 @@ public enum ClipMedia: Equatable, Sendable {
 
 public struct TimelineClip: Equatable, Sendable {
     public var source: ClipMedia
-    public var from: Double? = nil       // seconds of the clip's own clock (videos)
+    public var from: Double? = nil  // seconds of the clip's own clock (videos)
     public var to: Double? = nil
-    public var duration: Double? = nil   // seconds shown (images and colours)
-    public var fit: Fit? = nil           // nil: the output's
-    public var volume: Double = 1        // linear gain of the clip's own audio
-    public var transition: Transition = .cut   // into the next clip
+    public var duration: Double? = nil  // seconds shown (images and colours)
+    public var fit: Fit? = nil  // nil: the output's
+    public var volume: Double = 1  // linear gain of the clip's own audio
+    public var transition: Transition = .cut  // into the next clip
     public init(source: ClipMedia) { self.source = source }
 }
 
 public struct MusicTrack: Equatable, Sendable {
     public var path: String
-    public var volume: Double = 1        // linear gain: 1 as recorded
-    public var fadeIn: Double = 0        // seconds
+    public var volume: Double = 1  // linear gain: 1 as recorded
+    public var fadeIn: Double = 0  // seconds
     public var fadeOut: Double = 0
-    public var from = 0.0                // seconds into the file where it starts (and restarts when it loops)
-    public var loop = true               // false: silence once it ends
+    public var from = 0.0  // seconds into the file where it starts (and restarts when it loops)
+    public var loop = true  // false: silence once it ends
     public init(path: String) { self.path = path }
 }
 
 /// A still of the output written beside it (`--poster FILE --poster-at TIME`).
 public struct PosterRequest: Sendable {
     public var path: String
-    public var at: Double? = nil     // output seconds; nil: the default time
+    public var at: Double? = nil  // output seconds; nil: the default time
     public init(path: String, at: Double? = nil) { self.path = path; self.at = at }
 
     /// 1 s in, or the middle of outputs shorter than 2 s.
@@ -83,17 +83,17 @@ public struct PosterRequest: Sendable {
 public struct OutputSpec: Sendable {
     public var path: String
     public var preset: ExportPreset
-    public var fps: FrameRate? = nil            // nil: the first video clip's
+    public var fps: FrameRate? = nil  // nil: the first video clip's
     public var background = Background.black
     public var fit = Fit.contain
-    public var imageDuration = 3.0              // seconds, for images given without one
+    public var imageDuration = 3.0  // seconds, for images given without one
     public var overwrite = false
     public var crf: Int? = nil
     public var encoderPreset: String? = nil
     public var threads = 0
     public var toneMap = ToneMapOperator.default
     public var tolerateErrors = false
-    public var checkBitstream = true   // H.264 and HEVC slice data checked by our own parser (BitstreamCheck)
+    public var checkBitstream = true  // H.264 and HEVC slice data checked by our own parser (BitstreamCheck)
     public var poster: PosterRequest? = nil
     public init(path: String, preset: ExportPreset) { self.path = path; self.preset = preset }
 
@@ -152,12 +152,15 @@ public struct Timeline: Sendable {
             if let t = clip.to, !(t > 0 && t.isFinite) { throw SDRifyError.usage("\(at): to must be more than 0 seconds") }
             if let f = clip.from, let t = clip.to, t <= f { throw SDRifyError.usage("\(at): to (\(t) s) must be after from (\(f) s)") }
             if let d = clip.duration, !(d > 0 && d.isFinite) { throw SDRifyError.usage("\(at): the duration must be more than 0 seconds") }
-            if case .video = clip.source {} else if clip.from != nil || clip.to != nil {
+            if case .video = clip.source {
+            } else if clip.from != nil || clip.to != nil {
                 throw SDRifyError.usage("\(at): from/to apply to video clips; an image or colour takes a duration")
             }
             if !(clip.volume >= 0 && clip.volume.isFinite) { throw SDRifyError.usage("\(at): volume must be 0 or more") }
             let t = clip.transition
-            if t.kind != .none, !(t.duration > 0 && t.duration.isFinite) { throw SDRifyError.usage("\(at): the transition's duration must be more than 0 seconds") }
+            if t.kind != .none, !(t.duration > 0 && t.duration.isFinite) {
+                throw SDRifyError.usage("\(at): the transition's duration must be more than 0 seconds")
+            }
         }
         if case .image(let path, _) = background, !FileManager.default.isReadableFile(atPath: path) {
             throw SDRifyError.usage("background: cannot read \(path)")

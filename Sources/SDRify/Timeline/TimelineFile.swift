@@ -12,7 +12,8 @@ extension Timeline {
         guard let list = top["clips"] else { throw parser.fail("$.clips", "missing") }
         let items = try parser.array(list, at: "$.clips")
         guard !items.isEmpty else { throw parser.fail("$.clips", "needs at least one clip") }
-        var timeline = Timeline(output: output, clips: try items.enumerated().map { try parser.clip($1, at: "$.clips[\($0)]", transition: transition) })
+        var timeline = Timeline(
+            output: output, clips: try items.enumerated().map { try parser.clip($1, at: "$.clips[\($0)]", transition: transition) })
         if let m = top["music"] { timeline.music = try parser.music(m, at: "$.music") }
         if let o = top["overlays"] { timeline.overlays = try OverlaySpec.parse(o, at: "$.overlays", parser: &parser) }
         try timeline.validate { "\(path): $.clips[\($0)]" }
@@ -98,9 +99,13 @@ extension Parser {
         let sources = ["file", "image", "color"].filter { o[$0] != nil }
         guard sources.count == 1 else { throw fail(path, "needs exactly one of file, image or color") }
         let source: ClipMedia
-        if let f = try file(o["file"], at: "\(path).file") { source = .video(f) }
-        else if let f = try file(o["image"], at: "\(path).image") { source = .image(f) }
-        else { source = .color(try color(o["color"], at: "\(path).color")!) }
+        if let f = try file(o["file"], at: "\(path).file") {
+            source = .video(f)
+        } else if let f = try file(o["image"], at: "\(path).image") {
+            source = .image(f)
+        } else {
+            source = .color(try color(o["color"], at: "\(path).color")!)
+        }
         var clip = TimelineClip(source: source)
         clip.transition = transition
         clip.from = try nonNegative(o["from"], at: "\(path).from")
@@ -120,7 +125,8 @@ extension Parser {
                 let to = try object(t, at: tp, allowed: ["type", "duration"])
                 let name = try string(to["type"], at: "\(tp).type") ?? "fade"
                 guard let kind = TransitionKind(name: name) else {
-                    throw fail("\(tp).type", "unknown transition '\(name)' (one of \(TransitionKind.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    throw fail(
+                        "\(tp).type", "unknown transition '\(name)' (one of \(TransitionKind.allCases.map(\.rawValue).joined(separator: ", ")))")
                 }
                 clip.transition = Transition(kind: kind, duration: try positive(to["duration"], at: "\(tp).duration") ?? Transition.defaultDuration)
             }

@@ -9,15 +9,18 @@ public final class FrameConverter: @unchecked Sendable {
     private let outputs: FrameRing
 
     /// `outputSiting`: the 4:2:0 chroma siting to produce (see Orientation.chromaSitingBeforeOrienting).
-    public init(sourceFormat: PlanarFormat, sourceColor tagged: ColorDescription, width: Int, height: Int,
-                outputWidth: Int, outputHeight: Int, toneCurve: ToneCurve, ringSize: Int = 1,
-                outputSiting: ChromaLocation = .left, scenes: SceneTracker? = nil) throws {
+    public init(
+        sourceFormat: PlanarFormat, sourceColor tagged: ColorDescription, width: Int, height: Int,
+        outputWidth: Int, outputHeight: Int, toneCurve: ToneCurve, ringSize: Int = 1,
+        outputSiting: ChromaLocation = .left, scenes: SceneTracker? = nil
+    ) throws {
         var src = tagged.resolved(width: width, height: height)
         outputs = try FrameRing(size: ringSize, width: outputWidth, height: outputHeight)
         if src.hdrKind != .sdr {
-            toneMapper = try ToneMapper(sourceFormat: sourceFormat, sourceColor: src, width: width, height: height,
-                                        outputWidth: outputWidth, outputHeight: outputHeight, curve: toneCurve,
-                                        ringSize: ringSize, outputSiting: outputSiting, scenes: scenes)
+            toneMapper = try ToneMapper(
+                sourceFormat: sourceFormat, sourceColor: src, width: width, height: height,
+                outputWidth: outputWidth, outputHeight: outputHeight, curve: toneCurve,
+                ringSize: ringSize, outputSiting: outputSiting, scenes: scenes)
             graph = nil
             return
         }
@@ -31,9 +34,10 @@ public final class FrameConverter: @unchecked Sendable {
         dstColor.chromaLocation = outputSiting
         // A grey source stays grey through zimg (it will not subsample a grey image); chroma is filled neutral.
         let dstFormat = sourceFormat.hasChroma ? PlanarFormat.yuv420p : PlanarFormat(bitDepth: 8, chromaShiftX: 1, chromaShiftY: 1, hasChroma: false)
-        graph = try ZimgGraph(from: ZimgFormat(width: width, height: height, format: sourceFormat, color: src),
-                              to: ZimgFormat(width: outputWidth, height: outputHeight, format: dstFormat, color: dstColor),
-                              dither: .ordered, nominalPeakLuminance: ToneCurve.referenceWhite)
+        graph = try ZimgGraph(
+            from: ZimgFormat(width: width, height: height, format: sourceFormat, color: src),
+            to: ZimgFormat(width: outputWidth, height: outputHeight, format: dstFormat, color: dstColor),
+            dither: .ordered, nominalPeakLuminance: ToneCurve.referenceWhite)
     }
 
     /// Converts one decoded frame into the next picture of the ring (reused `ringSize` calls later).

@@ -7,11 +7,11 @@ import Foundation
 /// the top bits are the index, the next 16 the interpolation fraction. ToneMapTests checks it against the
 /// direct curve.
 public struct GainTable: Sendable {
-    static let shift: UInt32 = 16                       // keep 7 mantissa bits: 128 steps per octave
-    static let minY: Float = 1.0 / 1_048_576            // 2⁻²⁰; darker is black to 8 bits anyway
+    static let shift: UInt32 = 16  // keep 7 mantissa bits: 128 steps per octave
+    static let minY: Float = 1.0 / 1_048_576  // 2⁻²⁰; darker is black to 8 bits anyway
     let gains: [Float]
     let maxY: Float
-    let base: UInt32                                     // index of minY
+    let base: UInt32  // index of minY
 
     /// `maxY`: the largest relative luminance the source transfer can encode (PQ: 10000/203, HLG: 1000/203).
     public init(curve: ToneCurve, maxY: Double) {
@@ -47,11 +47,14 @@ public enum LinearToneMap {
     /// Maps equal-length `r`, `g`, `b` to half floats, as the colour stage stores them.
     public static func apply(_ table: GainTable, r: [Float], g: [Float], b: [Float]) -> (r: [Float16], g: [Float16], b: [Float16]) {
         precondition(r.count == g.count && g.count == b.count)
-        var out = (r: [Float16](repeating: 0, count: r.count), g: [Float16](repeating: 0, count: r.count),
-                   b: [Float16](repeating: 0, count: r.count))
+        var out = (
+            r: [Float16](repeating: 0, count: r.count), g: [Float16](repeating: 0, count: r.count),
+            b: [Float16](repeating: 0, count: r.count)
+        )
         table.gains.withUnsafeBufferPointer { gains in
-            sdrify_tonemap_row(r, g, b, &out.r, &out.g, &out.b, Int32(r.count), gains.baseAddress!, table.base,
-                               GainTable.minY, table.maxY)
+            sdrify_tonemap_row(
+                r, g, b, &out.r, &out.g, &out.b, Int32(r.count), gains.baseAddress!, table.base,
+                GainTable.minY, table.maxY)
         }
         return out
     }

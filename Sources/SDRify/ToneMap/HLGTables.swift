@@ -13,7 +13,7 @@ struct HLGTables: Sendable {
     }
 
     let inverseOETF: [Float]
-    let ootfGain: [Float]   // Ys^(γ−1) × 1000/203, indexed like GainTable
+    let ootfGain: [Float]  // Ys^(γ−1) × 1000/203, indexed like GainTable
     let ootfBase: UInt32
 
     init() {

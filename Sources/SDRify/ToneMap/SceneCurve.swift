@@ -35,10 +35,10 @@ public struct SceneCurve: Equatable, Sendable {
     static let peakLanding = -0.32
 
     public let exposure: Double  // stops added to every level (≤ 0)
-    public let knee: Double      // stops, after exposure
-    public let peak: Double      // the scene's peak, stops after exposure
-    public let top: Double       // where the peak lands (≤ 0)
-    public let slope: Double     // stops out per stop in above the bend
+    public let knee: Double  // stops, after exposure
+    public let peak: Double  // the scene's peak, stops after exposure
+    public let top: Double  // where the peak lands (≤ 0)
+    public let slope: Double  // stops out per stop in above the bend
 
     /// A scene whose light stays at SDR levels: no exposure change, no shoulder.
     public static let sdrRange = SceneCurve(white: 0, highlights: 0, peak: 0)
@@ -169,10 +169,12 @@ public final class SceneTracker: @unchecked Sendable {
         }
         // "dovi"/"hdr10+": the file's dynamic metadata agreed with the pictures and marked the shots (the levels
         // themselves are always measured); "measured": the pictures alone.
-        return .object([("statistics", .string(usedMetadata?.rawValue ?? "measured")),
-                        ("metadata_ignored", ignoredMetadata.map { .string("\($0.rawValue): its peak disagrees with the pictures") } ?? .null),
-                        ("scenes", .int(Int64(scenes))),
-                        ("key_cd_m2", range(keys, nits)), ("peak_cd_m2", range(peaks, nits)),
-                        ("exposure_stops", range(exposures) { .double(($0 * 100).rounded() / 100) })])
+        return .object([
+            ("statistics", .string(usedMetadata?.rawValue ?? "measured")),
+            ("metadata_ignored", ignoredMetadata.map { .string("\($0.rawValue): its peak disagrees with the pictures") } ?? .null),
+            ("scenes", .int(Int64(scenes))),
+            ("key_cd_m2", range(keys, nits)), ("peak_cd_m2", range(peaks, nits)),
+            ("exposure_stops", range(exposures) { .double(($0 * 100).rounded() / 100) })
+        ])
     }
 }

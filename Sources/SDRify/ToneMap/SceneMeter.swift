@@ -133,8 +133,10 @@ public final class SceneMeter: @unchecked Sendable {
 
     public func measure(_ frame: Frame) -> SceneStatistics {
         _ = histogram.initialize(repeating: 0)
-        job.planes = (UnsafeRawPointer(frame.data(0)), hasChroma ? UnsafeRawPointer(frame.data(1)) : nil,
-                      hasChroma ? UnsafeRawPointer(frame.data(2)) : nil)
+        job.planes = (
+            UnsafeRawPointer(frame.data(0)), hasChroma ? UnsafeRawPointer(frame.data(1)) : nil,
+            hasChroma ? UnsafeRawPointer(frame.data(2)) : nil
+        )
         job.strides = (frame.stride(0), hasChroma ? frame.stride(1) : 0, hasChroma ? frame.stride(2) : 0)
         withUnsafePointer(to: &job) { sdrify_scene_histogram($0) }
         // Bin i holds v in [2^(e), …) with e = lowestStop + i/8 of v; HLG's v is scene light, whose display

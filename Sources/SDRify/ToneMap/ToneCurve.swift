@@ -35,8 +35,10 @@ public struct ToneCurve: Sendable {
     /// The scene's shape, for `auto` (the one for SDR-range light until a scene has been measured).
     public let scene: SceneCurve
 
-    public init(_ op: ToneMapOperator, sourcePeak: Double, kneeStart: Double = ToneCurve.defaultKneeStart,
-                scene: SceneCurve = .sdrRange) {
+    public init(
+        _ op: ToneMapOperator, sourcePeak: Double, kneeStart: Double = ToneCurve.defaultKneeStart,
+        scene: SceneCurve = .sdrRange
+    ) {
         self.op = op
         self.sourcePeak = max(sourcePeak, ToneCurve.referenceWhite * 1.01)
         self.kneeStart = kneeStart
@@ -87,8 +89,8 @@ public struct ToneCurve: Sendable {
     /// BT.2390's own knee is `standardKneeStart`.
     func bt2390(_ L: Double) -> Double {
         let sourcePQ = PQ.encode(sourcePeak)
-        let e1 = PQ.encode(L) / sourcePQ                               // normalised to the source range
-        let maxLum = PQ.encode(ToneCurve.referenceWhite) / sourcePQ     // target peak, same scale
+        let e1 = PQ.encode(L) / sourcePQ  // normalised to the source range
+        let maxLum = PQ.encode(ToneCurve.referenceWhite) / sourcePQ  // target peak, same scale
         let ks = kneeStart * maxLum
         guard e1 > ks else { return L }
         if e1 >= 1 { return ToneCurve.referenceWhite }
@@ -105,9 +107,7 @@ public struct ToneCurve: Sendable {
         let rhoHDR = 1 + 32 * pow(hdrPeak / 10000, 1 / 2.4)
         let yp = log(1 + (rhoHDR - 1) * yPrime) / log(rhoHDR)
         let yc: Double
-        if yp <= 0.7399 { yc = 1.0770 * yp }
-        else if yp < 0.9909 { yc = -1.1510 * yp * yp + 2.7811 * yp - 0.6302 }
-        else { yc = 0.5 * yp + 0.5 }
+        if yp <= 0.7399 { yc = 1.0770 * yp } else if yp < 0.9909 { yc = -1.1510 * yp * yp + 2.7811 * yp - 0.6302 } else { yc = 0.5 * yp + 0.5 }
         let rhoSDR = 1 + 32 * pow(100.0 / 10000, 1 / 2.4)
         let ySDR = (pow(rhoSDR, yc) - 1) / (rhoSDR - 1)
         return pow(min(ySDR, 1), 2.4)

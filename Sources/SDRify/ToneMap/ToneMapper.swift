@@ -11,7 +11,7 @@ public final class ToneMapper: @unchecked Sendable {
     // `auto`: each picture is measured and the gain table rebuilt (in place) when its scene's curve changes.
     private let scenes: SceneTracker?
     private let meter: SceneMeter?
-    private let toLinear: ZimgGraph   // PQ: to linear BT.709; HLG: to HLG R'G'B' BT.2020 (hlg linearises)
+    private let toLinear: ZimgGraph  // PQ: to linear BT.709; HLG: to HLG R'G'B' BT.2020 (hlg linearises)
     private let hlg: HLGTables?
     private let toSDR: ZimgGraph
     // The first leg writes float rows into a small ring; the colour pass (sdrify_colour_rows, called by zimg as
@@ -24,9 +24,11 @@ public final class ToneMapper: @unchecked Sendable {
     private let job: UnsafeMutablePointer<sdrify_colour_job>
     private let outputs: FrameRing
 
-    public init(sourceFormat: PlanarFormat, sourceColor: ColorDescription, width sw: Int, height sh: Int,
-                outputWidth: Int, outputHeight: Int, curve: ToneCurve, ringSize: Int = 1,
-                exactHLG: Bool = false, outputSiting: ChromaLocation = .left, scenes: SceneTracker? = nil) throws {
+    public init(
+        sourceFormat: PlanarFormat, sourceColor: ColorDescription, width sw: Int, height sh: Int,
+        outputWidth: Int, outputHeight: Int, curve: ToneCurve, ringSize: Int = 1,
+        exactHLG: Bool = false, outputSiting: ChromaLocation = .left, scenes: SceneTracker? = nil
+    ) throws {
         // A tone mapper made again mid-stream (the picture changed size) goes on with the scene's curve.
         if curve.op == .auto, let scenes {
             self.curve = ToneCurve(.auto, sourcePeak: curve.sourcePeak, scene: scenes.curve)
@@ -43,18 +45,22 @@ public final class ToneMapper: @unchecked Sendable {
         // zimg's exact path, for the test that compares the two). The tables are BT.2020's (luminance weights
         // and primaries): HLG in other primaries (BT.709 from some cameras) takes zimg's exact path.
         hlg = kind == .hlg && !exactHLG && sourceColor.primaries == .bt2020 ? HLGTables() : nil
-        let legA = hlg == nil ? linear
+        let legA =
+            hlg == nil
+            ? linear
             : ColorDescription(primaries: sourceColor.primaries, transfer: .aribStdB67, matrix: .rgb, range: .full)
-        toLinear = try ZimgGraph(from: ZimgFormat(width: sw, height: sh, format: sourceFormat, color: sourceColor),
-                                 to: ZimgFormat(width: outputWidth, height: outputHeight, rgb: legA),
-                                 dither: .none, nominalPeakLuminance: ToneCurve.referenceWhite,
-                                 approximateTransfer: kind == .pq)
+        toLinear = try ZimgGraph(
+            from: ZimgFormat(width: sw, height: sh, format: sourceFormat, color: sourceColor),
+            to: ZimgFormat(width: outputWidth, height: outputHeight, rgb: legA),
+            dither: .none, nominalPeakLuminance: ToneCurve.referenceWhite,
+            approximateTransfer: kind == .pq)
         var sdr = ColorDescription.sdrOutput
         sdr.chromaLocation = outputSiting
-        toSDR = try ZimgGraph(from: ZimgFormat(width: outputWidth, height: outputHeight, rgb: linear, half: true),
-                              to: ZimgFormat(width: outputWidth, height: outputHeight, format: .yuv420p, color: sdr),
-                              dither: .ordered, nominalPeakLuminance: ToneCurve.referenceWhite,
-                              approximateTransfer: true)
+        toSDR = try ZimgGraph(
+            from: ZimgFormat(width: outputWidth, height: outputHeight, rgb: linear, half: true),
+            to: ZimgFormat(width: outputWidth, height: outputHeight, format: .yuv420p, color: sdr),
+            dither: .ordered, nominalPeakLuminance: ToneCurve.referenceWhite,
+            approximateTransfer: true)
         func planes(_ count: Int, _ bytes: Int) -> [UnsafeMutableRawPointer] {
             (0..<count).map { _ in UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64) }
         }
@@ -77,14 +83,15 @@ public final class ToneMapper: @unchecked Sendable {
         func float(_ p: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Float> { p.assumingMemoryBound(to: Float.self) }
         func half(_ p: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Float16> { p.assumingMemoryBound(to: Float16.self) }
         job = .allocate(capacity: 1)
-        job.initialize(to: sdrify_colour_job(
-            rows: (UnsafePointer(float(rows[0])), UnsafePointer(float(rows[1])), UnsafePointer(float(rows[2]))),
-            row_stride: rowStride, row_mask: ring.mask,
-            frame: (half(mapped[0]), half(mapped[1]), half(mapped[2])), frame_stride: mappedStride,
-            scratch: (scratch[0], scratch[1], scratch[2]),
-            gains: gains.baseAddress, gain_base: table.base, min_y: GainTable.minY, max_y: table.maxY,
-            oetf_inv: hlg == nil ? nil : oetf.baseAddress, oetf_size: Int32(HLGTables.oetfSize),
-            ootf_gain: ootf.baseAddress, ootf_base: hlg?.ootfBase ?? 0))
+        job.initialize(
+            to: sdrify_colour_job(
+                rows: (UnsafePointer(float(rows[0])), UnsafePointer(float(rows[1])), UnsafePointer(float(rows[2]))),
+                row_stride: rowStride, row_mask: ring.mask,
+                frame: (half(mapped[0]), half(mapped[1]), half(mapped[2])), frame_stride: mappedStride,
+                scratch: (scratch[0], scratch[1], scratch[2]),
+                gains: gains.baseAddress, gain_base: table.base, min_y: GainTable.minY, max_y: table.maxY,
+                oetf_inv: hlg == nil ? nil : oetf.baseAddress, oetf_size: Int32(HLGTables.oetfSize),
+                ootf_gain: ootf.baseAddress, ootf_base: hlg?.ootfBase ?? 0))
     }
 
     deinit {
@@ -103,8 +110,9 @@ public final class ToneMapper: @unchecked Sendable {
             }
         }
         let src = frame.planes(format.planeCount).map { (UnsafeRawPointer($0.0), $0.1) }
-        try toLinear.process(src: src, dst: rows.map { ($0, rowStride) },
-                             afterRows: (sdrify_colour_rows, UnsafeMutableRawPointer(job), rowMask))
+        try toLinear.process(
+            src: src, dst: rows.map { ($0, rowStride) },
+            afterRows: (sdrify_colour_rows, UnsafeMutableRawPointer(job), rowMask))
         let output = try outputs.next()
         try toSDR.process(src: mapped.map { (UnsafeRawPointer($0), mappedStride) }, dst: output.planes(3))
         output.pts = frame.pts
