@@ -61,7 +61,7 @@ struct Compose: ParsableCommand {
         var clip = TimelineClip(source: .color(color))
         if parts.count == 2 {
             guard let s = Double(parts[1]), s > 0, s.isFinite else { throw ValidationError("\(arg): the seconds must be more than 0") }
-            clip.duration = s
+            clip.duration = MediaTime(seconds: s)
         }
         return clip
     }
@@ -73,7 +73,7 @@ struct Compose: ParsableCommand {
         spec.fps = fps.flatMap { FrameRate(parsing: $0) }
         spec.background = Background(argument: background)!
         spec.fit = Fit(rawValue: fit)!
-        spec.imageDuration = imageDuration
+        spec.imageDuration = MediaTime(seconds: imageDuration)
         spec.overwrite = encoding.overwrite
         spec.crf = encoding.crf
         spec.encoderPreset = encoding.encoderPreset

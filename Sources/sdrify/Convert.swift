@@ -172,7 +172,8 @@ struct Convert: ParsableCommand {
         options.overwrite = encoding.overwrite
         options.crf = encoding.crf
         options.encoderPreset = encoding.encoderPreset
-        (options.start, options.duration) = range
+        options.start = range.start.map { MediaTime(seconds: $0) }
+        options.duration = range.duration.map { MediaTime(seconds: $0) }
         options.keepLocation = keepLocation
         options.keepChapters = !noChapters
         options.keepSubtitles = !noSubtitles

@@ -73,7 +73,7 @@ struct PosterFlags: ParsableArguments {
         help: ArgumentHelp("When the poster is taken, in output time (default 1 s, or the middle of outputs under 2 s).", valueName: "TIME"))
     var posterAt: TimeArgument?
 
-    var request: PosterRequest? { poster.map { PosterRequest(path: $0, at: posterAt?.seconds) } }
+    var request: PosterRequest? { poster.map { PosterRequest(path: $0, at: posterAt.map { MediaTime(seconds: $0.seconds) }) } }
 
     func validate() throws {
         if posterAt != nil, poster == nil { throw ValidationError("--poster-at needs --poster FILE") }

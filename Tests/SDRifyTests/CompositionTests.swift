@@ -12,7 +12,7 @@ final class CompositionTests: XCTestCase {
 
     func colour(_ hex: String, _ seconds: Double, _ t: Transition = .cut) -> TimelineClip {
         var c = TimelineClip(source: .color(RGBColor(hex: hex)!))
-        c.duration = seconds
+        c.duration = MediaTime(seconds: seconds)
         c.transition = t
         return c
     }

@@ -38,7 +38,7 @@ final class AudioMixer {
         self.music = music
         self.openClip = openClip
         if let music, music.volume > 0 {
-            guard let reader = try PCMReader(path: music.path, start: MediaTime(seconds: music.from), tolerateErrors: tolerateErrors) else {
+            guard let reader = try PCMReader(path: music.path, start: music.from, tolerateErrors: tolerateErrors) else {
                 throw SDRifyError.invalidInput("\(music.path): no audio this build can decode")
             }
             musicReader = reader
@@ -121,7 +121,7 @@ final class AudioMixer {
                 reader.restart(at: music.from)
             }
         }
-        let fadeIn = Double(music.fadeIn) * Double(AudioMixer.rate), fadeOut = Double(music.fadeOut) * Double(AudioMixer.rate)
+        let fadeIn = music.fadeIn.seconds * Double(AudioMixer.rate), fadeOut = music.fadeOut.seconds * Double(AudioMixer.rate)
         for i in 0..<n {
             let t = Double(position + i) + 0.5, left = Double(totalSamples) - t
             var g = music.volume

@@ -139,6 +139,7 @@ enum CEA608 {
 
     static func frame(atSeconds t: Double) -> Int { Int((t * frameRate).rounded()) }
     static func seconds(atFrame f: Int) -> Double { Double(f) / frameRate }
+    static func time(atFrame f: Int) -> MediaTime { MediaTime(seconds: seconds(atFrame: f)) }
 
     /// `HH:MM:SS;FF` for a frame count.
     static func timecode(frame n: Int) -> String {

@@ -60,7 +60,8 @@ enum CaptionFile {
             var settings: [String: String] = [:]
             let lines = ASSReader.markup(e.text, settings: &settings).components(separatedBy: "\n")
                 .filter { !SubtitleParser.plain($0).trimmingCharacters(in: .whitespaces).isEmpty }
-            return lines.isEmpty ? nil : Cue(start: e.start, end: e.end, lines: lines, settings: settings)
+            return lines.isEmpty
+                ? nil : Cue(start: MediaTime(seconds: e.start), end: MediaTime(seconds: e.end), lines: lines, settings: settings)
         }
     }
 
@@ -76,14 +77,14 @@ enum CaptionFile {
         return text.replacingOccurrences(of: "\u{FEFF}", with: "")
     }
 
-    /// Times moved by `offset` seconds; cues that end at or before 0 are dropped, those that start before 0 cut.
-    static func shifted(_ cues: [Cue], by offset: Double) -> [Cue] {
-        guard offset != 0 else { return cues }
+    /// Times moved by `offset`; cues that end at or before 0 are dropped, those that start before 0 cut.
+    static func shifted(_ cues: [Cue], by offset: MediaTime) -> [Cue] {
+        guard offset != .zero else { return cues }
         return cues.compactMap { c in
             var c = c
-            c.start += offset; c.end += offset
-            guard c.end > 0 else { return nil }
-            c.start = max(c.start, 0)
+            c.start = c.start + offset; c.end = c.end + offset
+            guard c.end > .zero else { return nil }
+            c.start = max(c.start, .zero)
             return c
         }
     }
@@ -112,7 +113,7 @@ enum ASSReader {
             var settings: [String: String] = [:]
             let text = markup(fields[textIndex], settings: &settings)
             let lines = text.components(separatedBy: "\n").filter { !SubtitleParser.plain($0).trimmingCharacters(in: .whitespaces).isEmpty }
-            if !lines.isEmpty { cues.append(Cue(start: s, end: e, lines: lines, settings: settings)) }
+            if !lines.isEmpty { cues.append(Cue(start: MediaTime(seconds: s), end: MediaTime(seconds: e), lines: lines, settings: settings)) }
         }
         return cues.sorted { $0.start < $1.start }
     }

@@ -28,7 +28,8 @@ enum CaptionWriter {
             let lines = c.lines.enumerated().map { k, l in
                 (k == 0 && top ? "{\\an8}" : "") + SubtitleParser.markup(SubtitleParser.runs(l), escaped: false)
             }
-            return "\(i + 1)\n\(clock(c.start, separator: ",")) --> \(clock(c.end, separator: ","))\n\(lines.joined(separator: "\n"))\n"
+            return
+                "\(i + 1)\n\(clock(c.start.seconds, separator: ",")) --> \(clock(c.end.seconds, separator: ","))\n\(lines.joined(separator: "\n"))\n"
         }.joined(separator: "\n")
     }
 
@@ -43,7 +44,8 @@ enum CaptionWriter {
         var out = "WEBVTT\n"
         for c in cues {
             let settings = ["line", "position", "align"].compactMap { k in c.settings[k].map { "\(k):\($0)" } }.joined(separator: " ")
-            out += "\n\(clock(c.start, separator: ".")) --> \(clock(c.end, separator: "."))\(settings.isEmpty ? "" : " " + settings)\n"
+            out +=
+                "\n\(clock(c.start.seconds, separator: ".")) --> \(clock(c.end.seconds, separator: "."))\(settings.isEmpty ? "" : " " + settings)\n"
             for line in c.lines {
                 out +=
                     SubtitleParser.runs(line).map { r in
@@ -66,7 +68,7 @@ enum CaptionWriter {
             let tags = CaptionStyle().placement(c.settings, width: w, height: h)
             let prefix = tags.tags.isEmpty ? "" : "{\(tags.tags)}"
             s +=
-                "Dialogue: 0,\(ASSScript.stamp(c.start)),\(ASSScript.stamp(c.end)),Default,,0,0,\(tags.marginV ?? 0),,"
+                "Dialogue: 0,\(ASSScript.stamp(c.start.seconds)),\(ASSScript.stamp(c.end.seconds)),Default,,0,0,\(tags.marginV ?? 0),,"
                 + prefix + c.lines.map(SubtitleParser.assText).joined(separator: "\\N") + "\n"
         }
         return s
@@ -114,7 +116,8 @@ enum CaptionWriter {
                     return attrs.isEmpty ? xml(r.text) : "<span\(attrs)>\(xml(r.text))</span>"
                 }.joined()
             }.joined(separator: "<br/>")
-            out += "      <p begin=\"\(clock(c.start, separator: "."))\" end=\"\(clock(c.end, separator: "."))\"\(region)>\(body)</p>\n"
+            out +=
+                "      <p begin=\"\(clock(c.start.seconds, separator: "."))\" end=\"\(clock(c.end.seconds, separator: "."))\"\(region)>\(body)</p>\n"
         }
         return out + "    </div>\n  </body>\n</tt>\n"
     }

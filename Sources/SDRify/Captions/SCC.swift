@@ -23,7 +23,7 @@ enum SCCWriter {
     static func write(_ input: [Cue], fix: Bool) throws -> Result {
         var repairs: [String] = []
         func problem(_ index: Int, _ cue: Cue, _ message: String, repaired: String) throws {
-            let p = CaptionProblem(cue: index + 1, time: cue.start, message: message)
+            let p = CaptionProblem(cue: index + 1, time: cue.start.seconds, message: message)
             guard fix else { throw SDRifyError.invalidInput("SCC: \(p.line) (--fix repairs it)") }
             repairs.append("\(p.line): \(repaired)")
         }
@@ -59,11 +59,11 @@ enum SCCWriter {
                 try problem(
                     i, cue, "\(rows.count) rows (a 608 caption holds 4)", repaired: "split into \((rows.count + 3) / 4) captions over its time")
                 let parts = stride(from: 0, to: rows.count, by: CEA608.maxRows).map { Array(rows[$0..<min($0 + CEA608.maxRows, rows.count)]) }
-                let step = (cue.end - cue.start) / Double(parts.count)
+                let step = (cue.end - cue.start).seconds / Double(parts.count)
                 for (k, part) in parts.enumerated() {
                     var piece = cue
-                    piece.start = cue.start + Double(k) * step
-                    piece.end = piece.start + step
+                    piece.start = cue.start + MediaTime(seconds: Double(k) * step)
+                    piece.end = piece.start + MediaTime(seconds: step)
                     captions.append((piece, part))
                 }
                 continue
@@ -72,7 +72,7 @@ enum SCCWriter {
             captions.append((cue, rows))
         }
         // 2. Time: one caption at a time, each loaded between the previous one's display and its own.
-        var frames = captions.map { (start: CEA608.frame(atSeconds: $0.cue.start), end: CEA608.frame(atSeconds: $0.cue.end)) }
+        var frames = captions.map { (start: CEA608.frame(atSeconds: $0.cue.start.seconds), end: CEA608.frame(atSeconds: $0.cue.end.seconds)) }
         let loads = captions.map { load(rows: $0.rows, settings: $0.cue.settings) }
         var lines: [(frame: Int, words: [UInt16])] = []
         for k in captions.indices {
@@ -353,6 +353,6 @@ enum SCCReader {
         }
         guard !lines.isEmpty else { return nil }
         let settings: [String: String] = (firstRow ?? 15) <= 7 ? ["line": "0"] : [:]
-        return Cue(start: CEA608.seconds(atFrame: start), end: CEA608.seconds(atFrame: end), lines: lines, settings: settings)
+        return Cue(start: CEA608.time(atFrame: start), end: CEA608.time(atFrame: end), lines: lines, settings: settings)
     }
 }

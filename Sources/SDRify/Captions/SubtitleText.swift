@@ -2,7 +2,7 @@ import Foundation
 
 /// One timed caption from an SRT or WebVTT file: its lines with their markup, and WebVTT's cue settings.
 struct Cue: Equatable {
-    var start: Double, end: Double  // seconds
+    var start: MediaTime, end: MediaTime
     var lines: [String]
     var settings: [String: String] = [:]  // WebVTT: line, position, align (size and vertical are not honoured)
 }
@@ -43,7 +43,7 @@ enum SubtitleParser {
                 settings["line"] = n >= 7 ? "0" : n >= 4 ? "50%,center" : settings["line"]
                 if n % 3 != 2 { settings["align"] = n % 3 == 1 ? "start" : "end" }
             }
-            if !text.isEmpty { cues.append(Cue(start: start, end: end, lines: text, settings: settings)) }
+            if !text.isEmpty { cues.append(Cue(start: MediaTime(seconds: start), end: MediaTime(seconds: end), lines: text, settings: settings)) }
         }
         return cues
     }

@@ -105,7 +105,8 @@ enum TimedTextReader {
                 return SubtitleParser.markup(r.filter { !$0.text.isEmpty })
             }.filter { !$0.isEmpty }
             guard !lines.isEmpty else { return }
-            cues.append(Cue(start: p.start, end: p.end, lines: lines, settings: placement(p.style.region)))
+            cues.append(
+                Cue(start: MediaTime(seconds: p.start), end: MediaTime(seconds: p.end), lines: lines, settings: placement(p.style.region)))
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) {

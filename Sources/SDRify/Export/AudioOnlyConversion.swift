@@ -18,11 +18,12 @@ enum AudioOnlyConversion {
         progress: @escaping ProgressHandler
     ) throws -> ConversionResult {
         try Limits.checkDuration(length, of: options.input)  // the sound is how long the video will be
-        let from = options.start ?? 0
-        guard from < length else {
-            throw SDRifyError.usage(String(format: "\(options.input): the start (%.3f s) is past the end of the sound (%.3f s)", from, length))
+        let from = options.start ?? .zero, whole = MediaTime(seconds: length)
+        guard from < whole else {
+            throw SDRifyError.usage(
+                String(format: "\(options.input): the start (%.3f s) is past the end of the sound (%.3f s)", from.seconds, length))
         }
-        let seconds = min(options.duration ?? .infinity, length - from)
+        let shown = min(options.duration ?? whole, whole - from)
         var edit = options.timeline
         var clip: TimelineClip
         switch options.timeline.background {
@@ -33,7 +34,7 @@ enum AudioOnlyConversion {
         case .blur:
             throw SDRifyError.usage("\(options.input): has no picture to blur; give a colour or an image as the background")
         }
-        clip.duration = seconds
+        clip.duration = shown
         edit.clips = [clip]
         edit.output.background = .black  // behind a contained image: plain bars
         edit.overlays = options.outputOverlays

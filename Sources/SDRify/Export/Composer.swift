@@ -39,7 +39,7 @@ public struct CompositionResult: Sendable {
                 ("orientation", .object([("exif", .int(Int64(c.orientationExif)))])),
                 ("from", c.from.map { .double($0) } ?? .null), ("to", c.to.map { .double($0) } ?? .null),
                 ("start", .double(c.start)), ("duration", .double(c.duration)),
-                ("transition", .object([("type", .string(c.transition.kind.rawValue)), ("duration", .double(c.transition.duration))]))
+                ("transition", .object([("type", .string(c.transition.kind.rawValue)), ("duration", .double(c.transition.duration.seconds))]))
             ])
         }
         return .object(
@@ -70,7 +70,7 @@ public enum Composer {
             let video = try EncodingSink(
                 path: out.path, inputs: inputs, overwrite: out.overwrite,
                 settings: out.encoderSettings(threads: codecThreads))
-            let poster = try out.poster.map { try PosterSink($0, inputs: inputs, overwrite: out.overwrite, outputSeconds: plan.totalSeconds) }
+            let poster = try out.poster.map { try PosterSink($0, inputs: inputs, overwrite: out.overwrite, outputLength: plan.expectedLength) }
             return [video] + (poster.map { [$0] } ?? [])
         }
     }

@@ -26,7 +26,7 @@ enum Passthrough {
     ) throws -> ConversionResult {
         var softSubtitles: [(cues: [Cue], language: String?)] = try options.subtitles.map { (try CaptionFile.cues($0.file), $0.language) }
         if options.keepSubtitles && info.tracks.contains(where: { $0.type == "subtitle" }) {
-            let start = max(info.format.startTime ?? 0, 0)
+            let start = MediaTime(seconds: max(info.format.startTime ?? 0, 0))
             for track in try Demuxer(path: options.input).subtitleTracks {
                 guard track.isText else { warn("subtitle track \(track.index) (\(track.codec)) is pictures: not kept"); continue }
                 softSubtitles.append((CaptionFile.shifted(try CaptionFile.cues(ofTrack: track.index, in: options.input), by: -start), track.language))

@@ -8,8 +8,8 @@ public struct ConvertOptions: Sendable {
     public var overwrite = false
     public var crf: Int? = nil
     public var encoderPreset: String? = nil  // x264/x265 speed preset; default from the preset
-    public var start: Double? = nil  // seconds from the beginning of the input
-    public var duration: Double? = nil  // seconds
+    public var start: MediaTime? = nil  // from the beginning of the input
+    public var duration: MediaTime? = nil
     public var keepLocation = false
     public var keepChapters = true  // the input's chapters, retimed by start/duration
     public var keepSubtitles = true  // the input's text subtitle tracks, retimed by start/duration
@@ -49,9 +49,10 @@ public struct ConvertOptions: Sendable {
     /// The layers on the output's clock: caption files follow the input's, so a `start` cut moves them earlier.
     var outputOverlays: OverlaySpec {
         var spec = overlays
-        for i in spec.captions.indices { spec.captions[i].offset -= start ?? 0 }
+        let shift = (start ?? .zero).seconds  // caption and title times are seconds as their files give them
+        for i in spec.captions.indices { spec.captions[i].offset -= shift }
         for i in spec.titles.indices where spec.titles[i].source.map({ if case .track = $0 { true } else { false } }) ?? false {
-            spec.titles[i].sourceOffset -= start ?? 0  // a track of the input runs on the input's clock
+            spec.titles[i].sourceOffset -= shift  // a track of the input runs on the input's clock
         }
         return spec
     }
@@ -118,7 +119,7 @@ public enum Transcoder {
             let poster = try options.poster.map {
                 try PosterSink(
                     $0, inputs: [options.input], overwrite: options.overwrite,
-                    outputSeconds: plan.expectedSeconds)
+                    outputLength: plan.expectedLength)
             }
             return [video] + (poster.map { [$0] } ?? [])
         }
@@ -186,22 +187,22 @@ public enum Transcoder {
         let clock =
             cutting
             ? ClipClock.trim(
-                videoStart: demuxer.videoStart, from: MediaTime(seconds: options.start ?? 0),
-                length: options.duration.map { MediaTime(seconds: $0) })
+                videoStart: demuxer.videoStart, from: options.start ?? .zero, length: options.duration)
             : ClipClock.whole(videoStart: demuxer.videoStart, lateStart: MediaTime(seconds: info.format.startTime ?? 0))
 
         // Soft subtitles are read now too, on the output's clock (a cut moves and trims them).
-        func onOutputClock(_ cues: [Cue], shift: Double) -> [Cue] {
+        let cutStart = options.start ?? .zero
+        func onOutputClock(_ cues: [Cue], shift: MediaTime) -> [Cue] {
             let moved = CaptionFile.shifted(cues, by: -shift)
             guard let d = options.duration else { return moved }
             return moved.compactMap { c in c.start < d ? Cue(start: c.start, end: min(c.end, d), lines: c.lines, settings: c.settings) : nil }
         }
         var softSubtitles = try options.subtitles.map { entry in
-            (cues: onOutputClock(try CaptionFile.cues(entry.file), shift: options.start ?? 0), language: entry.language)
+            (cues: onOutputClock(try CaptionFile.cues(entry.file), shift: cutStart), language: entry.language)
         }
         // The input's own text subtitle tracks are kept (as mov_text, retimed with the picture).
         if options.keepSubtitles && info.tracks.contains(where: { $0.type == "subtitle" }) {
-            let start = max(info.format.startTime ?? 0, 0) + (options.start ?? 0)
+            let start = MediaTime(seconds: max(info.format.startTime ?? 0, 0)) + cutStart
             for track in try Demuxer(path: options.input).subtitleTracks {
                 guard track.isText else { warn("subtitle track \(track.index) (\(track.codec)) is pictures: not kept"); continue }
                 softSubtitles.append((onOutputClock(try CaptionFile.cues(ofTrack: track.index, in: options.input), shift: start), track.language))

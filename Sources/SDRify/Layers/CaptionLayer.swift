@@ -27,7 +27,7 @@ final class CaptionLayer: @unchecked Sendable {
         case .ass(let text):
             script = track.offset == 0 ? text : ASSScript.shifted(text, by: track.offset)
         case .cues(let cues):
-            let shifted = CaptionFile.shifted(cues, by: track.offset)
+            let shifted = CaptionFile.shifted(cues, by: MediaTime(seconds: track.offset))
             script = try CaptionLayer.assScript(shifted, style: track.style, width: frameWidth, height: frameHeight)
         }
         try self.init(script: script, label: track.file, frameWidth: frameWidth, frameHeight: frameHeight)
@@ -82,7 +82,7 @@ final class CaptionLayer: @unchecked Sendable {
             if scale < 1 { tags += String(format: "\\fs%.1f", px * scale) }
             let prefix = tags.isEmpty ? "" : "{\(tags)}"
             s +=
-                "Dialogue: 0,\(ASSScript.stamp(cue.start)),\(ASSScript.stamp(cue.end)),Default,,0,0,\(marginV ?? 0),,\(prefix)\(lines.joined(separator: "\\N"))\n"
+                "Dialogue: 0,\(ASSScript.stamp(cue.start.seconds)),\(ASSScript.stamp(cue.end.seconds)),Default,,0,0,\(marginV ?? 0),,\(prefix)\(lines.joined(separator: "\\N"))\n"
         }
         return s
     }

@@ -1,6 +1,8 @@
 /// A point or length on a clock as an exact fraction of a second: output frame n of a 30000/1001 rate lies at
 /// n·1001/30000 s exactly, so a long timeline does not drift the way summed floating-point frame lengths do.
-public struct MediaTime: Comparable, Hashable, Sendable, CustomStringConvertible {
+public struct MediaTime: Comparable, Hashable, Sendable, CustomStringConvertible, ExpressibleByFloatLiteral,
+    ExpressibleByIntegerLiteral
+{
     public let value: Int64
     public let timescale: Int64  // ticks per second, > 0
 
@@ -45,10 +47,15 @@ public struct MediaTime: Comparable, Hashable, Sendable, CustomStringConvertible
     public static func - (a: MediaTime, b: MediaTime) -> MediaTime {
         reduced(Int128(a.value) * Int128(b.timescale) - Int128(b.value) * Int128(a.timescale), Int128(a.timescale) * Int128(b.timescale))
     }
+    public static prefix func - (a: MediaTime) -> MediaTime { MediaTime(value: -a.value, timescale: a.timescale) }
     /// Half of this time, exactly.
     var half: MediaTime { MediaTime.reduced(Int128(value), 2 * Int128(timescale)) }
 
     public static let zero = MediaTime(value: 0, timescale: 1)
+
+    /// A literal is seconds (`0.5`, `3`): for defaults and tests.
+    public init(floatLiteral seconds: Double) { self.init(seconds: seconds) }
+    public init(integerLiteral seconds: Int64) { self.init(value: seconds, timescale: 1) }
 
     public var seconds: Double { Double(value) / Double(timescale) }
     public var description: String { String(format: "%.3f s", seconds) }

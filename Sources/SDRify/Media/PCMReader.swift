@@ -90,9 +90,9 @@ final class PCMReader {
     }
 
     /// Back to `seconds` (music that loops): the next samples are those from there.
-    func restart(at seconds: Double) {
-        start = seconds
-        seek(to: seconds)
+    func restart(at time: MediaTime) {
+        start = time.seconds
+        seek(to: start)
         av_audio_fifo_reset(fifo)
         swr_free(&resampler)
         aligned = false

@@ -27,17 +27,16 @@ final class PosterSink: MediaSink {
     let audioBlock = 1024
     private(set) var result: PosterResult? = nil
 
-    /// Opens the file now (an output problem shows before any work). `outputSeconds`: the output's length as far
+    /// Opens the file now (an output problem shows before any work). `outputLength`: the output's length as far
     /// as known, for the default time and to refuse a time past the end.
-    init(_ request: PosterRequest, inputs: [String], overwrite: Bool, outputSeconds: Double?) throws {
+    init(_ request: PosterRequest, inputs: [String], overwrite: Bool, outputLength: MediaTime?) throws {
         guard let type = ImageFileType(path: request.path) else {
             throw SDRifyError.usage("\(request.path): a poster is a \(ImageFileType.extensions) file")
         }
-        let seconds = request.at ?? PosterRequest.defaultTime(outputSeconds: outputSeconds)
-        if let outputSeconds, request.at != nil, seconds >= outputSeconds {
-            throw SDRifyError.usage(String(format: "the poster time (%.3f s) is past the end of the output (%.3f s)", seconds, outputSeconds))
+        time = request.at ?? PosterRequest.defaultTime(outputLength: outputLength)
+        if let outputLength, request.at != nil, time >= outputLength {
+            throw SDRifyError.usage("the poster time (\(time)) is past the end of the output (\(outputLength))")
         }
-        time = MediaTime(seconds: seconds)
         self.request = request; self.type = type
         output = try AtomicOutput.open(finalPath: request.path, inputPaths: inputs, overwrite: overwrite)
     }

@@ -9,7 +9,8 @@ struct SoftSubtitles {
     init(_ subtitles: [(cues: [Cue], language: String?)], muxer: Muxer) throws {
         let header = ASSScript.head(width: 384, height: 288, style: CaptionStyle().assStyle(width: 384, height: 288))
         tracks = try subtitles.map { entry in
-            let events = entry.cues.map { cue in (cue.start, cue.end, cue.lines.map(SubtitleParser.assText).joined(separator: "\\N")) }
+            let events = entry.cues.map { cue in (cue.start.seconds, cue.end.seconds, cue.lines.map(SubtitleParser.assText).joined(separator: "\\N"))
+            }
             return (try SubtitleTrack(muxer: muxer, language: entry.language, header: header), events)
         }
     }

@@ -59,10 +59,10 @@ struct RenderPlan {
 
     var totalSeconds: Double { fps.time(ofFrame: totalFrames).seconds }
 
-    /// How long the output will be, as far as the headers tell (nil when they do not), for progress.
-    var expectedSeconds: Double? {
-        let seconds = clock == .constant(fps) ? totalSeconds : clips[0].length.seconds
-        return seconds > 0 ? seconds : nil
+    /// How long the output will be, as far as the headers tell (nil when they do not).
+    var expectedLength: MediaTime? {
+        let length = clock == .constant(fps) ? fps.time(ofFrame: totalFrames) : clips[0].length
+        return length > .zero ? length : nil
     }
 
     /// A conversion: one video on a canvas of its own output size, its part `clock`, `seconds` long, timed by its own
@@ -120,7 +120,7 @@ struct RenderPlan {
                 clips.append(
                     Clip(
                         index: i, name: label, spec: spec, content: .color(c), fit: fit, from: .zero,
-                        length: MediaTime(seconds: spec.duration ?? out.imageDuration)))
+                        length: spec.duration ?? out.imageDuration))
             case .video(let path), .image(let path):
                 switch try Prober.openClip(path: path, allowTruncated: out.tolerateErrors) {
                 case .still(let w, let h):
@@ -137,7 +137,7 @@ struct RenderPlan {
                     clips.append(
                         Clip(
                             index: i, name: label, spec: spec, content: .image(path: path), fit: fit, from: .zero,
-                            length: MediaTime(seconds: spec.duration ?? out.imageDuration)))
+                            length: spec.duration ?? out.imageDuration))
                 case .video(let info, let demuxer, let truncated):
                     if let truncated { warn("\(truncated): composing what it holds") }
                     if let codec = demuxer.undecodableAudio {
@@ -148,15 +148,15 @@ struct RenderPlan {
                     if case .image = spec.source { throw SDRifyError.usage("\(label): is a video, not a still picture") }
                     let orientation = try info.supportedOrientation()
                     let length = try videoLength(info, demuxer)
-                    let from = MediaTime(seconds: spec.from ?? 0)
+                    let from = spec.from ?? .zero
                     guard from < length else {
                         throw SDRifyError.usage(
                             String(
                                 format: "\(label): from (%.3f s) is past the end of the video (%.3f s)",
                                 from.seconds, length.seconds))
                     }
-                    var to = min(spec.to.map { MediaTime(seconds: $0) } ?? length, length)
-                    if let d = spec.duration, spec.to == nil { to = min(from + MediaTime(seconds: d), length) }
+                    var to = min(spec.to ?? length, length)
+                    if let d = spec.duration, spec.to == nil { to = min(from + d, length) }
                     let (dw, dh) = info.video.displaySize
                     sized(dw, dh)
                     if firstRate == nil { firstRate = demuxer.videoFrameRate }
@@ -181,12 +181,12 @@ struct RenderPlan {
             guard i + 1 < clips.count else { break }
             let t = clips[i].spec.transition
             if t.kind != .none {
-                for n in [i, i + 1] where MediaTime(seconds: t.duration) > clips[n].length.half {
+                for n in [i, i + 1] where t.duration > clips[n].length.half {
                     let which = n == i ? "this clip" : "the next one, \(clips[n].name),"
                     throw SDRifyError.usage(
                         String(
                             format: "\(clips[i].name): its %.3g s transition is longer than half of \(which) which shows %.3f s",
-                            t.duration, clips[n].length.seconds))
+                            t.duration.seconds, clips[n].length.seconds))
                 }
                 clips[i].transitionFrames = min(fps.frames(in: t.duration), clips[i].frames / 2, clips[i + 1].frames / 2)
             }

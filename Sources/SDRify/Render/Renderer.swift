@@ -78,7 +78,7 @@ enum Renderer {
         var frames = 0
         var first: Int64? = nil, end: Int64 = 0  // the pictures' span, in ticks of `timeBase`
         var lastReport = Date.distantPast  // the first picture reports at once, later ones every 0.25 s
-        let total = plan.expectedSeconds
+        let total = plan.expectedLength?.seconds
         func mixSound(upTo sample: Int) throws {
             guard let mixer, hasSound else { return }
             try mixer.mix(upTo: sample, block: sinks[0].audioBlock) { l, r, n in for s in sinks { try s.write(left: l, right: r, count: n) } }

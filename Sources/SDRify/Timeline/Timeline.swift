@@ -12,21 +12,21 @@ public enum TransitionKind: String, CaseIterable, Sendable {
 
 public struct Transition: Equatable, Sendable {
     public var kind: TransitionKind
-    public var duration: Double  // seconds of overlap; 0 with `none`
-    public init(kind: TransitionKind, duration: Double) { self.kind = kind; self.duration = kind == .none ? 0 : duration }
-    public static let cut = Transition(kind: .none, duration: 0)
-    public static let defaultDuration = 0.5
+    public var duration: MediaTime  // of overlap; 0 with `none`
+    public init(kind: TransitionKind, duration: MediaTime) { self.kind = kind; self.duration = kind == .none ? .zero : duration }
+    public static let cut = Transition(kind: .none, duration: .zero)
+    public static let defaultDuration: MediaTime = 0.5
 
     /// `TYPE[:SECONDS]`.
     public init?(spec: String) {
         let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard parts.count <= 2, let kind = TransitionKind(name: parts[0]) else { return nil }
-        var seconds = Transition.defaultDuration
+        var duration = Transition.defaultDuration
         if parts.count == 2 {
             guard let s = Double(parts[1]), s.isFinite, s > 0 else { return nil }
-            seconds = s
+            duration = MediaTime(seconds: s)
         }
-        self.init(kind: kind, duration: seconds)
+        self.init(kind: kind, duration: duration)
     }
 }
 
@@ -47,9 +47,9 @@ public enum ClipMedia: Equatable, Sendable {
 
 public struct TimelineClip: Equatable, Sendable {
     public var source: ClipMedia
-    public var from: Double? = nil  // seconds of the clip's own clock (videos)
-    public var to: Double? = nil
-    public var duration: Double? = nil  // seconds shown (images and colours)
+    public var from: MediaTime? = nil  // on the clip's own clock (videos)
+    public var to: MediaTime? = nil
+    public var duration: MediaTime? = nil  // how long it shows (images and colours)
     public var fit: Fit? = nil  // nil: the output's
     public var volume: Double = 1  // linear gain of the clip's own audio
     public var transition: Transition = .cut  // into the next clip
@@ -59,9 +59,9 @@ public struct TimelineClip: Equatable, Sendable {
 public struct MusicTrack: Equatable, Sendable {
     public var path: String
     public var volume: Double = 1  // linear gain: 1 as recorded
-    public var fadeIn: Double = 0  // seconds
-    public var fadeOut: Double = 0
-    public var from = 0.0  // seconds into the file where it starts (and restarts when it loops)
+    public var fadeIn: MediaTime = 0
+    public var fadeOut: MediaTime = 0
+    public var from: MediaTime = 0  // into the file, where it starts (and restarts when it loops)
     public var loop = true  // false: silence once it ends
     public init(path: String) { self.path = path }
 }
@@ -69,13 +69,13 @@ public struct MusicTrack: Equatable, Sendable {
 /// A still of the output written beside it (`--poster FILE --poster-at TIME`).
 public struct PosterRequest: Sendable {
     public var path: String
-    public var at: Double? = nil  // output seconds; nil: the default time
-    public init(path: String, at: Double? = nil) { self.path = path; self.at = at }
+    public var at: MediaTime? = nil  // output time; nil: the default time
+    public init(path: String, at: MediaTime? = nil) { self.path = path; self.at = at }
 
     /// 1 s in, or the middle of outputs shorter than 2 s.
-    static func defaultTime(outputSeconds: Double?) -> Double {
-        guard let d = outputSeconds, d < 2 else { return 1 }
-        return d / 2
+    static func defaultTime(outputLength: MediaTime?) -> MediaTime {
+        guard let d = outputLength, d < 2 else { return 1 }
+        return d.half
     }
 }
 
@@ -86,7 +86,7 @@ public struct OutputSpec: Sendable {
     public var fps: FrameRate? = nil  // nil: the first video clip's
     public var background = Background.black
     public var fit = Fit.contain
-    public var imageDuration = 3.0  // seconds, for images given without one
+    public var imageDuration: MediaTime = 3  // for images given without one
     public var overwrite = false
     public var crf: Int? = nil
     public var encoderPreset: String? = nil
@@ -145,20 +145,22 @@ public struct Timeline: Sendable {
             throw SDRifyError.usage("Passthrough copies one file; a composition needs a preset that re-encodes")
         }
         if let problem = output.encodingProblem() { throw SDRifyError.usage("\(problem.setting) \(problem.message)") }
-        if !(output.imageDuration > 0 && output.imageDuration.isFinite) { throw SDRifyError.usage("the image duration must be more than 0 seconds") }
+        if !(output.imageDuration > .zero) { throw SDRifyError.usage("the image duration must be more than 0 seconds") }
         for (i, clip) in clips.enumerated() {
             let at = name(i)
-            if let f = clip.from, !(f >= 0 && f.isFinite) { throw SDRifyError.usage("\(at): the start must be 0 or more seconds") }
-            if let t = clip.to, !(t > 0 && t.isFinite) { throw SDRifyError.usage("\(at): to must be more than 0 seconds") }
-            if let f = clip.from, let t = clip.to, t <= f { throw SDRifyError.usage("\(at): to (\(t) s) must be after from (\(f) s)") }
-            if let d = clip.duration, !(d > 0 && d.isFinite) { throw SDRifyError.usage("\(at): the duration must be more than 0 seconds") }
+            if let f = clip.from, !(f >= .zero) { throw SDRifyError.usage("\(at): the start must be 0 or more seconds") }
+            if let t = clip.to, !(t > .zero) { throw SDRifyError.usage("\(at): to must be more than 0 seconds") }
+            if let f = clip.from, let t = clip.to, t <= f {
+                throw SDRifyError.usage("\(at): to (\(t.seconds) s) must be after from (\(f.seconds) s)")
+            }
+            if let d = clip.duration, !(d > .zero) { throw SDRifyError.usage("\(at): the duration must be more than 0 seconds") }
             if case .video = clip.source {
             } else if clip.from != nil || clip.to != nil {
                 throw SDRifyError.usage("\(at): from/to apply to video clips; an image or colour takes a duration")
             }
             if !(clip.volume >= 0 && clip.volume.isFinite) { throw SDRifyError.usage("\(at): volume must be 0 or more") }
             let t = clip.transition
-            if t.kind != .none, !(t.duration > 0 && t.duration.isFinite) {
+            if t.kind != .none, !(t.duration > .zero) {
                 throw SDRifyError.usage("\(at): the transition's duration must be more than 0 seconds")
             }
         }
@@ -168,13 +170,13 @@ public struct Timeline: Sendable {
         if case .blur(let r?) = background, !(r > 0 && r.isFinite) { throw SDRifyError.usage("background: the blur radius must be more than 0") }
         if let poster = output.poster {
             if ImageFileType(path: poster.path) == nil { throw SDRifyError.usage("\(poster.path): a poster is a \(ImageFileType.extensions) file") }
-            if let at = poster.at, !(at >= 0 && at.isFinite) { throw SDRifyError.usage("the poster time must be 0 or more seconds") }
+            if let at = poster.at, !(at >= .zero) { throw SDRifyError.usage("the poster time must be 0 or more seconds") }
             if poster.path == output.path { throw SDRifyError.usage("the poster and the video cannot be the same file") }
         }
         if let music {
             if !(music.volume >= 0 && music.volume.isFinite) { throw SDRifyError.usage("music: volume must be 0 or more") }
-            if !(music.fadeIn >= 0 && music.fadeIn.isFinite) { throw SDRifyError.usage("music: fade_in must be 0 or more seconds") }
-            if !(music.fadeOut >= 0 && music.fadeOut.isFinite) { throw SDRifyError.usage("music: fade_out must be 0 or more seconds") }
+            if !(music.fadeIn >= .zero) { throw SDRifyError.usage("music: fade_in must be 0 or more seconds") }
+            if !(music.fadeOut >= .zero) { throw SDRifyError.usage("music: fade_out must be 0 or more seconds") }
         }
     }
 }

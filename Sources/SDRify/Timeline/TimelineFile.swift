@@ -53,6 +53,12 @@ extension Parser {
         return n
     }
 
+    /// A time in seconds, more than 0.
+    func positiveTime(_ v: Any?, at path: String) throws -> MediaTime? { try positive(v, at: path).map { MediaTime(seconds: $0) } }
+
+    /// A time in seconds, 0 or more.
+    func nonNegativeTime(_ v: Any?, at path: String) throws -> MediaTime? { try nonNegative(v, at: path).map { MediaTime(seconds: $0) } }
+
     func output(_ v: Any, into out: inout OutputSpec) throws {
         let o = try object(v, at: "$.output", allowed: ["preset", "fps", "background", "fit", "image_duration"])
         if let name = try string(o["preset"], at: "$.output.preset") {
@@ -69,7 +75,7 @@ extension Parser {
             guard let fit = Fit(rawValue: name) else { throw fail("$.output.fit", "expected \(Fit.names)") }
             out.fit = fit
         }
-        if let d = try positive(o["image_duration"], at: "$.output.image_duration") { out.imageDuration = d }
+        if let d = try positiveTime(o["image_duration"], at: "$.output.image_duration") { out.imageDuration = d }
     }
 
     /// `"#RRGGBB"`, `{"color": "#RRGGBB"}`, `{"image": FILE, "fit": "cover|contain|stretch"}` or `{"blur": RADIUS}`.
@@ -108,9 +114,9 @@ extension Parser {
         }
         var clip = TimelineClip(source: source)
         clip.transition = transition
-        clip.from = try nonNegative(o["from"], at: "\(path).from")
-        clip.to = try positive(o["to"], at: "\(path).to")
-        clip.duration = try positive(o["duration"], at: "\(path).duration")
+        clip.from = try nonNegativeTime(o["from"], at: "\(path).from")
+        clip.to = try positiveTime(o["to"], at: "\(path).to")
+        clip.duration = try positiveTime(o["duration"], at: "\(path).duration")
         if let name = try string(o["fit"], at: "\(path).fit") {
             guard let fit = Fit(rawValue: name) else { throw fail("\(path).fit", "expected \(Fit.names)") }
             clip.fit = fit
@@ -128,7 +134,8 @@ extension Parser {
                     throw fail(
                         "\(tp).type", "unknown transition '\(name)' (one of \(TransitionKind.allCases.map(\.rawValue).joined(separator: ", ")))")
                 }
-                clip.transition = Transition(kind: kind, duration: try positive(to["duration"], at: "\(tp).duration") ?? Transition.defaultDuration)
+                clip.transition = Transition(
+                    kind: kind, duration: try positiveTime(to["duration"], at: "\(tp).duration") ?? Transition.defaultDuration)
             }
         }
         return clip
@@ -139,8 +146,8 @@ extension Parser {
         guard let f = try file(o["file"], at: "\(path).file") else { throw fail("\(path).file", "missing") }
         var m = MusicTrack(path: f)
         m.volume = try nonNegative(o["volume"], at: "\(path).volume") ?? m.volume
-        m.fadeIn = try nonNegative(o["fade_in"], at: "\(path).fade_in") ?? 0
-        m.fadeOut = try nonNegative(o["fade_out"], at: "\(path).fade_out") ?? 0
+        m.fadeIn = try nonNegativeTime(o["fade_in"], at: "\(path).fade_in") ?? .zero
+        m.fadeOut = try nonNegativeTime(o["fade_out"], at: "\(path).fade_out") ?? .zero
         return m
     }
 }
