@@ -32,3 +32,9 @@ public struct SDRifyError: Error, CustomStringConvertible, Sendable {
 
 /// Told each warning, as one line without the "sdrify: warning:" prefix (from any thread).
 public typealias WarningHandler = @Sendable (String) -> Void
+
+/// The one wording for a value that is not among the choices: it names the value, then lists what is accepted
+/// ("unknown transition 'bogus' (one of: none, fade, …)").
+public func unknownChoice(_ what: String, _ value: String, _ choices: [String]) -> String {
+    "unknown \(what) '\(value)' (one of: \(choices.joined(separator: ", ")))"
+}

@@ -43,10 +43,13 @@ struct Compose: ParsableCommand {
         if timeline == nil && clips.isEmpty { throw ValidationError("no clips: give CLIP arguments or --timeline EDIT.json") }
         if let fps, FrameRate(parsing: fps) == nil { throw ValidationError("--fps must be a rate from 1 to 240 (30, 29.97 or 30000/1001)") }
         if Transition(spec: transition) == nil {
-            throw ValidationError(
-                "--transition: expected TYPE[:SECONDS] with TYPE one of \(TransitionKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            let name = String(transition.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)[0])
+            guard TransitionKind(name: name) != nil else {
+                throw ValidationError("--transition: " + unknownChoice("transition", name, TransitionKind.allCases.map(\.rawValue)))
+            }
+            throw ValidationError("--transition: '\(transition)': expected TYPE[:SECONDS] with SECONDS more than 0")
         }
-        if Fit(rawValue: fit) == nil { throw ValidationError("--fit must be contain, cover or stretch") }
+        if Fit(rawValue: fit) == nil { throw ValidationError("--fit: " + unknownChoice("fit", fit, Fit.allCases.map(\.rawValue))) }
         try checkBackground(background)
         guard imageDuration > 0, imageDuration.isFinite else { throw ValidationError("--image-duration must be more than 0 seconds") }
         guard musicVolume >= 0, musicVolume.isFinite else { throw ValidationError("--music-volume must be 0 or more") }

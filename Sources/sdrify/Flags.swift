@@ -55,7 +55,8 @@ struct CaptionFlags: ParsableArguments {
             throw ValidationError("--caption-margin: expected a percentage like 5% or pixels")
         }
         if let position, CaptionStyle.Position(rawValue: position) == nil {
-            throw ValidationError("--caption-position must be bottom, top or center")
+            throw ValidationError(
+                "--caption-position: " + unknownChoice("caption position", position, CaptionStyle.Position.allCases.map(\.rawValue)))
         }
         if let color, RGBColor(hex: color) == nil { throw ValidationError("--caption-color must be a colour like #RRGGBB") }
         if let outline, !(outline >= 0 && outline.isFinite) { throw ValidationError("--caption-outline must be 0 or more pixels") }
@@ -198,10 +199,10 @@ struct EncodingFlags: ParsableArguments {
 
     func validate() throws {
         guard ExportPreset.named(preset) != nil else {
-            throw ValidationError("unknown preset '\(preset)' (one of: \(ExportPreset.all.map(\.name).joined(separator: ", ")))")
+            throw ValidationError(unknownChoice("preset", preset, ExportPreset.all.map(\.name)))
         }
         guard ToneMapOperator(rawValue: tonemap) != nil else {
-            throw ValidationError("unknown --tonemap '\(tonemap)' (one of: \(ToneMapOperator.allCases.map(\.rawValue).joined(separator: ", ")))")
+            throw ValidationError("--tonemap: " + unknownChoice("tone-map operator", tonemap, ToneMapOperator.allCases.map(\.rawValue)))
         }
         // The codec table's ranges, checked by the library (the flags only name the setting).
         var output = OutputSpec(path: "", preset: exportPreset)

@@ -96,6 +96,20 @@ func editDistance(_ a: [Character], _ b: [Character]) -> Int {
     return row[b.count]
 }
 
+/// Descriptors 0–2 that the caller left closed (`<&-`, `>&-`, as some service managers and scripts start programs)
+/// are opened on /dev/null, as careful Unix tools do: otherwise the first file opened takes the number, and the
+/// output would receive what is meant for stdout (a JSON report, progress) or a pipe's end would break it.
+func openMissingStandardDescriptors() {
+    for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
+        let opened = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY)
+        if opened >= 0, opened != fd {  // a lower one was closed too and took it: move it where it belongs
+            _ = dup2(opened, fd)
+            close(opened)
+        }
+    }
+}
+
+openMissingStandardDescriptors()  // first: nothing may take 0, 1 or 2 by accident
 SignalCleanup.install()  // before anything else, so a signal at any moment ends the run cleanly
 MemoryPolicy.install()
 silenceFFmpegLogging()

@@ -352,6 +352,26 @@ final class HostileInputTests: CLITestCase {
         _ = try refusedThenTolerated(d, named: "timescale.mov", saying: "a video time scale of 1 ticks per second")
     }
 
+    /// An edit list whose media time is below −1 (−1 alone is an empty edit) points before the track's media: the
+    /// demuxer reads it without a word and used to lose 2 pictures (video) or shift the sound (audio), exit 0.
+    func testAnEditListPointingBeforeItsMediaIsDamage() throws {
+        let original = try data("hlg_hevc_aac.mov")
+        let video = try XCTUnwrap(offset(of: "elst", in: original))
+        let audio = try XCTUnwrap(offset(of: "elst", in: original, from: video + 4))
+        for (track, elst) in [(1, video), (2, audio)] {
+            var d = original
+            XCTAssertEqual(Array(d[elst + 16..<elst + 20]), [0, 0, 4, 0], "version 0, one entry, media time 1024")
+            d.replaceSubrange(elst + 16..<elst + 20, with: [0xFF, 0xFF, 0xFF, 0xFB])  // −5
+            _ = try refusedThenTolerated(d, named: "elst\(track).mov", saying: "damaged edit list: track \(track)")
+        }
+        // An empty edit (−1) is valid: a track that starts later.
+        var d = original
+        d.replaceSubrange(audio + 16..<audio + 20, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        try d.write(to: URL(fileURLWithPath: path("empty-edit.mov")))
+        let r = try Support.sdrify(path("empty-edit.mov"), path("empty-edit.mp4"))
+        XCTAssertFalse(r.stderr.contains("edit list"), r.stderr)
+    }
+
     /// A damaged slice header that libavcodec decodes anyway (ffmpeg says nothing), with wrong fields: its last
     /// bit is not the alignment bit, so sdrify's own check refuses it.
     func testImpossibleHEVCSliceHeaderIsDamage() throws {

@@ -6,7 +6,6 @@ public enum Fit: String, CaseIterable, Sendable {
     case cover  // fills the output, centre cropped
     case stretch  // fills the output, its shape lost (only when asked)
 
-    static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
 
 /// What shows behind a picture that does not fill the frame (compose's contain fit, a source that shrinks

@@ -23,7 +23,7 @@ extension Parser {
         s.look = try textLook(o, at: path, over: s.look)
         if let p = try string(o["position"], at: "\(path).position") {
             guard let position = CaptionStyle.Position(rawValue: p) else {
-                throw fail("\(path).position", "expected one of \(CaptionStyle.Position.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw fail("\(path).position", unknownChoice("position", p, CaptionStyle.Position.allCases.map(\.rawValue)))
             }
             s.position = position
         }

@@ -103,9 +103,10 @@ extension Parser {
     /// A keyframe's easing (linear when absent).
     func easing(_ v: Any?, at path: String) throws -> Easing {
         guard let v else { return .linear }
-        guard let s = v as? String, let easing = Easing(rawValue: s) else {
+        guard let s = v as? String else {
             throw fail(path, "expected one of \(Easing.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        guard let easing = Easing(rawValue: s) else { throw fail(path, unknownChoice("easing", s, Easing.allCases.map(\.rawValue))) }
         return easing
     }
 
@@ -116,7 +117,7 @@ extension Parser {
             throw fail("\(path).type", "expected one of \(EffectKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard let kind = EffectKind(rawValue: name) else {
-            throw fail("\(path).type", "unknown effect '\(name)' (one of \(EffectKind.allCases.map(\.rawValue).joined(separator: ", ")))")
+            throw fail("\(path).type", unknownChoice("effect", name, EffectKind.allCases.map(\.rawValue)))
         }
         let o = try object(v, at: path, allowed: common.union(kind.parameters.keys))
         var e = EffectSpec(kind: kind)

@@ -89,7 +89,7 @@ extension Parser {
         t.fadeOut = try nonNegative(o["fade_out"], at: "\(path).fade_out") ?? 0
         if let p = try string(o["position"], at: "\(path).position") {
             guard let position = TitleSpec.Position(rawValue: p) else {
-                throw fail("\(path).position", "expected one of \(TitleSpec.Position.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw fail("\(path).position", unknownChoice("position", p, TitleSpec.Position.allCases.map(\.rawValue)))
             }
             t.position = position
         }

@@ -14,19 +14,34 @@ enum EditList {
             guard let tkhd = Q.children(trak, type: "tkhd").first, tkhd.count >= 16,
                 Int(Q.u32(tkhd, tkhd[tkhd.startIndex] == 1 ? 20 : 12)) == trackID
             else { continue }
-            guard let elst = Q.children(trak, type: "edts").flatMap({ Q.children($0, type: "elst") }).first,
-                elst.count >= 8
-            else { return 1 }
-            let long = elst[elst.startIndex] == 1  // version 1: 64-bit duration and media time
-            let entry = long ? 20 : 12, count = Int(Q.u32(elst, 4))
-            var segments = 0
-            for i in 0..<min(count, (elst.count - 8) / entry) {
-                let at = 8 + i * entry + (long ? 8 : 4)  // media time, after the segment duration
-                let empty = long ? Q.u64(elst, at) == UInt64.max : Q.u32(elst, at) == UInt32.max  // −1: an empty edit
-                if !empty { segments += 1 }
-            }
-            return segments
+            return mediaTimes(trak).map { times in times.filter { $0 != -1 }.count } ?? 1
         }
         return nil
+    }
+
+    /// A movie box's edit lists that point before their media: a media time below −1 (−1 alone marks an empty
+    /// edit). The demuxer reads such a list without a word and loses pictures or shifts the sound.
+    static func problem(inMovie moov: Data) -> String? {
+        typealias Q = QuickTimeMetadata
+        for (n, trak) in Q.children(moov, type: "trak").enumerated() {
+            if let bad = mediaTimes(trak)?.first(where: { $0 < -1 }) {
+                return "damaged edit list: track \(n + 1) starts its media at \(bad), before its first sample"
+            }
+        }
+        return nil
+    }
+
+    /// The media time of every entry of a track's edit list (signed; −1 is an empty edit), nil without one.
+    private static func mediaTimes(_ trak: Data) -> [Int64]? {
+        typealias Q = QuickTimeMetadata
+        guard let elst = Q.children(trak, type: "edts").flatMap({ Q.children($0, type: "elst") }).first, elst.count >= 8 else {
+            return nil
+        }
+        let long = elst[elst.startIndex] == 1  // version 1: 64-bit duration and media time
+        let entry = long ? 20 : 12, count = Int(Q.u32(elst, 4))
+        return (0..<min(count, (elst.count - 8) / entry)).map { i in
+            let at = 8 + i * entry + (long ? 8 : 4)  // media time, after the segment duration
+            return long ? Int64(bitPattern: Q.u64(elst, at)) : Int64(Int32(bitPattern: Q.u32(elst, at)))
+        }
     }
 }

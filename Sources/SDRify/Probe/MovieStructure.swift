@@ -8,12 +8,13 @@ import Foundation
 enum MovieStructure {
     static let containers: Set<String> = ["moov", "trak", "mdia", "minf", "stbl", "edts", "dinf", "mvex"]
 
-    /// What is wrong with the file's movie box, or nil (also for files that are not ISO-BMFF or have no movie box).
+    /// What is wrong with the file's movie box, or nil (also for files that are not ISO-BMFF or have no movie box):
+    /// its structure, then its edit lists.
     static func problem(path: String) -> String? {
         guard let top = TopLevelBoxes(path: path), let moovBox = top.boxes.first(where: { $0.type == "moov" }),
             let moov = top.payload(of: moovBox, path: path, limit: 64 << 20)
         else { return nil }
-        return problem(in: moov, parent: "moov")
+        return problem(in: moov, parent: "moov") ?? EditList.problem(inMovie: moov)
     }
 
     static func problem(in data: Data, parent: String) -> String? {

@@ -86,7 +86,8 @@ final class ClipDecoder {
             missing.append(String(format: "the pictures cover %.3f s of the video track's %.3f s", shown, whole))
         }
         for what in missing {
-            if tolerateErrors { warn("\(label): damaged sample table: \(what): converted without the rest") }
+            // Without a single picture there is nothing converted: the render's one error says so, alone.
+            if tolerateErrors, firstPTS != nil { warn("\(label): damaged sample table: \(what): converted without the rest") }
             try tolerate("\(label): damaged sample table: \(what)")
         }
     }

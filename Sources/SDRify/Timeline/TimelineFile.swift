@@ -72,7 +72,7 @@ extension Parser {
         }
         if let b = try background(o["background"], at: "$.output.background") { out.background = b }
         if let name = try string(o["fit"], at: "$.output.fit") {
-            guard let fit = Fit(rawValue: name) else { throw fail("$.output.fit", "expected \(Fit.names)") }
+            guard let fit = Fit(rawValue: name) else { throw fail("$.output.fit", unknownChoice("fit", name, Fit.allCases.map(\.rawValue))) }
             out.fit = fit
         }
         if let d = try positiveTime(o["image_duration"], at: "$.output.image_duration") { out.imageDuration = d }
@@ -93,7 +93,7 @@ extension Parser {
             let file = try file(o["image"], at: "\(path).image")!
             var fit = Fit.cover
             if let name = try string(o["fit"], at: "\(path).fit") {
-                guard let f = Fit(rawValue: name) else { throw fail("\(path).fit", "expected \(Fit.names)") }
+                guard let f = Fit(rawValue: name) else { throw fail("\(path).fit", unknownChoice("fit", name, Fit.allCases.map(\.rawValue))) }
                 fit = f
             }
             return .image(file, fit: fit)
@@ -118,21 +118,26 @@ extension Parser {
         clip.to = try positiveTime(o["to"], at: "\(path).to")
         clip.duration = try positiveTime(o["duration"], at: "\(path).duration")
         if let name = try string(o["fit"], at: "\(path).fit") {
-            guard let fit = Fit(rawValue: name) else { throw fail("\(path).fit", "expected \(Fit.names)") }
+            guard let fit = Fit(rawValue: name) else { throw fail("\(path).fit", unknownChoice("fit", name, Fit.allCases.map(\.rawValue))) }
             clip.fit = fit
         }
         clip.volume = try nonNegative(o["volume"], at: "\(path).volume") ?? 1
         if let t = o["transition"] {
             let tp = "\(path).transition"
             if let name = t as? String {
-                guard let tr = Transition(spec: name) else { throw fail(tp, "unknown transition '\(name)'") }
+                guard let tr = Transition(spec: name) else {
+                    let kind = String(name.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)[0])
+                    guard TransitionKind(name: kind) != nil else {
+                        throw fail(tp, unknownChoice("transition", kind, TransitionKind.allCases.map(\.rawValue)))
+                    }
+                    throw fail(tp, "'\(name)': expected TYPE[:SECONDS] with SECONDS more than 0")
+                }
                 clip.transition = tr
             } else {
                 let to = try object(t, at: tp, allowed: ["type", "duration"])
                 let name = try string(to["type"], at: "\(tp).type") ?? "fade"
                 guard let kind = TransitionKind(name: name) else {
-                    throw fail(
-                        "\(tp).type", "unknown transition '\(name)' (one of \(TransitionKind.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    throw fail("\(tp).type", unknownChoice("transition", name, TransitionKind.allCases.map(\.rawValue)))
                 }
                 clip.transition = Transition(
                     kind: kind, duration: try positiveTime(to["duration"], at: "\(tp).duration") ?? Transition.defaultDuration)
