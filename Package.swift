@@ -46,7 +46,7 @@ let package = Package(
         .target(
             name: "SDRify",
             dependencies: ["CFFmpeg", "CZimg", "CAss", "CKernels", "CSystem", "CBitstream"],
-            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+            swiftSettings: []
         ),
         .executableTarget(
             name: "sdrify",
