@@ -17,8 +17,8 @@ final class InputSound {
     /// nil when the input has no audio to keep. `shift`: the input time that becomes 0; `end`: the input time
     /// where the cut ends; `seek`: where the pictures' demuxer was sent (the same place, so the sound starts where
     /// the pictures do).
-    init?(path: String, muxer: Muxer, shift: MediaTime, end: MediaTime?, seek: MediaTime?, tolerateErrors: Bool) throws {
-        let demuxer = try Demuxer(path: path)
+    /// `demuxer`: a demuxer of the input of its own (this one reads only the sound from it).
+    init?(demuxer: Demuxer, muxer: Muxer, shift: MediaTime, end: MediaTime?, seek: MediaTime?, tolerateErrors: Bool) throws {
         guard let output = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: shift, end: end) else { return nil }
         demuxer.readOnly(stream: demuxer.audioStreamIndex!)
         if let seek { try demuxer.seek(to: seek) }

@@ -119,9 +119,6 @@ public struct FrameRate: Equatable, Sendable, CustomStringConvertible {
         return Int((ticks + Int128(num) / 2) / Int128(num))
     }
 
-    /// How many whole frames fit in `seconds`, to the nearest frame.
-    public func frames(in seconds: Double) -> Int { Int((seconds * fps).rounded()) }
-
     /// How many whole frames fit in `length`, to the nearest frame (exact).
     public func frames(in length: MediaTime) -> Int {
         let n = Int128(length.value) * Int128(num), d = Int128(length.timescale) * Int128(den)

@@ -60,10 +60,11 @@ final class EncodingSink: MediaSink {
         }
         if let carry = carryOver {
             let clock = carry.clock
-            sound = try InputSound(
-                path: carry.path, muxer: muxer, shift: clock.origin, end: clock.end,
-                seek: clock.seekTarget(videoStart: carry.videoStart), tolerateErrors: carry.tolerateErrors)
+            // One more demuxer of the input: its header gives the metadata and chapters, its packets the sound.
             let input = try Demuxer(path: carry.path)
+            sound = try InputSound(
+                demuxer: input, muxer: muxer, shift: clock.origin, end: clock.end,
+                seek: clock.seekTarget(videoStart: carry.videoStart), tolerateErrors: carry.tolerateErrors)
             muxer.copyMetadata(from: input, keepLocation: carry.keepLocation)
             subtitles = try SoftSubtitles(carry.subtitles, muxer: muxer)
             if carry.keepChapters { try muxer.copyChapters(from: input, shift: clock.origin, end: clock.length) }

@@ -54,8 +54,6 @@ struct RenderPlan {
     var clips: [Clip]
     /// Output pictures (with the source's clock: as many as the nominal rate gives, for progress only).
     let totalFrames: Int
-    /// The single clip's own clock, when the plan is a conversion (`single`).
-    private(set) var singleClock: ClipClock? = nil
 
     var totalSeconds: Double { fps.time(ofFrame: totalFrames).seconds }
 
@@ -84,11 +82,9 @@ struct RenderPlan {
             index: 0, name: info.path, spec: timeline.clips[0], content: .video(info: info, orientation: orientation),
             fit: .stretch, from: from, sourceStart: demuxer.videoStart, length: length)
         clip.frames = max(1, fps.frames(in: clip.length))
-        var plan = RenderPlan(
+        return RenderPlan(
             timeline: timeline, canvas: canvas, fps: fps,
             clock: rate.map { .constant($0) } ?? .source(demuxer.videoTimeBase), clips: [clip], totalFrames: clip.frames)
-        plan.singleClock = clock
-        return plan
     }
 
     /// How long a video lasts: its track's duration, the file's, or (a raw bitstream) its pictures at the nominal

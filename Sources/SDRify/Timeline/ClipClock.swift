@@ -28,9 +28,6 @@ struct ClipClock: Sendable {
     /// the video's first timestamp (`videoStart`). The pictures and the sound seek alike, so they stay together.
     func seekTarget(videoStart: MediaTime) -> MediaTime? { isCut && start > videoStart ? start : nil }
 
-    /// Source time → the clip's output time.
-    func output(_ source: MediaTime) -> MediaTime { source - origin }
-
     /// The length on the output clock of the part used, when the trim says (nil: to the input's end).
     var length: MediaTime? { end.map { $0 - start } }
 }
