@@ -90,7 +90,7 @@ enum Renderer {
                 let pts = picture.pts ?? end
                 if first == nil { first = pts }
                 end = max(end, pts + (picture.duration ?? 1))
-                try mixSound(upTo: Int(MediaTime(ticks: end, timeBase).ticks(TimeBase(num: 1, den: Int32(AudioMixer.rate)))))
+                if hasSound { try mixSound(upTo: Int(MediaTime(ticks: end, timeBase).ticks(TimeBase(num: 1, den: Int32(AudioMixer.rate))))) }
                 let now = Date()
                 if now.timeIntervalSince(lastReport) >= 0.25 {
                     lastReport = now
