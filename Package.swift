@@ -56,6 +56,8 @@ let package = Package(
         .target(name: "SDRifyMeasure", swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]),
         .executableTarget(name: "sdrify-bench", dependencies: ["SDRify", "SDRifyMeasure"]),
         .executableTarget(name: "sdrify-fuzz", dependencies: ["SDRify"]),
+        // libFuzzer targets for the Swift parsers (scripts/fuzz swift); a plain build replays files through them.
+        .executableTarget(name: "sdrify-fuzz-parsers", dependencies: ["SDRify"]),
         .testTarget(name: "SDRifyTests", dependencies: ["SDRify", "SDRifyMeasure"]),
         .testTarget(name: "CLITests", dependencies: ["sdrify", "SDRify", "SDRifyMeasure"])
     ]

@@ -202,13 +202,14 @@ final class CaptionTests: CLITestCase {
         XCTAssertTrue(e.stderr.contains("$.captions[0].position"), e.stderr)
     }
 
-    func testUnreadableCaptionsExit64() throws {
+    /// A path that names nothing is a wrong command line (64); a caption file without captions is damaged input (2).
+    func testMissingCaptionsExit64AndEmptyOnesExit2() throws {
         let r = try Support.sdrify(file("grey.mp4"), file("x.mp4"), "--captions", file("missing.srt"))
         XCTAssertEqual(r.status, 64, r.stderr)
         try Data("nothing timed here\n".utf8).write(to: URL(fileURLWithPath: file("empty.srt")))
         let e = try Support.sdrify(file("grey.mp4"), file("x.mp4"), "--captions", file("empty.srt"))
-        XCTAssertEqual(e.status, 64, e.stderr)
-        XCTAssertTrue(e.stderr.contains("no captions"), e.stderr)
+        XCTAssertEqual(e.status, 2, e.stderr)
+        XCTAssertTrue(e.stderr.contains("no captions") && e.stderr.contains("empty.srt"), e.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("x.mp4")))
     }
 }

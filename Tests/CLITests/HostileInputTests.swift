@@ -199,6 +199,58 @@ final class HostileInputTests: CLITestCase {
         }
     }
 
+    /// Side inputs are hostile too: a damaged picture, caption or GPX file is invalid input (exit 2, one line naming
+    /// it; 64 stays for a wrong command line), and a caption file asking too much is cut to the limits with one
+    /// warning instead of holding the conversion for minutes.
+    func testHostileSideInputsFailCleanlyOrAreCapped() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "30", path("v.mp4")])
+        var seed: UInt64 = 9
+        let random = Data(
+            (0..<3000).map { _ in
+                seed = seed &* 6364136223846793005 &+ 1442695040888963407; return UInt8(seed >> 56)
+            })
+        try random.write(to: URL(fileURLWithPath: path("random.png")))
+        try Data("nothing timed here\n".utf8).write(to: URL(fileURLWithPath: path("nothing.srt")))
+        // What made Foundation's XML parser end the process: an attribute name that is not UTF-8.
+        var ttml = Data(#"<?xml version="1.0" encoding="UTF-8"?><tt xmlns="http://www.w3.org/ns/ttml"><body><p a"#.utf8)
+        ttml += Data([0xFF, 0xFF]) + Data(#"="1" begin="1s" end="2s">x</p></body></tt>"#.utf8)
+        try ttml.write(to: URL(fileURLWithPath: path("name.ttml")))
+        try Data("Scenarist_SCC V1.0\n\n99999999999999999999:00:00:00\t9420 9420\n".utf8).write(to: URL(fileURLWithPath: path("hours.scc")))
+        try Data("<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"><time>".utf8).write(to: URL(fileURLWithPath: path("cut.gpx")))
+        try Data(#"{"titles": [{"text": "{speed_kmh}", "source": "gpx:cut.gpx"}]}"#.utf8).write(to: URL(fileURLWithPath: path("t.json")))
+        let cases: [([String], Int32, String)] = [
+            (["--sticker", "\(path("random.png"))@1,1"], 2, "random.png"),
+            (["--captions", path("nothing.srt")], 2, "nothing.srt: no captions"),
+            (["--captions", path("name.ttml")], 2, "name.ttml: damaged TTML"),
+            (["--captions", path("hours.scc")], 2, "hours.scc"),
+            (["--overlays", path("t.json")], 2, "cut.gpx")
+        ]
+        for (flags, code, words) in cases {
+            let r = try Support.sdrify([path("v.mp4"), file("out.mp4")] + flags)
+            XCTAssertEqual(r.status, code, "\(flags): \(r.stderr)")
+            XCTAssertFalse(r.signalled, "\(flags) crashed")
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "\(flags): one line: \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(words), "\(flags): '\(words)' in \(r.stderr)")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "\(flags): nothing left behind")
+        }
+        let composed = try Support.sdrify("compose", path("v.mp4"), path("random.png"), "--output", file("out.mp4"))
+        XCTAssertEqual(composed.status, 2, composed.stderr)
+        XCTAssertTrue(composed.stderr.contains("random.png"), composed.stderr)
+
+        // 50,000 cues on screen within one second, and one cue of 5 MB: cut to the limits, one warning each.
+        var crowd = ""
+        for i in 0..<50_000 { crowd += "\(i + 1)\n00:00:00,\(String(format: "%03d", i % 1000)) --> 00:00:01,000\ncue \(i)\n\n" }
+        try Data(crowd.utf8).write(to: URL(fileURLWithPath: path("crowd.srt")))
+        try Data(("1\n00:00:00,000 --> 00:00:01,000\n" + String(repeating: "word ", count: 1_000_000) + "\n").utf8)
+            .write(to: URL(fileURLWithPath: path("long.srt")))
+        for (name, words) in [("crowd.srt", "49984 cues left out (more than 16 on screen at once)"), ("long.srt", "1 cue cut to 2000 characters")] {
+            let r = try Support.sdrify(path("v.mp4"), file("\(name).mp4"), "--captions", path(name))
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stderr.contains("warning: \(path(name)): \(words)"), r.stderr)
+            XCTAssertEqual(r.stderr.components(separatedBy: "warning:").count, 2, "one warning: \(r.stderr)")
+        }
+    }
+
     /// Profiles 8.1 and 8.4 carry an HDR10 / HLG base layer: converted from it, like any PQ / HLG stream.
     func testDolbyVisionWithACompatibleBaseLayerConverts() throws {
         let dv = Support.packageRoot.appendingPathComponent("scripts/set-dolby-vision-config.py").path

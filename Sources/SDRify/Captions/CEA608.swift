@@ -152,7 +152,9 @@ enum CEA608 {
     static func frame(timecode s: String) -> Int? {
         let drop = s.contains(";") || s.contains(".")
         let parts = s.split(whereSeparator: { $0 == ":" || $0 == ";" || $0 == "." }).compactMap { Int($0) }
-        guard parts.count == 4, parts[1] < 60, parts[2] < 60, parts[3] < 30 else { return nil }
+        guard parts.count == 4, (0..<24).contains(parts[0]), (0..<60).contains(parts[1]), (0..<60).contains(parts[2]),
+            (0..<30).contains(parts[3])
+        else { return nil }
         let minutes = parts[0] * 60 + parts[1]
         var n = (minutes * 60 + parts[2]) * 30 + parts[3]
         if drop { n -= 2 * (minutes - minutes / 10) }

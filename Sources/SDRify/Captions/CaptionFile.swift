@@ -28,16 +28,20 @@ enum CaptionContent {
 enum CaptionFile {
     /// Reads and decodes a caption file of any supported format (by its content, so a misnamed file still reads).
     static func read(_ path: String) throws -> CaptionContent {
-        guard let data = FileManager.default.contents(atPath: path) else { throw SDRifyError.usage("\(path): cannot read the captions") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw SDRifyError.invalidInput("\(path): cannot read the captions") }
         let text = try decode(data, path: path)
         let head = text.prefix(4096)
         if head.contains("[Script Info]") { return .ass(text) }
-        if head.hasPrefix("Scenarist_SCC") { return .cues(try SCCReader.cues(text, path: path)) }
+        if head.hasPrefix("Scenarist_SCC") {
+            let cues = try SCCReader.cues(text, path: path)
+            guard !cues.isEmpty else { throw SDRifyError.invalidInput("\(path): no captions found in the SCC") }
+            return .cues(cues)
+        }
         if head.contains("<tt") && head.contains("http://www.w3.org/ns/ttml") || head.contains("<tt ") && text.contains("</tt>") {
             return .cues(try TimedTextReader.cues(data, path: path))
         }
         let cues = SubtitleParser.cues(text)
-        guard !cues.isEmpty else { throw SDRifyError.usage("\(path): no captions found (expected SRT, WebVTT, ASS, TTML/iTT or SCC)") }
+        guard !cues.isEmpty else { throw SDRifyError.invalidInput("\(path): no captions found (expected SRT, WebVTT, ASS, TTML/iTT or SCC)") }
         return .cues(cues)
     }
 
@@ -72,7 +76,7 @@ enum CaptionFile {
             let text = (utf16 ? String(data: data, encoding: .utf16) : nil) ?? String(data: data, encoding: .utf8)
                 ?? String(data: data, encoding: .windowsCP1252) ?? String(data: data, encoding: .isoLatin1)
         else {
-            throw SDRifyError.usage("\(path): captions are not text")
+            throw SDRifyError.invalidInput("\(path): captions are not text")
         }
         return text.replacingOccurrences(of: "\u{FEFF}", with: "")
     }
@@ -127,7 +131,8 @@ enum ASSReader {
         var open: [String] = []
         while let brace = rest.firstIndex(of: "{") {
             out += SubtitleParser.escapedMarkup(String(rest[..<brace]))
-            guard let close = rest[brace...].firstIndex(of: "}") else { rest = rest[brace...].dropFirst(); continue }
+            // No "}" after this brace means none after any later one: the rest is text (one scan, not one per brace).
+            guard let close = rest[brace...].firstIndex(of: "}") else { rest = rest[brace...]; break }
             for tag in rest[rest.index(after: brace)..<close].split(separator: "\\") {
                 let t = String(tag)
                 for (name, mark) in [("i", "i"), ("b", "b"), ("u", "u")] where t == "\(name)1" || t == "\(name)0" {

@@ -135,10 +135,13 @@ enum SubtitleParser {
     static func assText(_ line: String) -> String {
         var out = ""
         var rest = Substring(line)
+        // A bracket closes only if its closer comes later at all: asking saves a scan of the rest for every unclosed
+        // one (quadratic on a hostile line of them).
+        let lastBrace = line.lastIndex(of: "}"), lastAngle = line.lastIndex(of: ">")
         while let open = rest.firstIndex(where: { $0 == "<" || $0 == "{" }) {
             out += ASSScript.escaped(entities(String(rest[..<open])))
             let tail = rest[open...]
-            if tail.hasPrefix("{"), let close = tail.firstIndex(of: "}") {
+            if tail.hasPrefix("{"), let last = lastBrace, last > open, let close = tail.firstIndex(of: "}") {
                 let inner = tail[tail.index(after: open)..<close]
                 if inner.count == 4, inner.hasPrefix("\\an"), let n = inner.last?.wholeNumberValue, (1...9).contains(n) {
                     out += "{\\an\(n)}"
@@ -146,7 +149,7 @@ enum SubtitleParser {
                     out += "(" + ASSScript.escaped(String(inner)) + ")"
                 }
                 rest = tail[tail.index(after: close)...]
-            } else if tail.hasPrefix("<"), let close = tail.firstIndex(of: ">") {
+            } else if tail.hasPrefix("<"), let last = lastAngle, last > open, let close = tail.firstIndex(of: ">") {
                 out += tag(String(tail[tail.index(after: open)..<close]))
                 rest = tail[tail.index(after: close)...]
             } else {

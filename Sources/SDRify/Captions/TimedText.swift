@@ -9,14 +9,15 @@ import Foundation
 enum TimedTextReader {
     static func cues(_ data: Data, path: String) throws -> [Cue] {
         let reader = Reader()
-        let parser = XMLParser(data: data)
+        let parser = XMLParser(data: try XMLInput.checked(data, path: path, what: "TTML"))
         parser.delegate = reader
         parser.shouldProcessNamespaces = false
         guard parser.parse() else {
-            throw SDRifyError.usage("\(path): malformed TTML (line \(parser.lineNumber): \(parser.parserError.map { "\($0)" } ?? "unknown error"))")
+            throw SDRifyError.invalidInput(
+                "\(path): malformed TTML (line \(parser.lineNumber): \(parser.parserError.map { "\($0)" } ?? "unknown error"))")
         }
-        if let problem = reader.problem { throw SDRifyError.usage("\(path): \(problem)") }
-        guard !reader.cues.isEmpty else { throw SDRifyError.usage("\(path): no captions found in the TTML") }
+        if let problem = reader.problem { throw SDRifyError.invalidInput("\(path): \(problem)") }
+        guard !reader.cues.isEmpty else { throw SDRifyError.invalidInput("\(path): no captions found in the TTML") }
         return reader.cues.sorted { $0.start < $1.start }
     }
 

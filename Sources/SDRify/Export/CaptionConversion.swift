@@ -13,7 +13,7 @@ public enum CaptionConversion {
             throw SDRifyError.usage("\(output): unsupported caption extension (one of .srt, .vtt, .ass, .ttml, .itt, .scc)")
         }
         let cues = CaptionFile.shifted(try CaptionFile.cues(input), by: MediaTime(seconds: offset))
-        guard !cues.isEmpty else { throw SDRifyError.usage("\(input): no captions") }
+        guard !cues.isEmpty else { throw SDRifyError.invalidInput("\(input): no captions") }
         let (text, repairs) = try CaptionWriter.text(cues, format: format, fix: fix)
         let out = try AtomicOutput.open(finalPath: output, inputPaths: [input], overwrite: overwrite)
         defer { out.discard() }

@@ -95,7 +95,7 @@ public enum Composer {
         let overlays =
             timeline.overlays.isEmpty
             ? nil
-            : try OverlayStage(spec: timeline.overlays, frameWidth: canvas.width, frameHeight: canvas.height)
+            : try OverlayStage(spec: timeline.overlays, frameWidth: canvas.width, frameHeight: canvas.height, warn: warn)
         let settings = out.decodeSettings
         let (decodeThreads, encodeThreads) = Renderer.threads(plan, settings: settings)
         let fps = plan.fps

@@ -212,7 +212,8 @@ public enum Transcoder {
         let overlays =
             options.overlays.isEmpty
             ? nil
-            : try OverlayStage(spec: options.outputOverlays, frameWidth: target.0, frameHeight: target.1, input: options.input)
+            : try OverlayStage(
+                spec: options.outputOverlays, frameWidth: target.0, frameHeight: target.1, input: options.input, warn: warn)
         let plan = try RenderPlan.single(
             timeline, info: info, demuxer: demuxer, orientation: orientation, size: target,
             clock: clock, rate: options.fps)

@@ -13,8 +13,9 @@ final class CaptionLayer: @unchecked Sendable {
     private let frameWidth: Int, frameHeight: Int
     private var tile: StickerTile?
 
-    /// `input`: the media file whose subtitle track `input:N` names (convert's input).
-    convenience init(track: CaptionTrack, frameWidth: Int, frameHeight: Int, input: String? = nil) throws {
+    /// `input`: the media file whose subtitle track `input:N` names (convert's input). A file beyond
+    /// `CaptionLimits` is cut to them, with one warning.
+    convenience init(track: CaptionTrack, frameWidth: Int, frameHeight: Int, input: String? = nil, warn: WarningHandler = { _ in }) throws {
         let script: String
         let content: CaptionContent
         if let n = track.inputTrack {
@@ -23,11 +24,16 @@ final class CaptionLayer: @unchecked Sendable {
         } else {
             content = try CaptionFile.read(track.file)
         }
+        let label = track.inputTrack.map { "captions input:\($0)" } ?? track.file
         switch content {
         case .ass(let text):
-            script = track.offset == 0 ? text : ASSScript.shifted(text, by: track.offset)
+            let (capped, warning) = CaptionLimits.capped(script: text, label: label)
+            if let warning { warn(warning) }
+            script = track.offset == 0 ? capped : ASSScript.shifted(capped, by: track.offset)
         case .cues(let cues):
-            let shifted = CaptionFile.shifted(cues, by: MediaTime(seconds: track.offset))
+            let (capped, warning) = CaptionLimits.capped(cues, label: label)
+            if let warning { warn(warning) }
+            let shifted = CaptionFile.shifted(capped, by: MediaTime(seconds: track.offset))
             script = try CaptionLayer.assScript(shifted, style: track.style, width: frameWidth, height: frameHeight)
         }
         try self.init(script: script, label: track.file, frameWidth: frameWidth, frameHeight: frameHeight)
@@ -48,7 +54,7 @@ final class CaptionLayer: @unchecked Sendable {
         var bytes = Array(script.utf8CString)
         guard let t = bytes.withUnsafeMutableBufferPointer({ ass_read_memory(lib, $0.baseAddress, $0.count - 1, nil) }) else {
             ass_renderer_done(r); ass_library_done(lib)
-            throw SDRifyError.usage("\(label): malformed captions")
+            throw SDRifyError.invalidInput("\(label): malformed captions")
         }
         track = t
     }

@@ -33,7 +33,7 @@ struct DataSeries {
             guard let input else { throw SDRifyError.usage("\(label): a track source reads the input of convert (compose has none to read)") }
             series = try track(n, of: input)
         }
-        guard !series.samples.isEmpty else { throw SDRifyError.usage("\(label): the source holds no numbers") }
+        guard !series.samples.isEmpty else { throw SDRifyError.invalidInput("\(label): the source holds no numbers") }
         return series
     }
 
@@ -90,13 +90,13 @@ struct DataSeries {
     /// A GPX track: each point's position, elevation and time (seconds from the first point); speed from the
     /// distance to the previous point (or the point's own speed element).
     static func gpx(_ path: String) throws -> DataSeries {
-        guard let data = FileManager.default.contents(atPath: path) else { throw SDRifyError.usage("\(path): cannot read the GPX file") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw SDRifyError.invalidInput("\(path): cannot read the GPX file") }
         let reader = GPXReader()
-        let parser = XMLParser(data: data)
+        let parser = XMLParser(data: try XMLInput.checked(data, path: path, what: "GPX"))
         parser.delegate = reader
-        guard parser.parse() else { throw SDRifyError.usage("\(path): malformed GPX (line \(parser.lineNumber))") }
+        guard parser.parse() else { throw SDRifyError.invalidInput("\(path): malformed GPX (line \(parser.lineNumber))") }
         let points = reader.points.filter { $0.time != nil }
-        guard let t0 = points.first?.time else { throw SDRifyError.usage("\(path): no timed track points") }
+        guard let t0 = points.first?.time else { throw SDRifyError.invalidInput("\(path): no timed track points") }
         var samples: [(t: Double, fields: [String: Double])] = []
         for (i, p) in points.enumerated() {
             var f: [String: Double] = ["latitude": p.lat, "longitude": p.lon]

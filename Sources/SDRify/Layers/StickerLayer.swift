@@ -191,7 +191,7 @@ public final class OverlayStage: @unchecked Sendable {
 
     /// Decodes every picture and reads every caption file now, so a bad file fails before any output exists.
     /// `input`: the file a title's `track:N` source reads (convert's input; none in compose).
-    public init(spec: OverlaySpec, frameWidth: Int, frameHeight: Int, input: String? = nil) throws {
+    public init(spec: OverlaySpec, frameWidth: Int, frameHeight: Int, input: String? = nil, warn: WarningHandler = { _ in }) throws {
         let stickers: [VideoLayer] = try spec.stickers.enumerated().map { i, s in
             let pictures: [RGBAImage]
             do { pictures = try StickerImages.load(s.image) } catch let e as SDRifyError {
@@ -200,7 +200,7 @@ public final class OverlayStage: @unchecked Sendable {
             return StickerLayer(spec: s, pictures: pictures, frameWidth: frameWidth, frameHeight: frameHeight)
         }
         let captions: [VideoLayer] = try spec.captions.map {
-            try CaptionLayer(track: $0, frameWidth: frameWidth, frameHeight: frameHeight, input: input)
+            try CaptionLayer(track: $0, frameWidth: frameWidth, frameHeight: frameHeight, input: input, warn: warn)
         }
         let effects: [VideoLayer] = try spec.effects.map { try EffectLayer(spec: $0, frameWidth: frameWidth, frameHeight: frameHeight) }
         let titles: [VideoLayer] = try spec.titles.enumerated().map { i, t in

@@ -16,6 +16,7 @@ final class Packet {
     }
 
     var streamIndex: Int { Int(av.pointee.stream_index) }
+    var isKeyframe: Bool { av.pointee.flags & AV_PKT_FLAG_KEY != 0 }
 }
 
 /// Opens an input read-only and hands out its packets.
@@ -27,6 +28,12 @@ final class Demuxer {
     /// The codec of the audio track FFmpeg ranks first when it cannot be decoded here (then not kept).
     let undecodableAudio: String?
     private var videoPacketsRead = 0  // for --max-duration on streams without times
+    /// For the formats whose timestamps may jump (MPEG-TS, PS): nil for the others.
+    private var rebase: TimestampRebase?
+    /// The input's timestamps may jump (MPEG-TS, PS): out-of-order pictures are a splice's, not damage.
+    var allowsDiscontinuities: Bool { rebase != nil }
+    /// Timestamp discontinuities re-based so far.
+    var discontinuities: Int { rebase?.count ?? 0 }
 
     /// Error-level messages the demuxer logged: damage it recovered from with a guess (a time scale of 0 …).
     private let errorCounter = LoggedErrorCounter()
@@ -81,6 +88,7 @@ final class Demuxer {
         audioStreamIndex = a >= 0 ? Int(a) : nil
         let preferred = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, Int32(videoStream), nil, 0)
         undecodableAudio = preferred >= 0 && preferred != a ? Demuxer.codecName(ctx.pointee.streams[Int(preferred)]!) : nil
+        if ctx.pointee.iformat.pointee.flags & AVFMT_TS_DISCONT != 0 { rebase = TimestampRebase() }
     }
 
     /// FFmpeg's codec name, or the sample entry's four-character code when FFmpeg does not know the codec.
@@ -119,6 +127,7 @@ final class Demuxer {
             // Truncated files surface as EOF mid-stream or I/O errors.
             throw SDRifyError.invalidInput("\(path): damaged or truncated input (\(ffErrorString(r)))")
         }
+        rebase?.apply(packet.av, timeBase: TimeBase(stream(packet.streamIndex).pointee.time_base))
         // --max-duration binds inputs whose headers do not say (or understate) how long they are.
         // A raw stream's packets carry no times: their count at the frame rate stands in.
         if Limits.current.maxDuration != nil, packet.streamIndex == videoStreamIndex {
@@ -182,6 +191,7 @@ final class Demuxer {
         if videoStream.pointee.start_time == ffNoPTS { return }  // no timestamps: a raw elementary stream
         let ts = time.ticks(TimeBase(num: 1, den: AV_TIME_BASE))
         let seconds = time.seconds
+        rebase?.reset()
         try ffCheck(
             avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0), "\(path): seeking to \(seconds) s",
             status: .invalidInput)

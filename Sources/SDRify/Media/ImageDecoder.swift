@@ -32,25 +32,26 @@ enum ImageDecoder {
     static func decode(path: String, maxPixels: Int = ImageDecoder.maxPixels, firstOnly: Bool = false) throws -> [RGBAImage] {
         var c: UnsafeMutablePointer<AVFormatContext>? = nil
         guard avformat_open_input(&c, path, nil, nil) >= 0, let ctx = c else {
-            throw SDRifyError.usage("\(path): cannot read this image")
+            throw SDRifyError.invalidInput("\(path): cannot read this image")
         }
         defer { var p: UnsafeMutablePointer<AVFormatContext>? = ctx; avformat_close_input(&p) }
-        guard avformat_find_stream_info(ctx, nil) >= 0 else { throw SDRifyError.usage("\(path): cannot read this image") }
+        guard avformat_find_stream_info(ctx, nil) >= 0 else { throw SDRifyError.invalidInput("\(path): cannot read this image") }
         let index = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-        guard index >= 0 else { throw SDRifyError.usage("\(path): not an image") }
+        guard index >= 0 else { throw SDRifyError.invalidInput("\(path): not an image") }
         let stream = ctx.pointee.streams[Int(index)]!
         let par = stream.pointee.codecpar!
         try Limits.checkPicture(width: Int(par.pointee.width), height: Int(par.pointee.height), in: path)
-        guard par.pointee.width > 0, par.pointee.height > 0, Int(par.pointee.width) * Int(par.pointee.height) <= maxPixels else {
-            throw SDRifyError.usage("\(path): image size \(par.pointee.width)x\(par.pointee.height) is not usable here")
+        guard par.pointee.width > 0, par.pointee.height > 0 else { throw SDRifyError.invalidInput("\(path): damaged image (no picture size)") }
+        guard Int(par.pointee.width) * Int(par.pointee.height) <= maxPixels else {
+            throw SDRifyError.unsupported("\(path): image size \(par.pointee.width)x\(par.pointee.height) is larger than sdrify takes here")
         }
         guard let codec = avcodec_find_decoder(par.pointee.codec_id), let d = avcodec_alloc_context3(codec) else {
-            throw SDRifyError.usage("\(path): no decoder for this image")
+            throw SDRifyError.unsupported("\(path): no decoder for this image")
         }
         var dec: UnsafeMutablePointer<AVCodecContext>? = d
         defer { avcodec_free_context(&dec) }
         guard avcodec_parameters_to_context(d, par) >= 0, avcodec_open2(d, codec, nil) >= 0 else {
-            throw SDRifyError.usage("\(path): cannot decode this image")
+            throw SDRifyError.invalidInput("\(path): cannot decode this image")
         }
         let tb = stream.pointee.time_base
         var images: [RGBAImage] = []
@@ -62,7 +63,7 @@ enum ImageDecoder {
             while true {
                 let r = avcodec_receive_frame(d, frame.av)
                 if r == ffEAGAIN || r == ffEOF { return }
-                guard r >= 0 else { throw SDRifyError.usage("\(path): damaged image (\(ffErrorString(r)))") }
+                guard r >= 0 else { throw SDRifyError.invalidInput("\(path): damaged image (\(ffErrorString(r)))") }
                 let pts = frame.av.pointee.best_effort_timestamp
                 let duration = frame.av.pointee.pkt_duration > 0 ? Double(frame.av.pointee.pkt_duration) * tb.double : 0.1
                 if let last = lastPTS, pts != ffNoPTS, pts > last, let previous = images.popLast() {
@@ -78,19 +79,19 @@ enum ImageDecoder {
                 images.append(image)
                 av_frame_unref(frame.av)
                 if firstOnly { return }
-                guard images.count <= maxFrames else { throw SDRifyError.usage("\(path): more than \(maxFrames) frames") }
+                guard images.count <= maxFrames else { throw SDRifyError.invalidInput("\(path): more than \(maxFrames) frames") }
             }
         }
         while (images.isEmpty || !firstOnly), av_read_frame(ctx, packet.av) >= 0 {
             if packet.streamIndex == Int(index) {
-                if avcodec_send_packet(d, packet.av) < 0 { throw SDRifyError.usage("\(path): damaged image") }
+                if avcodec_send_packet(d, packet.av) < 0 { throw SDRifyError.invalidInput("\(path): damaged image") }
                 try receiveAll()
             }
             av_packet_unref(packet.av)
         }
         avcodec_send_packet(d, nil)
         try receiveAll()
-        guard !images.isEmpty else { throw SDRifyError.usage("\(path): no picture in this image") }
+        guard !images.isEmpty else { throw SDRifyError.invalidInput("\(path): no picture in this image") }
         if images.count == 1 { images[0] = RGBAImage(width: images[0].width, height: images[0].height, pixels: images[0].pixels, duration: 0) }
         return images
     }
@@ -102,7 +103,7 @@ enum ImageDecoder {
                 Int32(w), Int32(h), AVPixelFormat(rawValue: f.pointee.format), Int32(w), Int32(h),
                 AV_PIX_FMT_RGBA, SWS_POINT, nil, nil, nil)
         else {
-            throw SDRifyError.usage("\(path): unsupported image pixel format")
+            throw SDRifyError.unsupported("\(path): unsupported image pixel format")
         }
         defer { sws_freeContext(sws) }
         // swscale's SIMD paths write past the end of a row: convert into FFmpeg's padded buffers, then copy out.
@@ -112,7 +113,7 @@ enum ImageDecoder {
         try ffCheck(av_frame_get_buffer(rgba, 64), "\(path): allocating a \(w)x\(h) picture")
         let src = planeArrays(f), dst = planeArrays(rgba)
         guard sws_scale(sws, src.data.map { UnsafePointer($0) }, src.linesize, 0, Int32(h), dst.data, dst.linesize) == Int32(h) else {
-            throw SDRifyError.usage("\(path): cannot convert the picture")
+            throw SDRifyError.invalidInput("\(path): cannot convert the picture")
         }
         var pixels = [UInt8](repeating: 0, count: w * h * 4)
         pixels.withUnsafeMutableBytes { out in

@@ -64,10 +64,18 @@ final class ClipDecoder {
             decoder.finish()  // every decoding thread idle: all it logged is counted
             try checkLoggedDamage(at: nil)
             try checkComplete(videoPackets: videoPackets)
+            warnOfDiscontinuities()
             return
         }
         guard packet.streamIndex == demuxer.videoStreamIndex else { return }
         videoPackets += 1
+        // A stream joined mid-GOP (an MPEG-TS capture, a raw stream cut anywhere) starts with pictures whose
+        // references are missing: players start at the first keyframe, and so does this. MP4/MOV list their sync
+        // samples, so there such a start is damage the decoder reports.
+        if !sawKeyframe {
+            guard packet.isKeyframe || demuxer.isMovie else { leadingPicturesLeftOut += 1; return }
+            sawKeyframe = true
+        }
         if try decode(packet) { ended = true }
     }
 
@@ -79,7 +87,10 @@ final class ClipDecoder {
         var missing: [String] = []
         let promised = max(demuxer.videoIndexEntries, demuxer.videoSamplesDeclared)
         if videoPackets < promised { missing.append("only \(videoPackets) of the \(promised) video samples could be read") }
-        if !clock.isCut, let track = demuxer.videoDurationTicks, let first = firstPTS, let last = lastPTS,
+        // A spliced MPEG-TS states its length from the first timestamp to the last, splices included, and one
+        // joined mid-GOP counts the pictures before its first keyframe: no promise either way.
+        if !clock.isCut, demuxer.discontinuities == 0, leadingPicturesLeftOut == 0, let track = demuxer.videoDurationTicks, let first = firstPTS,
+            let last = lastPTS,
             Double(last + lastDuration - first) < Double(track) * 0.9 - Double(2 * frameTicks)
         {
             let shown = Double(last + lastDuration - first) * tb.seconds, whole = Double(track) * tb.seconds
@@ -90,6 +101,25 @@ final class ClipDecoder {
             if tolerateErrors, firstPTS != nil { warn("\(label): damaged sample table: \(what): converted without the rest") }
             try tolerate("\(label): damaged sample table: \(what)")
         }
+    }
+
+    private var repeatsLeftOut = 0  // pictures of a spliced stream that would be shown a second time
+    private var sawKeyframe = false
+    private var leadingPicturesLeftOut = 0  // before the first keyframe of a stream joined mid-GOP
+
+    /// One warning for a start mid-GOP, one for the discontinuities of an MPEG-TS/PS input (re-based by the
+    /// demuxer, as players do).
+    private func warnOfDiscontinuities() {
+        if leadingPicturesLeftOut > 0 {
+            let n = leadingPicturesLeftOut
+            warn("\(label): the stream starts mid-GOP: \(n) picture\(n == 1 ? "" : "s") before its first keyframe left out")
+        }
+        let n = demuxer.discontinuities
+        guard n > 0 || repeatsLeftOut > 0 else { return }
+        var message =
+            "\(label): \(n) timestamp discontinuit\(n == 1 ? "y" : "ies") (a spliced or restarted stream): the timestamps after each follow on"
+        if repeatsLeftOut > 0 { message += ", \(repeatsLeftOut) picture\(repeatsLeftOut == 1 ? "" : "s") that would show twice left out" }
+        warn(message)
     }
 
     /// The next packet; false at the end. With --tolerate-errors a read error (a file cut short) ends the input.
@@ -204,6 +234,10 @@ final class ClipDecoder {
         // Display order, edit list and pre-roll (PictureOrder): damaged timing is refused, or with
         // --tolerate-errors a picture out of order is shown at the nominal frame interval (below).
         let verdict = order.next(sourcePTS)
+        if verdict.damaged && demuxer.allowsDiscontinuities {
+            repeatsLeftOut += 1  // an MPEG-TS/PS splice: told once at the end
+            return false
+        }
         if verdict.damaged {
             try tolerate("\(label): damaged timestamps: the picture at \(seconds(frame.pts)) is shown after a later one")
         }
