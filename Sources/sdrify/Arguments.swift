@@ -27,7 +27,7 @@ enum FailureReport {
         .object(
             identity + [
                 ("status", .string("failed")), ("error", .string(error)), ("exit_code", .int(Int64(status))),
-                ("sandbox", .string(Sandbox.description))
+                ("sandbox", Sandbox.report)
             ])
     }
 

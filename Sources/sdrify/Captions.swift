@@ -26,8 +26,8 @@ struct Captions: ParsableCommand {
 
     func run() throws {
         FailureReport.json = false  // it has no report to give
-        service.apply(enterNow: false)
-        try ServiceFlags.beginOutput(path: output, overwrite: overwrite)
+        service.apply()
+        try ServiceFlags.beginOutput(path: output, overwrite: overwrite, reading: [input])
         let result = try CaptionConversion.run(input: input, output: output, fix: fix, offset: offset, overwrite: overwrite)
         SignalCleanup.checkpoint()
         SignalCleanup.conclude()

@@ -71,7 +71,7 @@ struct Compose: ParsableCommand {
 
     func run() throws {
         FailureReport.identity = [("output", .string(output))]
-        service.apply(enterNow: false)
+        service.apply()
         var spec = OutputSpec(path: output, preset: encoding.exportPreset)
         spec.fps = fps.flatMap { FrameRate(parsing: $0) }
         spec.background = Background(argument: background)!
@@ -104,7 +104,10 @@ struct Compose: ParsableCommand {
         if let overlays, edit.overlays.isEmpty { edit.overlays = try OverlaySpec.load(jsonFile: overlays) }
         edit.overlays.captions += captionFlags.tracks
         let described = edit
-        try Job(encoding, output: described.output.path, overwrite: described.output.overwrite, poster: described.output.poster?.path).run {
+        try Job(
+            encoding, output: described.output.path, overwrite: described.output.overwrite, poster: described.output.poster?.path,
+            reads: described.filesRead
+        ).run {
             warn, report in
             let result = try Composer.run(described, clipName: name, warn: warn, progress: report)
             return (

@@ -159,7 +159,7 @@ struct Convert: ParsableCommand {
 
     private func convert(input: String, output: String, threads: Int) throws {
         FailureReport.identity = [("input", .string(input)), ("output", .string(output))]
-        service.apply(enterNow: false)
+        service.apply()
         if skipExisting, FinishedOutput.isComplete(path: output) {
             if encoding.json {
                 writeAll(1, FailureReport.serialize(.object(FailureReport.identity + [("status", .string("skipped")), ("exit_code", .int(0))])))
@@ -188,7 +188,8 @@ struct Convert: ParsableCommand {
         options.checkBitstream = !encoding.noBitstreamCheck
         options.fps = fps.flatMap { FrameRate(parsing: $0) }
         options.poster = posterFlags.request
-        try Job(encoding, output: output, overwrite: encoding.overwrite, poster: options.poster?.path).run { warn, report in
+        try Job(encoding, output: output, overwrite: encoding.overwrite, poster: options.poster?.path, reads: options.filesRead).run {
+            warn, report in
             let result = try Transcoder.run(options, warn: warn, progress: report)
             return (result.json, result.decodeErrors, "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames)")
         }

@@ -127,8 +127,9 @@ struct ServiceFlags: ParsableArguments {
     }
 
     /// Sets the process up for the run: limits first (the wall clock starts now), then the sandbox is asked for;
-    /// it closes once the output is open (`beginOutput`), or at once for commands that write no file.
-    func apply(enterNow: Bool) {
+    /// it closes once the output is open (`beginOutput`), or at once, reading confined to `reads`, for commands
+    /// that write no file.
+    func apply(enterReading reads: [String]? = nil) {
         var limits = Limits()
         limits.maxPixels = maxPixels
         limits.maxDuration = maxDuration
@@ -137,14 +138,15 @@ struct ServiceFlags: ParsableArguments {
         Limits.apply(limits)
         SignalCleanup.watch(limits)
         Sandbox.requested = !noSandbox
-        if enterNow { Sandbox.enter() }
+        if let reads { Sandbox.enter(reading: reads) }
     }
 
-    /// Opens the output (unnamed until finished) and closes the sandbox behind it, before any input is read.
-    static func beginOutput(path: String, overwrite: Bool, also others: [String] = []) throws {
+    /// Opens the output (unnamed until finished) and closes the sandbox behind it, before any input is read: from
+    /// then on only `reads` (the job's files) and what the libraries need can be read.
+    static func beginOutput(path: String, overwrite: Bool, also others: [String] = [], reading reads: [String]) throws {
         try OutputReservation.reserve(path: path, overwrite: overwrite)
         for other in others { try OutputReservation.reserve(path: other, overwrite: overwrite) }
-        Sandbox.enter()
+        Sandbox.enter(reading: reads)
     }
 }
 

@@ -11,11 +11,13 @@ struct Job {
     let progress: String?
     let output: (path: String, overwrite: Bool)
     let poster: String?  // a second output of the same run
+    let reads: [String]  // every file the run reads: all the sandbox lets it read of the user's
 
-    init(_ flags: EncodingFlags, output: String, overwrite: Bool, poster: String? = nil) {
+    init(_ flags: EncodingFlags, output: String, overwrite: Bool, poster: String? = nil, reads: [String]) {
         json = flags.json; quiet = flags.quiet; progress = flags.progress
         self.output = (output, overwrite)
         self.poster = poster
+        self.reads = reads
     }
 
     /// `body` returns the report, the damage concealed, and the line said when done.
@@ -34,7 +36,7 @@ struct Job {
             reporter.input = input
         }
         do {
-            try ServiceFlags.beginOutput(path: output.path, overwrite: output.overwrite, also: poster.map { [$0] } ?? [])
+            try ServiceFlags.beginOutput(path: output.path, overwrite: output.overwrite, also: poster.map { [$0] } ?? [], reading: reads)
             FailureReport.prepareStops()  // the sandbox's state is known now
             let (report, concealed, summary) = try body(warn, reporter.report)
             if concealed > 0 { warn("concealed \(concealed) decode errors") }
@@ -42,7 +44,7 @@ struct Job {
             SignalCleanup.checkpoint()
             if json, case .object(var fields) = report {
                 fields.append(("warnings", .array(warnings.all.map { .string($0) })))
-                fields.append(("sandbox", .string(Sandbox.description)))
+                fields.append(("sandbox", Sandbox.report))
                 fields += [("status", .string("converted")), ("exit_code", .int(0))]
                 // The report is part of the result: if it cannot be written, the conversion has failed (exit 4).
                 guard writeAll(1, FailureReport.serialize(.object(fields))) else {

@@ -19,7 +19,7 @@ struct Probe: ParsableCommand {
     func run() throws {
         FailureReport.json = json
         FailureReport.identity = [("input", .string(input))]
-        service.apply(enterNow: true)
+        service.apply(enterReading: [input])
         if timedMetadata {
             let text = try TimedMetadata.lines(path: input, track: track).map { $0.serialized(pretty: false) + "\n" }.joined()
             guard writeAll(1, text) else { throw SDRifyError(.outputProblem, "stdout: cannot write the samples") }
@@ -28,7 +28,7 @@ struct Probe: ParsableCommand {
         let info = try Prober.probe(path: input)
         for w in info.warnings { log("sdrify: warning: \(input): \(w)") }
         var report = info.json
-        if case .object(var fields) = report { fields.append(("sandbox", .string(Sandbox.description))); report = .object(fields) }
+        if case .object(var fields) = report { fields.append(("sandbox", Sandbox.report)); report = .object(fields) }
         guard writeAll(1, (json ? report.serialized(pretty: true) : info.summary) + "\n") else {
             throw SDRifyError(.outputProblem, "stdout: cannot write the report (\(String(cString: strerror(errno))))")
         }

@@ -28,22 +28,75 @@ final class SecurityTests: CLITestCase {
         let input = Support.vector("sdr_h264_aac.mp4")
         let convert = try Support.sdrify(input, file("a.mp4"), "--json")
         XCTAssertEqual(convert.status, 0, convert.stderr)
-        XCTAssertEqual(try json(convert)["sandbox"] as? String, "on")
+        XCTAssertEqual(try json(convert)["sandbox"] as? [String: Bool], ["seccomp": true, "landlock": true])
         let probe = try Support.sdrify("probe", file("a.mp4"), "--json")
         XCTAssertEqual(probe.status, 0, probe.stderr)
-        XCTAssertEqual(try json(probe)["sandbox"] as? String, "on")
+        XCTAssertEqual(try json(probe)["sandbox"] as? [String: Bool], ["seccomp": true, "landlock": true])
         let compose = try Support.sdrify("compose", input, "color:#204080:1", "--transition", "fade:0.3", "--output", file("c.mp4"), "--json")
         XCTAssertEqual(compose.status, 0, compose.stderr)
-        XCTAssertEqual(try json(compose)["sandbox"] as? String, "on")
+        XCTAssertEqual(try json(compose)["sandbox"] as? [String: Bool], ["seccomp": true, "landlock": true])
         let off = try Support.sdrify(input, file("b.mp4"), "--json", "--no-sandbox")
         XCTAssertEqual(off.status, 0, off.stderr)
-        XCTAssertEqual(try json(off)["sandbox"] as? String, "off")
+        XCTAssertEqual(try json(off)["sandbox"] as? [String: Bool], ["seccomp": false, "landlock": false])
         // The outputs are complete and nothing else was left.
         try assertNothingLeft(besides: ["a.mp4", "b.mp4", "c.mp4"])
         XCTAssertEqual(Support.streams(try Support.ffprobe(file("c.mp4")), "video").count, 1)
     }
 
     /// The kernel's view of a running conversion: no_new_privs and a seccomp filter on every thread.
+    /// Inside the sandbox only the job's files (and what the libraries read: fonts, shared data) can be read: a file
+    /// beside the input and /etc/hostname are refused, and a playlist input that names a file beside it (what a
+    /// decoder exploited by a crafted file would do) cannot reach it.
+    func testReadingIsConfinedToTheJobsFiles() throws {
+        try Data("beside\n".utf8).write(to: URL(fileURLWithPath: file("beside.txt")))
+        let input = Support.vector("sdr_h264_aac.mp4")
+        let check = try Support.sdrify("sandbox-check", "--input", input, file("beside.txt"), "/etc/hostname", "/usr/share/fonts/truetype")
+        XCTAssertEqual(check.status, 0, check.stderr)
+        let report = try json(check)
+        XCTAssertEqual(report["sandbox"] as? [String: Bool], ["seccomp": true, "landlock": true])
+        let paths = report["paths"] as? [String: String] ?? [:]
+        XCTAssertEqual(paths[input], "read")
+        XCTAssertEqual(paths[file("beside.txt")], "refused: Permission denied")
+        XCTAssertEqual(paths["/etc/hostname"], "refused: Permission denied")
+        XCTAssertNotEqual(paths["/usr/share/fonts/truetype"], "refused: Permission denied", "fonts stay readable")
+
+        try FileManager.default.copyItem(atPath: input, toPath: file("beside.mp4"))
+        try Data("ffconcat version 1.0\nfile beside.mp4\n".utf8).write(to: URL(fileURLWithPath: file("list.ffconcat")))
+        let open = try Support.sdrify(file("list.ffconcat"), file("open.mp4"), "--no-sandbox")
+        XCTAssertEqual(open.status, 0, "without the sandbox the playlist reads the file beside it: \(open.stderr)")
+        let confined = try Support.sdrify(file("list.ffconcat"), file("confined.mp4"))
+        XCTAssertEqual(confined.status, 2, confined.stderr)
+        XCTAssertTrue(confined.stderr.contains("Permission denied"), confined.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("confined.mp4")))
+    }
+
+    /// Every feature that reads files still works with reading confined: a timeline with relative paths (a clip, a
+    /// picture, music), a sticker, captions set in a system font, a background picture; the same output as without.
+    func testFeaturesThatReadFilesWorkConfined() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=1", "-c:v", "libx264", file("clip.mp4")])
+        try ffmpeg(["-f", "lavfi", "-i", "sine=frequency=330:duration=3", "-c:a", "aac", file("song.m4a")])
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc=size=160x120", "-frames:v", "1", file("still.png")])
+        try Data("1\n00:00:00,000 --> 00:00:02,000\nWörds in a system font\n".utf8).write(to: URL(fileURLWithPath: file("c.srt")))
+        try Data(
+            #"""
+            {"output": {"preset": "640x480", "background": {"image": "still.png", "fit": "cover"}},
+             "clips": [{"file": "clip.mp4"}, {"image": "still.png", "duration": 1, "fit": "contain"}],
+             "music": {"file": "song.m4a"},
+             "overlays": {"stickers": [{"image": "still.png", "x": 10, "y": 10, "width": 40}],
+                          "captions": [{"file": "c.srt"}]}}
+            """#.utf8
+        ).write(to: URL(fileURLWithPath: file("edit.json")))
+        let confined = try Support.sdrify("compose", "--timeline", file("edit.json"), "--output", file("confined.mp4"), "--json")
+        XCTAssertEqual(confined.status, 0, confined.stderr)
+        XCTAssertEqual(try json(confined)["sandbox"] as? [String: Bool], ["seccomp": true, "landlock": true])
+        let open = try Support.sdrify("compose", "--timeline", file("edit.json"), "--output", file("open.mp4"), "--no-sandbox")
+        XCTAssertEqual(open.status, 0, open.stderr)
+        for n in [5, 40] {
+            XCTAssertEqual(try Support.lumaFrame(file("confined.mp4"), index: n), try Support.lumaFrame(file("open.mp4"), index: n), "picture \(n)")
+        }
+        XCTAssertEqual(Support.streams(try Support.ffprobe(file("confined.mp4")), "audio").count, 1)
+    }
+
     func testKernelSeesTheFilterDuringAConversion() throws {
         let input = try longClip()
         let p = Process()

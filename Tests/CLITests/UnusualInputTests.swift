@@ -59,6 +59,13 @@ final class UnusualInputTests: CLITestCase {
             // Picture 60 is the second part's first (testsrc2 at 0 s again), as in a conversion of part one alone.
             let first = try Support.lumaFrame(output, index: 0), sixtieth = try Support.lumaFrame(output, index: 60)
             XCTAssertGreaterThan(Support.psnr(first, sixtieth), 30, name)
+            // A composition (and --fps) counts the re-based pictures, not the headers' span across the splice.
+            let composed = try Support.sdrify("compose", file(name), "--output", file("\(name).composed.mp4"), "--json")
+            XCTAssertEqual(composed.status, 0, composed.stderr)
+            XCTAssertEqual((try JSONSerialization.jsonObject(with: composed.stdoutData) as? [String: Any])?["frames"] as? Int, 120, name)
+            let constant = try Support.sdrify(file(name), file("\(name).30.mp4"), "--fps", "30", "--json")
+            XCTAssertEqual(constant.status, 0, constant.stderr)
+            XCTAssertEqual((try JSONSerialization.jsonObject(with: constant.stdoutData) as? [String: Any])?["frames"] as? Int, 120, name)
         }
     }
 }

@@ -13,7 +13,7 @@ final class SandboxTests: XCTestCase {
     static let findings = [
         "execve refused", "spawn refused", "inet socket refused", "unix socket refused",
         "create refused", "write-open refused", "truncate-open refused", "unlink refused", "rename refused",
-        "mkdir refused", "signal to another process refused", "read-open works", "write to held fd works",
+        "mkdir refused", "signal to another process refused", "read-open works", "read elsewhere refused", "write to held fd works",
         "threads work", "signal to self works", "kernel says filtering"
     ]
 
@@ -57,8 +57,9 @@ final class SandboxTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(held, 0)
 
         Sandbox.requested = true
-        Sandbox.enter()
+        Sandbox.enter(reading: [scratch])
         XCTAssertEqual(Sandbox.status, .on)
+        XCTAssertEqual(Sandbox.readConfinement, .on)
         func say(_ finding: String) { let line = "sandbox: \(finding)\n"; _ = write(1, line, line.utf8.count) }
         func refused(_ result: Int32, _ finding: String, file: StaticString = #filePath, line: UInt = #line) {
             let err = errno
@@ -86,6 +87,9 @@ final class SandboxTests: XCTestCase {
         let reading = open(existing, O_RDONLY)
         XCTAssertGreaterThanOrEqual(reading, 0)
         if reading >= 0 { say("read-open works"); close(reading) }
+        let elsewhere = open("/etc/hostname", O_RDONLY)
+        XCTAssertEqual(elsewhere, -1, "only the files the job names can be read")
+        if elsewhere == -1 && errno == EACCES { say("read elsewhere refused") }
         let byte: [UInt8] = [0]
         if write(held, byte, 1) == 1 { say("write to held fd works") } else { XCTFail("write to a held descriptor failed: \(errno)") }
         nonisolated(unsafe) var ran = false

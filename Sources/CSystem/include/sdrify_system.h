@@ -31,6 +31,14 @@ int sdrify_output_helper_request(int socket, char request);
 /// each rule). Returns 0, or an errno value when the kernel cannot (no seccomp: ENOSYS or EINVAL).
 int sdrify_sandbox_enter(void);
 
+/// Confines this thread, and every thread it starts from now on, to reading `paths` (files, or directories and
+/// all beneath them) with Landlock; writing, executing, making and removing files are refused everywhere (see
+/// landlock.c). Returns 0, or an errno value: ENOSYS or EOPNOTSUPP where the kernel has no Landlock.
+int sdrify_landlock_enter(const char *const *paths, int count);
+
+/// Opens `path` for reading and reads a byte: 0, or the errno value of the refusal (for `sdrify sandbox-check`).
+int sdrify_can_read(const char *path);
+
 /// The kernel's view: the Seccomp field of /proc/self/status (0 none, 2 filter), or -1 where it is not shown.
 int sdrify_seccomp_mode(void);
 

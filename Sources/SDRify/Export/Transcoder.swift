@@ -31,6 +31,9 @@ public struct ConvertOptions: Sendable {
         self.input = input; self.output = output; self.preset = preset
     }
 
+    /// Every file the conversion reads: the input, subtitle files, the layers' files, the background picture.
+    public var filesRead: [String] { [input] + subtitles.map(\.file) + overlays.filesRead + (background.file.map { [$0] } ?? []) }
+
     /// A conversion is the one-clip timeline: its values are checked where a composition's are, and it is rendered
     /// by the same path (on the source's own clock unless `fps` is given, with the input's sound carried over).
     public var timeline: Timeline {

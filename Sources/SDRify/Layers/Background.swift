@@ -18,6 +18,9 @@ public enum Background: Equatable, Sendable {
 
     public static let black = Background.color(.black)
 
+    /// The picture file it shows, if any.
+    var file: String? { if case .image(let path, _) = self { path } else { nil } }
+
     /// `#RRGGBB`, `blur[:RADIUS]`, or an image file (covering the frame); nil when it is none of them.
     public init?(argument text: String) {
         if let c = RGBColor(hex: text) { self = .color(c); return }

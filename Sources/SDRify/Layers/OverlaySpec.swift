@@ -33,6 +33,13 @@ public struct OverlaySpec: Equatable, Sendable {
     /// No layers to draw (a background is not a layer: it shows only behind letterboxed pictures).
     public var isEmpty: Bool { effects.isEmpty && stickers.isEmpty && titles.isEmpty && captions.isEmpty }
 
+    /// Every file the layers read (the sandbox lets a run read these and no others of the user's).
+    public var filesRead: [String] {
+        var files = stickers.map(\.image) + captions.filter { $0.inputTrack == nil }.map(\.file)
+        files += titles.compactMap { if case .gpx(let path)? = $0.source { path } else { nil } }
+        return files + (background?.file.map { [$0] } ?? [])
+    }
+
     /// Reads and validates an overlay description; every problem is a usage error naming the file and the
     /// JSON path. Image paths are relative to the JSON file.
     public static func load(jsonFile path: String) throws -> OverlaySpec {

@@ -149,6 +149,21 @@ final class Demuxer {
         return count
     }
 
+    /// How long the pictures of a stream whose timestamps may jump last once re-based (its header states the span
+    /// from the first timestamp to the last, splices included): read to the end without decoding. Leaves the input
+    /// at its end; nil without timestamps.
+    func rebasedVideoLength() throws -> MediaTime? {
+        let packet = try Packet()
+        var first: Int64? = nil, end: Int64? = nil
+        while try readPacket(into: packet) {
+            guard packet.streamIndex == videoStreamIndex, let pts = packet.pts else { continue }
+            first = min(first ?? pts, pts)
+            end = max(end ?? pts, pts + max(packet.av.pointee.duration, 0))
+        }
+        guard let first, let end, end > first else { return nil }
+        return MediaTime(ticks: end - first, videoTimeBase)
+    }
+
     var trackCount: Int { Int(ctx.pointee.nb_streams) }
     func isDataTrack(_ i: Int) -> Bool { i >= 0 && i < trackCount && stream(i).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_DATA }
     /// The container's own ID of track `i` (MP4/MOV: tkhd's track ID).

@@ -88,8 +88,10 @@ struct RenderPlan {
     }
 
     /// How long a video lasts: its track's duration, the file's, or (a raw bitstream) its pictures at the nominal
-    /// rate.
+    /// rate; an MPEG-TS/PS's re-based pictures (read through once by a demuxer of its own: a splice makes the
+    /// headers' span wrong).
     static func videoLength(_ info: MediaInfo, _ demuxer: Demuxer) throws -> MediaTime {
+        if demuxer.allowsDiscontinuities, let length = try Demuxer(path: info.path).rebasedVideoLength() { return length }
         var length =
             demuxer.videoDurationTicks.map { MediaTime(ticks: $0, demuxer.videoTimeBase) }
             ?? info.format.duration.map { MediaTime(seconds: $0) }

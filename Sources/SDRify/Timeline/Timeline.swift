@@ -137,6 +137,12 @@ public struct Timeline: Sendable {
     /// The overlay description's background wins over the output's.
     public var background: Background { overlays.background ?? output.background }
 
+    /// Every file the composition reads: clips, music, layers, background (the sandbox allows these).
+    public var filesRead: [String] {
+        let clipFiles = clips.compactMap { c -> String? in if case .color = c.source { nil } else { c.source.name } }
+        return clipFiles + (music.map { [$0.path] } ?? []) + overlays.filesRead + (output.background.file.map { [$0] } ?? [])
+    }
+
     /// Checks every value that does not need the media; `where` names each clip (a JSON path or "clip 3").
     public func validate(where name: (Int) -> String = { "clip \($0 + 1)" }) throws {
         _ = try CodecCatalog.muxer(forOutput: output.path)
