@@ -215,6 +215,8 @@ final class HostileInputTests: CLITestCase {
         var ttml = Data(#"<?xml version="1.0" encoding="UTF-8"?><tt xmlns="http://www.w3.org/ns/ttml"><body><p a"#.utf8)
         ttml += Data([0xFF, 0xFF]) + Data(#"="1" begin="1s" end="2s">x</p></body></tt>"#.utf8)
         try ttml.write(to: URL(fileURLWithPath: path("name.ttml")))
+        // … and one whose declared encoding libxml2 does not know, so it reads the bytes as they are.
+        try Data(ttml.map { $0 == UInt8(ascii: "-") ? UInt8(ascii: "?") : $0 }).write(to: URL(fileURLWithPath: path("encoding.ttml")))
         try Data("Scenarist_SCC V1.0\n\n99999999999999999999:00:00:00\t9420 9420\n".utf8).write(to: URL(fileURLWithPath: path("hours.scc")))
         try Data("<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"><time>".utf8).write(to: URL(fileURLWithPath: path("cut.gpx")))
         try Data(#"{"titles": [{"text": "{speed_kmh}", "source": "gpx:cut.gpx"}]}"#.utf8).write(to: URL(fileURLWithPath: path("t.json")))
@@ -222,6 +224,7 @@ final class HostileInputTests: CLITestCase {
             (["--sticker", "\(path("random.png"))@1,1"], 2, "random.png"),
             (["--captions", path("nothing.srt")], 2, "nothing.srt: no captions"),
             (["--captions", path("name.ttml")], 2, "name.ttml: damaged TTML"),
+            (["--captions", path("encoding.ttml")], 2, "encoding.ttml: damaged TTML"),
             (["--captions", path("hours.scc")], 2, "hours.scc"),
             (["--overlays", path("t.json")], 2, "cut.gpx")
         ]

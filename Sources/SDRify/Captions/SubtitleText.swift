@@ -62,9 +62,24 @@ enum SubtitleParser {
 
     /// A line without tags, with entities decoded.
     static func plain(_ line: String) -> String {
-        entities(
-            line.replacingOccurrences(of: "<[^>]*>", with: "", options: .regularExpression)
-                .replacingOccurrences(of: "\\{\\\\an[1-9]\\}", with: "", options: .regularExpression))
+        entities(withoutTags(line).replacingOccurrences(of: "\\{\\\\an[1-9]\\}", with: "", options: .regularExpression))
+    }
+
+    /// Text without its `<…>` tags, in one pass: a "<" with no ">" after it anywhere is text (a pattern like
+    /// `<[^>]*>` would scan to the end again from every such "<": hours on a hostile line of them).
+    static func withoutTags(_ line: String) -> String {
+        guard let lastClose = line.lastIndex(of: ">") else { return line }
+        var out = ""
+        var i = line.startIndex
+        while i < line.endIndex {
+            if line[i] == "<", i < lastClose, let close = line[i...].firstIndex(of: ">") {
+                i = line.index(after: close)
+                continue
+            }
+            out.append(line[i])
+            i = line.index(after: i)
+        }
+        return out
     }
 
     /// Plain text as markup: the characters markup gives meaning to, as entities.

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
 
 /// TTML (and Apple's iTT profile of it) → cues: every `p` with its timing (begin/end/dur, nested time containers,
 /// clock times, frames, ticks and offsets), its text with `br` breaks, its styling (italic, bold, underline, colour,
@@ -9,13 +6,7 @@ import Foundation
 enum TimedTextReader {
     static func cues(_ data: Data, path: String) throws -> [Cue] {
         let reader = Reader()
-        let parser = XMLParser(data: try XMLInput.checked(data, path: path, what: "TTML"))
-        parser.delegate = reader
-        parser.shouldProcessNamespaces = false
-        guard parser.parse() else {
-            throw SDRifyError.invalidInput(
-                "\(path): malformed TTML (line \(parser.lineNumber): \(parser.parserError.map { "\($0)" } ?? "unknown error"))")
-        }
+        try XMLReader.read(data, path: path, what: "TTML", handler: reader)
         if let problem = reader.problem { throw SDRifyError.invalidInput("\(path): \(problem)") }
         guard !reader.cues.isEmpty else { throw SDRifyError.invalidInput("\(path): no captions found in the TTML") }
         return reader.cues.sorted { $0.start < $1.start }
@@ -36,7 +27,7 @@ enum TimedTextReader {
         }
     }
 
-    final class Reader: NSObject, XMLParserDelegate {
+    final class Reader: XMLHandler {
         var cues: [Cue] = []
         var problem: String? = nil
         private var frameRate = 30.0, subFrameRate = 1.0, tickRate = 1.0
@@ -48,8 +39,7 @@ enum TimedTextReader {
 
         private func local(_ name: String) -> String { name.split(separator: ":").last.map(String.init) ?? name }
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes a: [String: String])
-        {
+        func start(_ name: String, attributes a: [String: String]) {
             let tag = local(name)
             switch tag {
             case "tt":
@@ -87,7 +77,7 @@ enum TimedTextReader {
             if tag == "br", paragraph != nil { paragraph!.runs.append([]) }
         }
 
-        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        func end(_ name: String) {
             let tag = local(name)
             if tag == "head" { inHead = false; return }
             if tag == "region" { currentRegion = nil }
@@ -110,7 +100,7 @@ enum TimedTextReader {
                 Cue(start: MediaTime(seconds: p.start), end: MediaTime(seconds: p.end), lines: lines, settings: placement(p.style.region)))
         }
 
-        func parser(_ parser: XMLParser, foundCharacters string: String) {
+        func text(_ string: String) {
             guard paragraph != nil, let style = stack.last?.style else { return }
             // XML whitespace: runs of it are one space.
             let text = string.replacingOccurrences(of: "[ \\t\\r\\n]+", with: " ", options: .regularExpression)

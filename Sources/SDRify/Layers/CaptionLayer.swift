@@ -43,20 +43,29 @@ final class CaptionLayer: @unchecked Sendable {
     init(script: String, label: String, frameWidth: Int, frameHeight: Int) throws {
         self.frameWidth = frameWidth
         self.frameHeight = frameHeight
-        guard let lib = ass_library_init() else { throw SDRifyError.conversion("libass could not start") }
-        cass_silence(lib)
-        guard let r = ass_renderer_init(lib) else { ass_library_done(lib); throw SDRifyError.conversion("libass could not start") }
-        library = lib
-        renderer = r
-        ass_set_frame_size(r, Int32(frameWidth), Int32(frameHeight))
-        ass_set_storage_size(r, Int32(frameWidth), Int32(frameHeight))
-        ass_set_fonts(r, nil, "DejaVu Sans", Int32(ASS_FONTPROVIDER_AUTODETECT.rawValue), nil, 1)
-        var bytes = Array(script.utf8CString)
-        guard let t = bytes.withUnsafeMutableBufferPointer({ ass_read_memory(lib, $0.baseAddress, $0.count - 1, nil) }) else {
-            ass_renderer_done(r); ass_library_done(lib)
+        (library, renderer) = try CaptionLayer.startLibass(width: frameWidth, height: frameHeight)
+        guard let t = CaptionLayer.track(script, library) else {
+            ass_renderer_done(renderer); ass_library_done(library)
             throw SDRifyError.invalidInput("\(label): malformed captions")
         }
         track = t
+    }
+
+    /// A libass library and a renderer for pictures of this size, fonts from fontconfig.
+    static func startLibass(width: Int, height: Int) throws -> (OpaquePointer, OpaquePointer) {
+        guard let lib = ass_library_init() else { throw SDRifyError.conversion("libass could not start") }
+        cass_silence(lib)
+        guard let r = ass_renderer_init(lib) else { ass_library_done(lib); throw SDRifyError.conversion("libass could not start") }
+        ass_set_frame_size(r, Int32(width), Int32(height))
+        ass_set_storage_size(r, Int32(width), Int32(height))
+        ass_set_fonts(r, nil, "DejaVu Sans", Int32(ASS_FONTPROVIDER_AUTODETECT.rawValue), nil, 1)
+        return (lib, r)
+    }
+
+    /// An ASS script read into a libass track (nil: malformed); the caller frees it.
+    static func track(_ script: String, _ library: OpaquePointer) -> UnsafeMutablePointer<ASS_Track>? {
+        var bytes = Array(script.utf8CString)
+        return bytes.withUnsafeMutableBufferPointer { ass_read_memory(library, $0.baseAddress, $0.count - 1, nil) }
     }
 
     deinit {
@@ -101,22 +110,33 @@ final class CaptionLayer: @unchecked Sendable {
         var small = style
         small.look.size = .pixels(style.look.pixels(width: width, height: height) / shrink)
         small.look.outline = style.look.outlinePixels(width: width, height: height) / shrink
-        var script = ASSScript.head(width: width, height: height, style: small.assStyle(width: width, height: height))
+        let head = ASSScript.head(width: width, height: height, style: small.assStyle(width: width, height: height))
             .replacingOccurrences(of: "WrapStyle: 0", with: "WrapStyle: 2")
-        for (i, line) in lines.enumerated() {
-            script += "Dialogue: 0,\(ASSScript.stamp(Double(i))),\(ASSScript.stamp(Double(i) + 0.5)),Default,,0,0,0,,{\\an7\\pos(0,0)}\(line)\n"
-        }
-        let layer = try CaptionLayer(script: script, label: "captions", frameWidth: width, frameHeight: height)
-        return lines.indices.map { i in
-            var changed: Int32 = 0
-            var node = ass_render_frame(layer.renderer, layer.track, Int64(i) * 1000 + 250, &changed)
-            var minX = Int.max, maxX = Int.min
-            while let img = node?.pointee {
-                if img.w > 0 { minX = min(minX, Int(img.dst_x)); maxX = max(maxX, Int(img.dst_x + img.w)) }
-                node = img.next
+        let (library, renderer) = try startLibass(width: width, height: height)
+        defer { ass_renderer_done(renderer); ass_library_done(library) }
+        // A track of its own for every few hundred lines: libass looks through all of a track's events for each
+        // picture, so one track of every line would make the pass quadratic in the cue count.
+        var widths: [Double] = []
+        for chunk in stride(from: 0, to: lines.count, by: 256) {
+            let part = lines[chunk..<min(chunk + 256, lines.count)]
+            var script = head
+            for (i, line) in part.enumerated() {
+                script += "Dialogue: 0,\(ASSScript.stamp(Double(i))),\(ASSScript.stamp(Double(i) + 0.5)),Default,,0,0,0,,{\\an7\\pos(0,0)}\(line)\n"
             }
-            return maxX > minX ? Double(maxX - minX) * shrink : 0
+            guard let track = track(script, library) else { throw SDRifyError.invalidInput("captions: malformed captions") }
+            defer { ass_free_track(track) }
+            for i in part.indices {
+                var changed: Int32 = 0
+                var node = ass_render_frame(renderer, track, Int64(i - chunk) * 1000 + 250, &changed)
+                var minX = Int.max, maxX = Int.min
+                while let img = node?.pointee {
+                    if img.w > 0 { minX = min(minX, Int(img.dst_x)); maxX = max(maxX, Int(img.dst_x + img.w)) }
+                    node = img.next
+                }
+                widths.append(maxX > minX ? Double(maxX - minX) * shrink : 0)
+            }
         }
+        return widths
     }
 
     /// The caption picture at `t` seconds, or nil when nothing shows.

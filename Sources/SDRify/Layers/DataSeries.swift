@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
 
 /// Where a data-driven title reads its numbers: a timed-metadata track of the input, or a GPX file.
 public enum DataSource: Equatable, Sendable {
@@ -92,9 +89,7 @@ struct DataSeries {
     static func gpx(_ path: String) throws -> DataSeries {
         guard let data = FileManager.default.contents(atPath: path) else { throw SDRifyError.invalidInput("\(path): cannot read the GPX file") }
         let reader = GPXReader()
-        let parser = XMLParser(data: try XMLInput.checked(data, path: path, what: "GPX"))
-        parser.delegate = reader
-        guard parser.parse() else { throw SDRifyError.invalidInput("\(path): malformed GPX (line \(parser.lineNumber))") }
+        try XMLReader.read(data, path: path, what: "GPX", handler: reader)
         let points = reader.points.filter { $0.time != nil }
         guard let t0 = points.first?.time else { throw SDRifyError.invalidInput("\(path): no timed track points") }
         var samples: [(t: Double, fields: [String: Double])] = []
@@ -122,7 +117,7 @@ struct DataSeries {
         return 2 * r * asin(min(1, a.squareRoot()))
     }
 
-    final class GPXReader: NSObject, XMLParserDelegate {
+    final class GPXReader: XMLHandler {
         struct Point { var lat: Double, lon: Double; var ele: Double? = nil; var time: Date? = nil; var speed: Double? = nil }
         var points: [Point] = []
         private var current: Point? = nil
@@ -134,15 +129,14 @@ struct DataSeries {
             return f
         }()
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes a: [String: String])
-        {
+        func start(_ name: String, attributes a: [String: String]) {
             text = ""
             if name == "trkpt" || name == "rtept", let lat = a["lat"].flatMap(Double.init), let lon = a["lon"].flatMap(Double.init) {
                 current = Point(lat: lat, lon: lon)
             }
         }
-        func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
-        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        func text(_ string: String) { text += string }
+        func end(_ name: String) {
             let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
             switch name.split(separator: ":").last.map(String.init) ?? name {
             case "ele": current?.ele = Double(value)
