@@ -47,6 +47,12 @@ for name, parts in (("spliced_overlap.ts", ["part_a.ts", "part_a.ts"]), ("splice
         for p in parts:
             f.write(open(path(p), "rb").read())
     expect(name, 120, "two 2-second parts joined with cat: players show one after the other")
+# MPEG-PS (DVD, camcorders) joined the same way.
+ffmpeg(*source(2), *tone(2), "-c:v", "mpeg2video", "-q:v", "4", "-c:a", "mp2", "-f", "mpeg", path("part.mpg"))
+with open(path("spliced.mpg"), "wb") as f:
+    f.write(open(path("part.mpg"), "rb").read() * 2)
+os.remove(path("part.mpg"))
+expect("spliced.mpg", 120, "an MPEG program stream joined to itself with cat")
 # A TS cut at an arbitrary packet: it starts mid-GOP, before its first keyframe (a stream joined late).
 data = open(path("part_a.ts"), "rb").read()
 cut = (len(data) // 3) // 188 * 188

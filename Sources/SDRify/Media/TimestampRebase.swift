@@ -22,9 +22,13 @@ struct TimestampRebase {
 
     /// Re-bases one packet's timestamps (in its stream's time base) in place.
     mutating func apply(_ p: UnsafeMutablePointer<AVPacket>, timeBase: TimeBase) {
-        let raw = p.pointee.dts != ffNoPTS ? p.pointee.dts : p.pointee.pts
-        guard raw != ffNoPTS else { return }
+        // Decode times rise packet by packet; presentation times do not (B-frames), so only they tell a splice.
+        let raw = p.pointee.dts
         let index = p.pointee.stream_index
+        guard raw != ffNoPTS else {
+            if p.pointee.pts != ffNoPTS { p.pointee.pts += streams[index]?.offset ?? 0 }
+            return
+        }
         guard var s = streams[index] else {
             streams[index] = StreamState(last: raw, step: max(p.pointee.duration, 0))
             return
