@@ -63,6 +63,11 @@ final class UnusualInputTests: CLITestCase {
             let composed = try Support.sdrify("compose", file(name), "--output", file("\(name).composed.mp4"), "--json")
             XCTAssertEqual(composed.status, 0, composed.stderr)
             XCTAssertEqual((try JSONSerialization.jsonObject(with: composed.stdoutData) as? [String: Any])?["frames"] as? Int, 120, name)
+            // A range that ends after the splice but before the end is told of it too.
+            let cut = try Support.sdrify(file(name), file("\(name).cut.mp4"), "--duration", "3", "--json")
+            XCTAssertEqual(cut.status, 0, cut.stderr)
+            XCTAssertEqual(cut.stderr.components(separatedBy: "timestamp discontinuity").count, 2, "one warning: \(cut.stderr)")
+            XCTAssertEqual((try JSONSerialization.jsonObject(with: cut.stdoutData) as? [String: Any])?["frames"] as? Int, 90, name)
             let constant = try Support.sdrify(file(name), file("\(name).30.mp4"), "--fps", "30", "--json")
             XCTAssertEqual(constant.status, 0, constant.stderr)
             XCTAssertEqual((try JSONSerialization.jsonObject(with: constant.stdoutData) as? [String: Any])?["frames"] as? Int, 120, name)

@@ -32,6 +32,8 @@ final class Demuxer {
     private var rebase: TimestampRebase?
     /// The input's timestamps may jump (MPEG-TS, PS): out-of-order pictures are a splice's, not damage.
     var allowsDiscontinuities: Bool { rebase != nil }
+    /// A stream that may begin anywhere: MPEG-TS/PS (a capture joined late) and raw elementary streams.
+    var mayStartMidGOP: Bool { allowsDiscontinuities || ctx.pointee.iformat.pointee.flags & AVFMT_NOTIMESTAMPS != 0 }
     /// Timestamp discontinuities re-based so far.
     var discontinuities: Int { rebase?.count ?? 0 }
 

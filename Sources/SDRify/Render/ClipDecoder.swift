@@ -70,13 +70,16 @@ final class ClipDecoder {
         guard packet.streamIndex == demuxer.videoStreamIndex else { return }
         videoPackets += 1
         // A stream joined mid-GOP (an MPEG-TS capture, a raw stream cut anywhere) starts with pictures whose
-        // references are missing: players start at the first keyframe, and so does this. MP4/MOV list their sync
-        // samples, so there such a start is damage the decoder reports.
+        // references are missing: players start at the first keyframe, and so does this. Containers that list their
+        // sync samples (MP4/MOV, Matroska) do not start so: there it is damage the decoder reports.
         if !sawKeyframe {
-            guard packet.isKeyframe || demuxer.isMovie else { leadingPicturesLeftOut += 1; return }
+            guard packet.isKeyframe || !demuxer.mayStartMidGOP else { leadingPicturesLeftOut += 1; return }
             sawKeyframe = true
         }
-        if try decode(packet) { ended = true }
+        if try decode(packet) {
+            ended = true
+            warnOfDiscontinuities()  // the range ended first: what was re-based before it is still told
+        }
     }
 
     /// After reading to the end, what the container promised must have arrived: every sample its index lists (a
