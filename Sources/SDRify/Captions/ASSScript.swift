@@ -28,14 +28,21 @@ enum ASSScript {
     /// Text with the backslash escapes ASS would act on (\N, \n, \h) made literal.
     static func escaped(_ text: String) -> String { text.replacingOccurrences(of: "\\", with: "\\\u{2060}") }
 
+    /// A dialogue line's fields up to its fourth (layer, start, end, the rest) and its times in seconds; nil for
+    /// other lines. Start and end are the second and third fields in every script sdrify reads or writes.
+    static func dialogue(_ line: Substring) -> (fields: [String], start: Double, end: Double)? {
+        guard line.hasPrefix("Dialogue:") else { return nil }
+        let f = line.dropFirst(9).split(separator: ",", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
+        guard f.count == 4, let s = SubtitleParser.time(f[1]), let e = SubtitleParser.time(f[2]) else { return nil }
+        return (f, s, e)
+    }
+
     /// A script with every dialogue line's times moved by `offset` seconds (lines ending before 0 dropped).
     static func shifted(_ script: String, by offset: Double) -> String {
-        script.split(separator: "\n", omittingEmptySubsequences: false).compactMap { raw -> String? in
-            let line = String(raw)
-            guard line.hasPrefix("Dialogue:") else { return line }
-            var f = line.dropFirst(9).split(separator: ",", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
-            guard f.count == 4, let s = SubtitleParser.time(f[1]), let e = SubtitleParser.time(f[2]) else { return line }
+        script.split(separator: "\n", omittingEmptySubsequences: false).compactMap { line -> String? in
+            guard let (fields, s, e) = dialogue(line) else { return String(line) }
             guard e + offset > 0 else { return nil }
+            var f = fields
             f[1] = stamp(s + offset); f[2] = stamp(e + offset)
             return "Dialogue:" + f.joined(separator: ",")
         }.joined(separator: "\n")

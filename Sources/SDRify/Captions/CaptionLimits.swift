@@ -26,14 +26,13 @@ enum CaptionLimits {
     }
 
     /// An ASS script within the limits: dialogue lines cut to `charactersPerCue` past their fields, those beyond
-    /// `cuesOnScreen` at once dropped (times read as `ASSScript.shifted` reads them).
+    /// `cuesOnScreen` at once dropped.
     static func capped(script: String, label: String) -> (script: String, warning: String?) {
         var lines = script.split(separator: "\n", omittingEmptySubsequences: false)
         var dialogue: [(line: Int, start: MediaTime, end: MediaTime)] = []
         var cut = 0
-        for (n, line) in lines.enumerated() where line.hasPrefix("Dialogue:") {
-            let f = line.dropFirst(9).split(separator: ",", maxSplits: 3, omittingEmptySubsequences: false)
-            guard f.count == 4, let s = SubtitleParser.time(String(f[1])), let e = SubtitleParser.time(String(f[2])) else { continue }
+        for (n, line) in lines.enumerated() {
+            guard let (_, s, e) = ASSScript.dialogue(line) else { continue }
             dialogue.append((n, MediaTime(seconds: s), MediaTime(seconds: e)))
             if line.count > charactersPerCue + 200 {  // room for the fields before the text
                 lines[n] = line.prefix(charactersPerCue + 200)

@@ -55,20 +55,9 @@ public enum Sandbox {
         return paths
     }
 
-    /// For reports: "on", "off", or "unavailable (why)", of the seccomp filter.
-    public static var description: String { describe(status) }
-
     /// For `--json`: `{"seccomp": true, "landlock": true}`, each false when off or where the kernel lacks it.
     public static var report: JSONValue {
         .object([("seccomp", .bool(status == .on)), ("landlock", .bool(readConfinement == .on))])
-    }
-
-    static func describe(_ s: Status) -> String {
-        switch s {
-        case .on: "on"
-        case .off: "off"
-        case .unavailable(let why): "unavailable (\(why))"
-        }
     }
 
     /// Whether `path` can be read now: nil, or why not (for `sdrify sandbox-check`).
