@@ -33,7 +33,10 @@ void sdrify_scene_histogram(const sdrify_stats_job *job) {
             uint32_t bits;
             memcpy(&bits, &v, 4);
             uint32_t bin = (bits >> SDRIFY_STATS_SHIFT) - job->base;
-            job->histogram[bin < last ? bin : last]++;
+            bin = bin < last ? bin : last;
+            job->histogram[bin]++;
+            float hi = r > g ? (r > b ? r : b) : (g > b ? g : b), lo = r < g ? (r < b ? r : b) : (g < b ? g : b);
+            if (hi - lo <= job->neutral_spread * hi) job->neutral[bin]++;
         }
     }
 }

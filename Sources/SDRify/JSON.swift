@@ -12,6 +12,21 @@ public indirect enum JSONValue: Equatable, Sendable {
 
     public static func == (l: JSONValue, r: JSONValue) -> Bool { l.serialized() == r.serialized() }
 
+    /// An object's value for `key` (nil for a missing key or a value that is not an object).
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let fields) = self else { return nil }
+        return fields.first { $0.0 == key }?.1
+    }
+    public var number: Double? {
+        switch self {
+        case .int(let i): Double(i)
+        case .double(let d): d
+        default: nil
+        }
+    }
+    public var text: String? { if case .string(let s) = self { s } else { nil } }
+    public var items: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
+
     /// Compact or two-space indented text.
     public func serialized(pretty: Bool = false) -> String {
         var out = ""

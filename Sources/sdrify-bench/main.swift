@@ -204,9 +204,22 @@ do {
         print(String(format: "%.1f %.1f %.1f", r.auto, r.fixed, r.statistics * 100))
     case "roundtrip" where args.count == 3 || args.count == 4:
         try roundTripScore(output: args[1], kind: args[2], vectors: args.count == 4 ? args[3] : "testvectors")
+    case "exposure" where args.count == 2 || args.count == 3:
+        // The table of issue 32's measure (ExposureChart): sdrify's binary, then optionally the photos' folder.
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("sdrify-exposure-\(getpid())")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        print(ExposureChart.Row.header)
+        try ExposureChart.measure(
+            sdrify: args[1], ffmpeg: "/usr/bin/ffmpeg", photosDirectory: args.count == 3 ? args[2] : "testvectors/photos", work: work
+        ) {
+            print($0.markdown); fflush(nil)
+        }
     default:
         FileHandle.standardError.write(
-            Data("usage: sdrify-bench rotate | effects | tonemap FRAME.yuv W H pq|hlg | roundtrip OUTPUT.mp4 pq|hlg [VECTORS]\n".utf8))
+            Data(
+                "usage: sdrify-bench rotate | effects | tonemap FRAME.yuv W H pq|hlg | roundtrip OUTPUT.mp4 pq|hlg [VECTORS] | exposure SDRIFY [PHOTOS]\n"
+                    .utf8))
         exit(64)
     }
 } catch {

@@ -10,10 +10,22 @@ struct Probe: ParsableCommand {
     @Flag(name: .customLong("timed-metadata"), help: "Print the timed-metadata samples as JSON Lines: t, duration, track, key, value.")
     var timedMetadata = false
     @Option(parsing: .unconditional, help: "With --timed-metadata: only this track (its index).") var track: Int?
+    @Flag(
+        name: .customLong("scene-stats"),
+        help: "Decode the video and print what --tonemap auto finds in each scene (diffuse white, key, peak, exposure) without converting it.")
+    var sceneStats = false
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --scene-stats: start this far into the input.", valueName: "TIME"))
+    var start: TimeArgument?
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --scene-stats: look at this much of it.", valueName: "TIME"))
+    var duration: TimeArgument?
     @OptionGroup var service: ServiceFlags
 
     func validate() throws {
         if let track, track < 0 { throw ValidationError("--track must be 0 or more") }
+        if sceneStats && timedMetadata { throw ValidationError("--scene-stats and --timed-metadata are separate reports: ask for one") }
+        if !sceneStats && (start != nil || duration != nil) { throw ValidationError("--start and --duration go with --scene-stats") }
+        if let start, !(start.seconds >= 0) { throw ValidationError("--start must be 0 or more") }
+        if let duration, !(duration.seconds > 0) { throw ValidationError("--duration must be more than 0") }
     }
 
     func run() throws {
@@ -25,6 +37,7 @@ struct Probe: ParsableCommand {
             guard writeAll(1, text) else { throw SDRifyError(.outputProblem, "stdout: cannot write the samples") }
             return
         }
+        if sceneStats { return try printSceneStatistics() }
         let info = try Prober.probe(path: input)
         for w in info.warnings { log("sdrify: warning: \(input): \(w)") }
         var report = info.json
@@ -32,5 +45,36 @@ struct Probe: ParsableCommand {
         guard writeAll(1, (json ? report.serialized(pretty: true) : info.summary) + "\n") else {
             throw SDRifyError(.outputProblem, "stdout: cannot write the report (\(String(cString: strerror(errno))))")
         }
+    }
+
+    /// `--scene-stats`: the input rendered as a conversion would be, into nothing, and the scene tracker's report.
+    private func printSceneStatistics() throws {
+        let survey = try SceneSurvey.run(
+            input: input, start: start.map { MediaTime(seconds: $0.seconds) }, duration: duration.map { MediaTime(seconds: $0.seconds) },
+            warn: { log("sdrify: warning: \(input): \($0)") })
+        var report = survey.json
+        if case .object(var fields) = report { fields.append(("sandbox", Sandbox.report)); report = .object(fields) }
+        guard writeAll(1, (json ? report.serialized(pretty: true) : Probe.sceneSummary(survey)) + "\n") else {
+            throw SDRifyError(.outputProblem, "stdout: cannot write the report (\(String(cString: strerror(errno))))")
+        }
+    }
+
+    /// One line for the input, then a row per scene.
+    static func sceneSummary(_ survey: SceneSurvey.Result) -> String {
+        let head = String(format: "%@: %@, %d pictures, %.3f s", survey.input, survey.hdr.rawValue.uppercased(), survey.frames, survey.duration)
+        guard let report = survey.scenes, report != .null else {
+            return head + "\nnot HDR: sdrify does not tone map it, so there are no scene statistics"
+        }
+        var lines = [head + "; statistics: " + (report["statistics"]?.text ?? "measured")]
+        if let ignored = report["metadata_ignored"]?.text { lines.append("metadata ignored: \(ignored)") }
+        lines.append("scene   start (s)  pictures  white  key  peak (cd/m²)  highlights  exposure (stops)")
+        for (i, scene) in (report["by_scene"]?.items ?? []).enumerated() {
+            func number(_ name: String) -> Double { scene[name]?.number ?? .nan }
+            lines.append(
+                String(
+                    format: "%5d  %10.3f  %8.0f  %5.0f  %4.0f  %12.0f  %10.2f  %16.2f", i + 1, number("start"), number("pictures"),
+                    number("white_cd_m2"), number("key_cd_m2"), number("peak_cd_m2"), number("highlights"), number("exposure_stops")))
+        }
+        return lines.joined(separator: "\n")
     }
 }

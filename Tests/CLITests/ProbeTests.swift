@@ -129,4 +129,48 @@ final class ProbeTests: XCTestCase {
         XCTAssertTrue(rows.contains { $0["name"] as? String == "960x540" && $0["max_long_edge"] as? Int == 960 })
         XCTAssertEqual(rows.filter { $0["default"] as? Bool == true }.count, 1)
     }
+
+    /// `probe --scene-stats` reports what a conversion's `auto` curve finds, from the same path: its scenes agree
+    /// with `convert --json`'s, the text form has a row per scene, SDR input has none, and a part can be asked for.
+    func testSceneStatisticsAgreeWithWhatAConversionReports() throws {
+        let dir = try Support.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = Support.vector("sample_hlg_portrait.mov")
+        let probe = try Support.sdrify("probe", input, "--scene-stats", "--json")
+        XCTAssertEqual(probe.status, 0, probe.stderr)
+        let report = try JSONSerialization.jsonObject(with: probe.stdoutData) as? [String: Any] ?? [:]
+        XCTAssertEqual(report["hdr"] as? String, "hlg")
+        let stats = report["tone_mapping"] as? [String: Any] ?? [:]
+        let convert = try Support.sdrify(input, dir.appendingPathComponent("out.mp4").path, "--json", "--preset", "640x480")
+        XCTAssertEqual(convert.status, 0, convert.stderr)
+        let converted = (try JSONSerialization.jsonObject(with: convert.stdoutData) as? [String: Any])?["tone_mapping"] as? [String: Any] ?? [:]
+        XCTAssertEqual(report["frames"] as? Int, (try JSONSerialization.jsonObject(with: convert.stdoutData) as? [String: Any])?["frames"] as? Int)
+        for key in ["statistics", "scenes", "white_cd_m2", "key_cd_m2", "peak_cd_m2", "exposure_stops", "by_scene"] {
+            XCTAssertNotNil(stats[key], key)
+            XCTAssertEqual(stats[key] as? NSObject, converted[key] as? NSObject, "\(key): the same as the conversion's")
+        }
+        let scenes = stats["by_scene"] as? [[String: Any]] ?? []
+        XCTAssertEqual(scenes.first?["start"] as? Double, 0)
+        XCTAssertGreaterThan(scenes.first?["white_cd_m2"] as? Double ?? 0, 0)
+        XCTAssertEqual(scenes.map { $0["pictures"] as? Int ?? 0 }.reduce(0, +), report["frames"] as? Int)
+
+        let text = try Support.sdrify("probe", input, "--scene-stats")
+        XCTAssertEqual(text.status, 0, text.stderr)
+        let lines = text.stdout.split(separator: "\n")
+        XCTAssertTrue(lines.first?.contains("HLG") ?? false, text.stdout)
+        XCTAssertEqual(lines.count, 2 + scenes.count, text.stdout)
+
+        let part = try Support.sdrify("probe", input, "--scene-stats", "--json", "--duration", "0.5")
+        XCTAssertEqual(part.status, 0, part.stderr)
+        let partFrames = (try JSONSerialization.jsonObject(with: part.stdoutData) as? [String: Any])?["frames"] as? Int ?? 0
+        XCTAssertGreaterThan(partFrames, 0)
+        XCTAssertLessThan(partFrames, report["frames"] as? Int ?? 0)
+
+        let sdr = try Support.sdrify("probe", Support.vector("sdr_h264_aac.mp4"), "--scene-stats")
+        XCTAssertEqual(sdr.status, 0, sdr.stderr)
+        XCTAssertTrue(sdr.stdout.contains("not HDR"), sdr.stdout)
+
+        let misuse = try Support.sdrify("probe", input, "--duration", "1")
+        XCTAssertEqual(misuse.status, 64, "--duration without --scene-stats is a usage error")
+    }
 }

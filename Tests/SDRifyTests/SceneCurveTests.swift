@@ -27,36 +27,93 @@ final class SceneCurveTests: XCTestCase {
         for x in [0.001, 0.05, 0.2, 0.5, 0.8, 1.0] { XCTAssertEqual(c.map(x), x, accuracy: 1e-9) }
     }
 
-    func testBrightlyExposedSceneIsLoweredAndKeepsHighlightTexture() {
-        // A phone's HLG sky scene: buildings 1-3 stops under reference white, 40 % sky 1-2.3 stops over it.
+    func testBrightlyExposedSceneIsLoweredAndKeepsItsRatios() {
+        // A chart in bright light on a phone's HLG: surfaces spread from 4.5 stops under to 1.56 stops over
+        // reference white (white at 600 cd/m², middle grey near 120).
+        let white = 1.56
+        let stats = scene([(-3, 0.3, 3), (-0.5, 0.4, 2), (1.0, 0.3, 1.12)])
+        XCTAssertEqual(stats.diffuseWhite, white, accuracy: 0.15)
+        let c = curve(stats)
+        XCTAssertEqual(c.exposure, -(white + SceneCurve.whiteLanding), accuracy: 0.15, "lowered until its white lands under SDR white")
+        // Every ratio under the white is kept: a stop apart stays a stop apart, the white included.
+        for x in [-4.0, -2.0, -0.5, 1.0, white - 0.1] {
+            XCTAssertEqual(log2(c.map(exp2(x)) / c.map(exp2(x - 1))), 1, accuracy: 0.02, "at \(x) stops")
+        }
+        XCTAssertLessThan(c.map(exp2(white)), 0.8, "the white keeps a margin under full code")
+    }
+
+    func testABrightSkyOverADarkerSceneKeepsItsTexture() {
+        // Buildings 1-3 stops under reference white, a sky 1-2.3 stops over it: one continuous spread of light,
+        // the sky the brightest surface. The scene is lowered until the sky lands under SDR white, with its
+        // texture: no compression through the sky.
         let stats = scene([(-3, 0.2), (-1.5, 0.2), (-0.3, 0.2), (1.0, 0.2), (1.8, 0.2)])
         let c = curve(stats)
-        XCTAssertLessThan(c.exposure, -0.4, "lowered as a whole")
+        XCTAssertLessThan(c.exposure, -2, "lowered as a whole")
         let peak = stats.percentile(0.999)
         XCTAssertLessThan(c.map(exp2(peak)), 0.85, "the peak lands with a margin under SDR white")
-        XCTAssertGreaterThanOrEqual(c.slope(atStops: peak), 0.45, "texture kept at the peak")
-        XCTAssertEqual(c.slope(atStops: 1.0), c.slope(atStops: peak), accuracy: 1e-3, "one contrast through the sky")
-        // Below the knee, relative tones are exactly kept: a stop apart stays a stop apart.
-        XCTAssertEqual(log2(c.map(exp2(-3.0)) / c.map(exp2(-4.0))), 1, accuracy: 1e-9)
+        for x in [1.0, 1.5, 2.0] { XCTAssertGreaterThan(c.slope(atStops: x), 0.9, "the sky keeps its texture at \(x) stops") }
+    }
+
+    func testLightsInADarkSceneAreNotTakenForItsWhite() {
+        // A stage or a night street (graded film): most of the picture 2-8 stops under reference white, 15 % of
+        // bright lights and signs spread from 0.75 to 3.75 stops over it, joined to the rest by their glow.
+        let stats = scene([(-7, 0.3, 2), (-5, 0.3, 2), (-3, 0.15, 2), (-1, 0.1, 2), (2.25, 0.15, 3)])
+        XCTAssertGreaterThan(stats.diffuseWhite, 2.5, "the lights are the brightest large spread of light")
+        let c = curve(stats)
+        // Its white is bounded 4 stops above its key (−3.8 stops): at most a little above reference white, where
+        // it would be lowered by about two stops if the lights were taken for surfaces.
+        XCTAssertGreaterThan(c.exposure, -0.5, "hardly lowered: the lights are not surfaces")
+        XCTAssertEqual(log2(c.map(exp2(-4.0)) / c.map(exp2(-6.0))), 2, accuracy: 1e-9, "the dark scene keeps its contrast")
+        XCTAssertGreaterThanOrEqual(c.slope(atStops: 2.5), 0.2, "the lights keep some texture")
+        XCTAssertLessThan(c.map(exp2(3.5)), 0.9)
     }
 
     func testSparseHighlightsKeepTheSDRRangeMajority() {
-        // Graded HDR: a dark scene with a few lamps at 2000 cd/m².
+        // Graded HDR: a dark scene with a few lamps at 2000 cd/m², apart from the rest.
         let c = curve(scene([(-6, 0.5, 3), (-3, 0.45, 3), (3.3, 0.05, 0.5)]))
         XCTAssertEqual(c.exposure, 0)
         XCTAssertEqual(c.map(0.3), 0.3, accuracy: 1e-9, "mid-tones untouched")
         XCTAssertLessThanOrEqual(c.map(exp2(3.3)), 1)
     }
 
+    func testSpecularsAndALampAboveReferenceWhiteLeaveTheSurfacesTheirRatios() {
+        // BT.2408 placement (white at reference white) with glints (0.05 %) and a lamp (0.4 %) at 4000 cd/m²,
+        // joined to the surfaces by their glow: the surfaces keep their levels and ratios up to their white.
+        let stats = scene([(-4, 0.4, 3), (-1.2, 0.5, 2.2), (1.5, 0.0045, 3), (4.3, 0.0045, 0.25)])
+        XCTAssertEqual(stats.diffuseWhite, -0.1, accuracy: 0.2)
+        let c = curve(stats)
+        XCTAssertEqual(c.exposure, 0)
+        for x in [-3.0, -1.5, -0.5] { XCTAssertEqual(c.map(exp2(x)), exp2(x), accuracy: 1e-9) }
+        // A chart's white patch (0.89 of white) sits in the soft bend that makes room for the lamp: it keeps its
+        // place over the light grey within a tenth of a stop (about 2 L*).
+        XCTAssertEqual(log2(c.map(exp2(-0.17)) / c.map(exp2(-1.0))), 0.83, accuracy: 0.1, "the white patch stays where it was over the greys")
+    }
+
     func testFlatBrightPatchesDoNotPassForABrightScene() {
-        // 25 % of the picture is one flat graphic at 600 cd/m² (1.56 stops): piled on one level, it counts as one bin.
-        // The rest is a photograph spread over six stops under reference white.
+        // 25 % of the picture is one flat graphic at 600 cd/m² (1.56 stops), 1.5 stops above the photograph under
+        // it, which is spread over six stops under reference white: the photograph's white is the scene's.
         let c = curve(scene([(-3, 0.75, 6), (1.56, 0.25, 0.125)]))
         XCTAssertEqual(c.exposure, 0)
+        XCTAssertEqual(c.map(exp2(-2.0)), exp2(-2.0), accuracy: 1e-9)
+    }
+
+    func testDiffuseWhiteIgnoresBlackBordersInTheKey() {
+        // The same bright scene with 30 % black letterbox bars: the key of its lit samples, and so its white,
+        // stay the same.
+        let lit = scene([(-3, 0.3, 3), (-0.5, 0.4, 2), (1.0, 0.3, 1.12)])
+        var bars = lit.counts.map { $0 * 0.7 }
+        bars[0] += lit.total * 0.3
+        let boxed = SceneStatistics(lowest: lit.lowest, counts: bars)
+        XCTAssertEqual(boxed.litKey, lit.litKey, accuracy: 1e-9)
+        XCTAssertEqual(curve(boxed).exposure, curve(lit).exposure, accuracy: 0.07)
     }
 
     func testMonotonicAndBounded() {
-        for stats in [scene([(-3, 0.5), (2, 0.5)]), scene([(-8, 0.9), (4, 0.1)]), scene([(-1, 1)])] {
+        let scenes = [
+            scene([(-3, 0.5), (2, 0.5)]), scene([(-8, 0.9), (4, 0.1)]), scene([(-1, 1)]), scene([(-3, 0.3, 3), (-0.5, 0.4, 2), (1.0, 0.3, 1.12)]),
+            scene([(-7, 0.3, 2), (-5, 0.3, 2), (-3, 0.15, 2), (-1, 0.1, 2), (2.25, 0.15, 3)]), scene([(0.5, 0.5, 1), (3, 0.5, 1)])
+        ]
+        for stats in scenes {
             let c = curve(stats)
             var last = 0.0
             for i in 1...400 {
@@ -107,6 +164,17 @@ final class SceneCurveTests: XCTestCase {
         XCTAssertEqual(tracker.scenes, 2)
         guard case .object(let report) = tracker.report else { return XCTFail("report is an object") }
         XCTAssertEqual(report.first { $0.0 == "statistics" }?.1, .string("dovi"))
+        let byScene = tracker.report["by_scene"]?.items ?? []
+        XCTAssertEqual(byScene.count, 2)
+        XCTAssertEqual(byScene.map { $0["pictures"]?.number }, [2, 1])
+        XCTAssertNotNil(byScene.first?["white_cd_m2"]?.number)
+
+        // The shot's peak, taken over every pixel, bounds its white: metadata whose peak agrees with the pictures
+        // (1.1 stops under the sampled one) but sits under their white lowers the scene less.
+        let bounded = SceneTracker()
+        let lowPeak = DynamicHDRMetadata(source: .dolbyVision, peak: 203 * exp2(1.2), average: 100)
+        XCTAssertEqual(bounded.next(bright, metadata: lowPeak).curve.exposure, -(1.2 + SceneCurve.whiteLanding), accuracy: 0.05)
+        XCTAssertLessThan(curve(bright).exposure, -2.4)
 
         // Metadata whose peak is 4 stops off describes another picture: ignored, and said so.
         let liar = SceneTracker()

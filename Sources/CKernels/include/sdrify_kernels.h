@@ -51,6 +51,8 @@ typedef struct sdrify_stats_job {
     const float *eotf; int eotf_size;
     float kr, kg, kb, min_v;
     unsigned *histogram; unsigned bins, base;
+    unsigned *neutral;  // the same histogram of the near-neutral samples: (max − min) ≤ neutral_spread · max of R, G, B
+    float neutral_spread;
 } sdrify_stats_job;
 void sdrify_scene_histogram(const sdrify_stats_job *job);
 

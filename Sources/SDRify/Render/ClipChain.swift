@@ -13,7 +13,7 @@ final class ClipChain {
     let tb: TimeBase  // of the pictures' timestamps, for messages
 
     /// The scenes `auto` follows (kept across converters made again mid-stream).
-    let scenes = SceneTracker()
+    let scenes: SceneTracker
     /// The colour the first picture was converted from (frame tags over stream tags).
     private(set) var sourceColor: ColorDescription? = nil
     /// Whether any picture was tone mapped (an HDR source).
@@ -36,6 +36,7 @@ final class ClipChain {
         self.label = label; self.video = video; self.orientation = orientation; self.size = size; self.background = background
         coded = orientation.swapsDimensions ? (size.1, size.0) : (size.0, size.1)
         self.toneMap = toneMap; self.ringSize = ringSize; tb = timeBase; self.warn = warn
+        scenes = SceneTracker(timeBase: timeBase)
     }
 
     /// One decoded picture, upright and SDR at `size`, with the decoded picture's timestamp and duration.

@@ -8,9 +8,15 @@ public struct SceneStatistics: Sendable {
     /// Stops of bin 0's lower edge.
     public let lowest: Double
     public let counts: [Double]
+    /// The same histogram of the near-neutral samples (SceneMeter.neutralSpread): what a diffuse white can be.
+    public let neutral: [Double]
     public var total: Double { counts.reduce(0, +) }
 
-    public init(lowest: Double, counts: [Double]) { self.lowest = lowest; self.counts = counts }
+    /// `neutral`: nil when every sample counts as near-neutral.
+    public init(lowest: Double, counts: [Double], neutral: [Double]? = nil) {
+        self.lowest = lowest; self.counts = counts
+        self.neutral = neutral.map { $0.count == counts.count ? $0 : counts } ?? counts
+    }
 
     /// The level (stops) below which the fraction `p` of the samples lie, interpolated inside the bin.
     public func percentile(_ p: Double) -> Double {
@@ -32,6 +38,20 @@ public struct SceneStatistics: Sendable {
         return counts.enumerated().reduce(0) { $0 + $1.1 * (lowest + (Double($1.0) + 0.5) / Double(SceneStatistics.binsPerStop)) } / t
     }
 
+    /// The mean level in stops of the lit samples (those above `blackLevel`): the key without the pull of black
+    /// borders, letterbox bars and sensor black, which say nothing of how the scene is lit.
+    public var litKey: Double {
+        let first = max(0, Int(((SceneStatistics.blackLevel - lowest) * Double(SceneStatistics.binsPerStop)).rounded(.up)))
+        var sum = 0.0, n = 0.0
+        for i in first..<max(first, counts.count) where counts[i] > 0 {
+            sum += counts[i] * (lowest + (Double(i) + 0.5) / Double(SceneStatistics.binsPerStop))
+            n += counts[i]
+        }
+        return n > 0 ? sum / n : lowest
+    }
+    /// −8 stops: 0.8 cd/m².
+    static let blackLevel = -8.0
+
     /// The fraction of samples at or above `stops`.
     public func fraction(above stops: Double) -> Double {
         let t = total
@@ -45,10 +65,56 @@ public struct SceneStatistics: Sendable {
     /// a clipped area) counts as little as one bin can. This is what decides how bright a scene is lit.
     public var spreadWeighted: SceneStatistics {
         let cap = SceneStatistics.spreadCap * total
-        return SceneStatistics(lowest: lowest, counts: counts.map { min($0, cap) })
+        return SceneStatistics(lowest: lowest, counts: counts.map { min($0, cap) }, neutral: neutral.map { min($0, cap) })
     }
     /// 1.5 % per 1/8-stop bin: a level spread evenly over 8 stops would fill each bin to 1.6 %.
     static let spreadCap = 0.015
+
+    /// The scene's diffuse white (stops): the brightest level that near-neutral surfaces of some extent reach, the
+    /// level above which their spread-weighted light amounts to `whiteArea` of all samples. Saturated light (coloured
+    /// lamps, neon, LEDs, saturated graphics) is not white, however bright. Not counted either: light detached from
+    /// the rest by `detachGap` stops of next to nothing (speculars, lamps, HDR graphics and gradients above a
+    /// picture whose own white is lower) while it is less than half of the picture; flat areas (graphics, uniform patches, clipped
+    /// highlights) weigh as little as one bin can (spreadWeighted); samples too few to make a surface (glints,
+    /// small lights) stay under `whiteArea`.
+    public var diffuseWhite: Double {
+        let all = total, counts = neutral, lit = neutral.reduce(0, +)
+        guard lit > 0 else { return lowest }
+        let empty = SceneStatistics.emptyBin * all, gapBins = Int(SceneStatistics.detachGap * Double(SceneStatistics.binsPerStop))
+        // The body's top: walking down from the brightest bin holding more than next to nothing, each run of
+        // `gapBins` such bins cuts off the light above it as long as that light is less than half of the
+        // near-neutral light.
+        var top = counts.count - 1
+        while top > 0 && counts[top] <= empty { top -= 1 }
+        var above = 0.0, run = 0, bodyTop = top
+        for i in stride(from: top, through: 0, by: -1) {
+            if counts[i] <= empty {
+                run += 1
+            } else {
+                if run >= gapBins && above < lit / 2 { bodyTop = i }
+                run = 0
+            }
+            above += counts[i]
+        }
+        let cap = SceneStatistics.spreadCap * all
+        let target = SceneStatistics.whiteArea * all
+        var mass = 0.0
+        for i in stride(from: bodyTop, through: 0, by: -1) {
+            let c = min(counts[i], cap)
+            if mass + c >= target {
+                // Inside the bin, from its top edge down.
+                return lowest + (Double(i + 1) - (target - mass) / c) / Double(SceneStatistics.binsPerStop)
+            }
+            mass += c
+        }
+        return lowest
+    }
+    /// 0.75 % of the picture: a patch of a chart filling a fifth of the frame, more than a lamp or a few glints.
+    static let whiteArea = 0.0075
+    /// A stop of next to no light (at most `emptyBin` of the samples per 1/8-stop bin: glows, gradients, edges)
+    /// sets the light above it apart. A chart's white is 0.83 stop above its light grey, so it stays joined.
+    static let detachGap = 1.0
+    static let emptyBin = 0.004
 
     /// How differently two pictures' light is spread: half the summed difference of their 1-stop histograms,
     /// from 0 (the same) to 1 (no light in common).
@@ -69,7 +135,8 @@ public struct SceneStatistics: Sendable {
     /// This histogram moved `weight` of the way toward `other` (both normalised to 1).
     func blended(toward other: SceneStatistics, weight: Double) -> SceneStatistics {
         let a = max(total, 1), b = max(other.total, 1)
-        return SceneStatistics(lowest: lowest, counts: zip(counts, other.counts).map { $0 / a * (1 - weight) + $1 / b * weight })
+        func mix(_ x: [Double], _ y: [Double]) -> [Double] { zip(x, y).map { $0 / a * (1 - weight) + $1 / b * weight } }
+        return SceneStatistics(lowest: lowest, counts: mix(counts, other.counts), neutral: mix(neutral, other.neutral))
     }
 }
 
@@ -82,6 +149,11 @@ public final class SceneMeter: @unchecked Sendable {
     private static let maxV: Float = 64
     private let eotf: UnsafeMutableBufferPointer<Float>
     private let histogram: UnsafeMutableBufferPointer<UInt32>
+    private let neutral: UnsafeMutableBufferPointer<UInt32>
+    /// A sample is near-neutral when its channels' spread (max − min) is at most this share of the largest (in
+    /// linear light, its smallest channel at least a quarter of its largest): white and grey surfaces under tinted
+    /// light, wood and stone, a blue or hazy sky; not saturated lights, signs or graphics.
+    static let neutralSpread: Float = 0.75
     private var job: sdrify_stats_job
     private let hlg: Bool
     private let hasChroma: Bool
@@ -100,6 +172,7 @@ public final class SceneMeter: @unchecked Sendable {
         base = SceneMeter.minV.bitPattern >> SDRIFY_STATS_SHIFT
         let bins = Int((SceneMeter.maxV.bitPattern >> SDRIFY_STATS_SHIFT) - base) + 1
         histogram = .allocate(capacity: bins)
+        neutral = .allocate(capacity: bins)
         let maxCode = Float((1 << format.bitDepth) - 1), unit = Float(1 << (format.bitDepth - 8))
         let full = color.range == .full
         let step = max(1, Int((Double(width * height) / Double(SceneMeter.samples)).squareRoot().rounded(.up)))
@@ -121,6 +194,8 @@ public final class SceneMeter: @unchecked Sendable {
         job.kr = Float(weights.0); job.kg = Float(weights.1); job.kb = Float(weights.2)
         job.min_v = SceneMeter.minV
         job.histogram = histogram.baseAddress
+        job.neutral = neutral.baseAddress
+        job.neutral_spread = SceneMeter.neutralSpread
         job.bins = UInt32(bins)
         job.base = base
         hasChroma = format.hasChroma
@@ -129,10 +204,12 @@ public final class SceneMeter: @unchecked Sendable {
     deinit {
         eotf.deallocate()
         histogram.deallocate()
+        neutral.deallocate()
     }
 
     public func measure(_ frame: Frame) -> SceneStatistics {
         _ = histogram.initialize(repeating: 0)
+        _ = neutral.initialize(repeating: 0)
         job.planes = (
             UnsafeRawPointer(frame.data(0)), hasChroma ? UnsafeRawPointer(frame.data(1)) : nil,
             hasChroma ? UnsafeRawPointer(frame.data(2)) : nil
@@ -143,17 +220,20 @@ public final class SceneMeter: @unchecked Sendable {
         // luminance relative to 203 cd/m² is 1000/203 · v^1.2 (the BT.2100 OOTF at 1000 cd/m²), so its stops
         // scale by 1.2 and shift: the bins are re-spread onto the common 1/8-stop grid.
         let lowestV = log2(Double(SceneMeter.minV))
-        let raw = Array(histogram).map(Double.init)
-        guard hlg else { return SceneStatistics(lowest: lowestV, counts: raw) }
+        let raw = Array(histogram).map(Double.init), rawNeutral = Array(neutral).map(Double.init)
+        guard hlg else { return SceneStatistics(lowest: lowestV, counts: raw, neutral: rawNeutral) }
         let shift = log2(1000 / ToneCurve.referenceWhite)
         let lowest = (lowestV * 1.2 + shift).rounded(.down)
-        var counts = [Double](repeating: 0, count: raw.count)
         let per = Double(SceneStatistics.binsPerStop)
-        for (i, c) in raw.enumerated() where c > 0 {
-            let stop = (lowestV + (Double(i) + 0.5) / per) * 1.2 + shift
-            let j = min(max(Int(((stop - lowest) * per).rounded(.down)), 0), counts.count - 1)
-            counts[j] += c
+        func respread(_ raw: [Double]) -> [Double] {
+            var counts = [Double](repeating: 0, count: raw.count)
+            for (i, c) in raw.enumerated() where c > 0 {
+                let stop = (lowestV + (Double(i) + 0.5) / per) * 1.2 + shift
+                let j = min(max(Int(((stop - lowest) * per).rounded(.down)), 0), counts.count - 1)
+                counts[j] += c
+            }
+            return counts
         }
-        return SceneStatistics(lowest: lowest, counts: counts)
+        return SceneStatistics(lowest: lowest, counts: respread(raw), neutral: respread(rawNeutral))
     }
 }

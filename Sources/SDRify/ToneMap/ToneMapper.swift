@@ -103,7 +103,7 @@ public final class ToneMapper: @unchecked Sendable {
 
     public func process(_ frame: Frame, format: PlanarFormat) throws -> Frame {
         if let scenes, let meter {
-            let next = scenes.next(meter.measure(frame), metadata: frame.dynamicHDR)
+            let next = scenes.next(meter.measure(frame), metadata: frame.dynamicHDR, pts: frame.pts)
             if next.changed {
                 curve = ToneCurve(.auto, sourcePeak: curve.sourcePeak, scene: next.curve)
                 _ = tables[0].update(from: GainTable(curve: curve, maxY: maxY).gains)
