@@ -25,7 +25,7 @@ public enum SceneSurvey {
         input: String, start: MediaTime? = nil, duration: MediaTime? = nil, threads: Int = 0,
         tolerateErrors: Bool = false, warn: @escaping WarningHandler = { _ in }
     ) throws -> Result {
-        var options = ConvertOptions(input: input, output: "scene-stats.mp4", preset: ExportPreset.named("LowQuality")!)
+        var options = ConvertOptions(input: input, output: "scene-stats.mp4", preset: ExportPreset.named("LowQuality") ?? ExportPreset.all[0])
         options.start = start; options.duration = duration; options.threads = threads
         options.tolerateErrors = tolerateErrors
         options.keepChapters = false; options.keepSubtitles = false

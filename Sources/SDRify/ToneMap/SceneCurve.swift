@@ -1,10 +1,10 @@
 import Foundation
 
 /// The scene-adaptive curve (`--tonemap auto`), worked out in stops relative to HDR reference white (log2 of
-/// L / 203 cd/m²) from three measures of a scene (SceneTracker): its diffuse `white` (the brightest level its
-/// surfaces reach, SceneStatistics.diffuseWhite, not the lamps, glints or graphics above them); its `highlights`,
-/// the spread-weighted fraction of light above that white (or above reference white, whichever is higher); and its
-/// `peak`, the level 0.1 % of its samples exceed.
+/// L / 203 cd/m²) from the measures of a scene (SceneTracker): its diffuse `white` (the brightest level its
+/// near-neutral surfaces reach, SceneStatistics.diffuseWhite, not the lamps, glints or graphics above them); its
+/// `highlights`, the spread-weighted fraction of light above that white (or above reference white, whichever is
+/// higher); its `peak`, the level 0.1 % of its samples exceed; and by how much its white was `bounded`.
 /// 1. Exposure: a scene whose white sits above reference white (phones expose HLG so that diffuse white lies
 ///    near 600 cd/m², brighter still in bright light) is lowered as a whole until its white lands `whiteLanding`
 ///    stops under SDR white (the margin keeps tinted whites, whose strongest channel lies above their luminance,
@@ -14,12 +14,15 @@ import Foundation
 ///    range), reached from slope 1 through a soft bend `bend` stops wide on each side, and the scene's peak lands
 ///    on `top`, just under SDR white. Where highlights are few (speculars, lamps), the knee sits just under the
 ///    scene's white (`whiteMargin`), never under `sparseKnee`: the surfaces keep their ratios and what is
-///    brighter is squeezed above them. Where much of the picture is brighter than its white (a bright sky over a
-///    darker scene), the knee goes down to `lowestKnee`, spreading the compression over as many stops as it can,
-///    so the brightest regions keep their texture and their greys stay apart.
+///    brighter is squeezed above them, with some `gradation` where it is more than glints. Where much of the
+///    picture is brighter than its white (a bright sky over a darker scene), the knee goes down to `lowestKnee`,
+///    spreading the compression over as many stops as it can, so the brightest regions keep their texture and
+///    their greys stay apart.
 /// Light at SDR levels (graded HDR, SDR in HDR) gets neither: it comes back as it went in.
 public struct SceneCurve: Equatable, Sendable {
-    /// Stops under SDR white where a lowered scene's white lands (0.84 of SDR white's luminance).
+    /// Stops under SDR white where a lowered scene's white lands (0.73 of SDR white's luminance, code 208 of 235):
+    /// room for its tinted whites and for the shoulder of what is brighter, so that the brightest pixels of a
+    /// lowered phone scene stay off full code as they did when the scene was compressed instead.
     public static let whiteLanding = 0.45
     /// Whites this many stops above reference white or more land on `whiteLanding`; between, the lowering eases
     /// in from nothing, so BT.2408-placed content (white at reference white) is left as it is.
@@ -76,7 +79,7 @@ public struct SceneCurve: Equatable, Sendable {
         let lowered = min(-exposure / SceneCurve.landingRamp, 1)
         let reach = h + SceneCurve.excursion * lowered
         top = SceneCurve.peakLanding * max(t, 0.5 + 0.5 * lowered) * min(max(reach / 0.5, 0), 1)
-        // The slope is (V − b)/(U − b) for spans U = peak − knee, V = top − knee and bend b: the lower the knee,
+        // The slope is (V − b)/(U − b) for spans U = reach − knee, V = top − knee and bend b: the lower the knee,
         // the more stops share the compression and the higher the slope. A knee within a bend of the top leaves
         // slope 0: the bend alone rises to the top.
         let b = SceneCurve.bend

@@ -62,7 +62,8 @@ public struct SceneStatistics: Sendable {
 
     /// The histogram with no bin holding more than `spreadCap` of the samples: light spread over a range of levels
     /// (a sky, a lit wall: texture) keeps its weight, light piled on one level (a flat graphic, a uniform patch,
-    /// a clipped area) counts as little as one bin can. This is what decides how bright a scene is lit.
+    /// a clipped area) counts as little as one bin can. The highlights SceneCurve keeps texture for are read
+    /// from it.
     public var spreadWeighted: SceneStatistics {
         let cap = SceneStatistics.spreadCap * total
         return SceneStatistics(lowest: lowest, counts: counts.map { min($0, cap) }, neutral: neutral.map { min($0, cap) })
@@ -71,12 +72,13 @@ public struct SceneStatistics: Sendable {
     static let spreadCap = 0.015
 
     /// The scene's diffuse white (stops): the brightest level that near-neutral surfaces of some extent reach, the
-    /// level above which their spread-weighted light amounts to `whiteArea` of all samples. Saturated light (coloured
-    /// lamps, neon, LEDs, saturated graphics) is not white, however bright. Not counted either: light detached from
-    /// the rest by `detachGap` stops of next to nothing (speculars, lamps, HDR graphics and gradients above a
-    /// picture whose own white is lower) while it is less than half of the picture; flat areas (graphics, uniform patches, clipped
-    /// highlights) weigh as little as one bin can (spreadWeighted); samples too few to make a surface (glints,
-    /// small lights) stay under `whiteArea`.
+    /// level above which their spread-weighted light amounts to `whiteArea` of all samples. Saturated light
+    /// (coloured lamps, neon, LEDs, saturated graphics) is not white, however bright. Not counted either: light
+    /// set apart from the rest by `detachGap` stops of next to nothing (speculars, lamps, HDR graphics and
+    /// gradients above a picture whose own white is lower) while it is less than half of the near-neutral light;
+    /// flat areas (graphics, uniform patches, clipped highlights) weigh as little as one bin can (`spreadCap`);
+    /// samples too few to make a surface (glints, small lights) stay under `whiteArea`. When no near-neutral
+    /// level holds more than next to nothing, the scene has no white to go by: the lowest level.
     public var diffuseWhite: Double {
         let all = total, counts = neutral, lit = neutral.reduce(0, +)
         guard lit > 0 else { return lowest }
