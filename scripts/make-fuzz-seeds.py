@@ -123,6 +123,11 @@ TEXT_SEEDS = {
         "basic.scc": "Scenarist_SCC V1.0\n\n00:00:00:15\t9420 9420 94ae 94ae 9452 9452 97a2 97a2 c8e5 ecec ef80 942f 942f\n\n"
                      "00:00:02:00\t942c 942c\n\n00:00:03;00\t9425 9425 94ad 94ad 9470 9470 d2ef ecec 94ad 94ad\n",
     },
+    "lrc": {
+        "basic.lrc": "[ti:Song]\n[ar:Someone]\n[offset:-120]\n[length:01:02.5]\n[00:01.50][00:10.00]Chorus [line]\n"
+                     "[00:03:25]Second & <more>\n[00:05.00]\n[00:06.00]<00:06.00>Word <00:06.40>by <00:06.8>word\n"
+                     "<00:08.00>Only word times\n[100:00.00]late\n",
+    },
     "timeline": {
         "basic.json": '{"output": {"preset": "640x480", "fps": 30, "background": "#102030", "fit": "cover"},'
                       ' "clips": [{"file": "a.mp4", "from": 0.5, "duration": 1, "transition": {"kind": "fade", "duration": 0.5}},'
@@ -149,7 +154,7 @@ def text_seeds():
     for target, files in TEXT_SEEDS.items():
         for name, text in files.items():
             put(target, name, text)
-            put("captions", name, text) if target in ("srt", "webvtt", "ass", "ttml", "scc") else None
+            put("captions", name, text) if target in ("srt", "webvtt", "ass", "ttml", "scc", "lrc") else None
 
 
 with tempfile.TemporaryDirectory() as work:

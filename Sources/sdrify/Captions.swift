@@ -11,8 +11,8 @@ struct Captions: ParsableCommand {
             (exit 2) naming the first problem; --fix repairs each and says what it changed.
             """)
 
-    @Argument(help: "Input captions (SRT, WebVTT, ASS/SSA, TTML/iTT or SCC).") var input: String
-    @Argument(help: "Output captions: .srt, .vtt, .ass, .ttml, .itt or .scc.") var output: String
+    @Argument(help: "Input captions (SRT, WebVTT, ASS/SSA, TTML/iTT, SCC or LRC lyrics).") var input: String
+    @Argument(help: "Output captions: .srt, .vtt, .ass, .ttml, .itt, .scc or .lrc.") var output: String
     @Flag(help: "Repair what the output format cannot hold, saying what changed.") var fix = false
     @Option(
         name: .customLong("offset"), parsing: .unconditional,

@@ -37,6 +37,13 @@ struct Convert: ParsableCommand {
             "Constant output frame rate (30, 29.97, 30000/1001): each output time shows the source picture nearest to it; default: the source's own picture times (a variable rate stays variable)."
     )
     var fps: String?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Turn the picture this many degrees clockwise on top of the file's own orientation (a clip filmed lying flat).", valueName: "90|180|270"))
+    var rotate: Int?
+    @Option(help: ArgumentHelp("Mirror the picture after any --rotate: h (left and right swap) or v (top and bottom).", valueName: "h|v"))
+    var flip: String?
     @OptionGroup var posterFlags: PosterFlags
     @Option(parsing: .unconditional, help: ArgumentHelp("Start the output this far into the input (frame-accurate).", valueName: "TIME"))
     var start: TimeArgument?
@@ -126,6 +133,10 @@ struct Convert: ParsableCommand {
         }
         if let background { try checkBackground(background) }
         if let fps, FrameRate(parsing: fps) == nil { throw ValidationError("--fps must be a rate from 1 to 240 (30, 29.97 or 30000/1001)") }
+        if let rotate, ![0, 90, 180, 270].contains(rotate) {
+            throw ValidationError("--rotate must be 90, 180 or 270 (degrees clockwise), not \(rotate)")
+        }
+        if let flip, Orientation.Flip(rawValue: flip) == nil { throw ValidationError("--flip must be h or v, not '\(flip)'") }
         if posterFlags.poster != nil, case .folder = targets { throw ValidationError("--poster names one file: it applies to one input") }
         for entry in subtitles {
             let (file, _) = Convert.subtitleEntry(entry)
@@ -187,6 +198,7 @@ struct Convert: ParsableCommand {
         options.tolerateErrors = encoding.tolerateErrors
         options.checkBitstream = !encoding.noBitstreamCheck
         options.fps = fps.flatMap { FrameRate(parsing: $0) }
+        options.turn = Orientation(rotate: rotate ?? 0, flip: flip.flatMap(Orientation.Flip.init(rawValue:))) ?? .up
         options.poster = posterFlags.request
         try Job(encoding, output: output, overwrite: encoding.overwrite, poster: options.poster?.path, reads: options.filesRead).run {
             warn, report in

@@ -6,7 +6,7 @@ import SDRify
 struct CaptionFlags: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Burn in captions or lyrics from an SRT, WebVTT, ASS, TTML/iTT or SCC file, or input:N for the input's subtitle track N (repeatable).",
+            "Burn in captions or lyrics from an SRT, WebVTT, ASS, TTML/iTT, SCC or LRC file, or input:N for the input's subtitle track N (repeatable).",
             valueName: "FILE"))
     var captions: [String] = []
     @Option(

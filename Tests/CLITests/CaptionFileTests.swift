@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// `sdrify captions`: SRT, WebVTT, ASS, TTML/iTT and SCC in and out; SCC checked by ffmpeg's own 608 decoder; the
+/// `sdrify captions`: SRT, WebVTT, ASS, TTML/iTT, SCC and LRC in and out; SCC checked by ffmpeg's own 608 decoder; the
 /// 608 validator and its repairs; caption files of every format burned in, on the input's clock.
 final class CaptionFileTests: CLITestCase {
     func write(_ text: String, _ name: String) throws -> String {
@@ -211,6 +211,50 @@ final class CaptionFileTests: CLITestCase {
         XCTAssertEqual(try read("b.srt"), text)
     }
 
+    /// LRC lyrics: several times for one line, an offset, a break, enhanced per-word times, the last line's length;
+    /// written back as LRC that reads the same; told apart by content; a file with no time tag is damage (exit 2).
+    func testLRCReadsLyricsAndWritesThemBack() throws {
+        let lrc = try write(
+            """
+            [ti:Song]
+            [ar:Someone]
+            [offset:+250]
+            [00:01.50][00:10.00]Chorus line
+            [00:03.00]Second line & [more]
+            [00:05.00]
+            [00:06.00]<00:06.00>Word <00:06.40>by <00:06.80>word
+            <00:08.00>Only word times
+            """, "song.lrc")
+        XCTAssertEqual(try Support.sdrify("captions", lrc, file("song.srt")).status, 0)
+        let got = cues(try read("song.srt"))
+        let want: [(Double, Double, String)] = [
+            (1.25, 2.75, "Chorus line"), (2.75, 4.75, "Second line & [more]"), (5.75, 7.75, "Word by word"),
+            (7.75, 9.75, "Only word times"), (9.75, 11.75, "Chorus line")
+        ]
+        let srt = try read("song.srt")
+        XCTAssertEqual(got.count, want.count, srt)
+        for (g, w) in zip(got, want) {
+            XCTAssertEqual(g.0, w.0, accuracy: 0.001, w.2)
+            XCTAssertEqual(g.1, w.1, accuracy: 0.001, w.2)
+            XCTAssertEqual(g.2, w.2)
+        }
+        XCTAssertTrue(srt.contains("Second line & [more]"), "the brackets are the lyric's own text")
+
+        XCTAssertEqual(try Support.sdrify("captions", file("song.srt"), file("back.lrc")).status, 0)
+        let back = try read("back.lrc")
+        XCTAssertTrue(back.hasPrefix("[00:01.25]Chorus line\n[00:02.75]Second line & [more]\n[00:04.75]\n[00:05.75]Word by word\n"), back)
+        XCTAssertEqual(try Support.sdrify("captions", file("back.lrc"), file("again.srt")).status, 0)
+        XCTAssertEqual(try read("again.srt"), srt, "LRC written by sdrify reads back the same")
+
+        // Told apart by content, whatever the name; no time tag at all is not lyrics.
+        let misnamed = try write(try read("back.lrc"), "lyrics.txt")
+        XCTAssertEqual(try Support.sdrify("captions", misnamed, file("misnamed.srt")).status, 0)
+        XCTAssertEqual(try read("misnamed.srt"), srt)
+        let tagsOnly = try write("[ti:Nothing]\n[ar:Nobody]\nno times here\n", "empty.lrc")
+        let r = try Support.sdrify("captions", tagsOnly, file("empty.srt"))
+        XCTAssertEqual(r.status, 2, r.stderr)
+    }
+
     /// ASS dialogue with overrides → SRT; an unknown output extension is a usage error; no clobber.
     func testASSInAndErrors() throws {
         let ass = try write(
@@ -230,19 +274,20 @@ final class CaptionFileTests: CLITestCase {
         XCTAssertEqual(unknown.status, 64, unknown.stderr)
     }
 
-    /// SCC and TTML files burn in like SRT; captions follow the input's clock (a --start cut moves them) and
+    /// SCC, TTML and LRC files burn in like SRT; captions follow the input's clock (a --start cut moves them) and
     /// --captions-offset moves them further.
     func testEveryFormatBurnsInOnTheInputsClock() throws {
         try ffmpeg(["-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30", "-t", "4", "-c:v", "libx264", "-pix_fmt", "yuv420p", file("grey.mp4")])
         let srt = try write("1\n00:00:02,000 --> 00:00:03,000\nCAPTION\n", "c.srt")
         XCTAssertEqual(try Support.sdrify("captions", srt, file("c.scc")).status, 0)
         XCTAssertEqual(try Support.sdrify("captions", srt, file("c.ttml")).status, 0)
+        XCTAssertEqual(try Support.sdrify("captions", srt, file("c.lrc")).status, 0)
         func shown(_ out: String, at n: Int) throws -> Bool {
             let a = try Support.rawFrame(out, index: n, pixelFormat: "yuv420p").prefix(320 * 240)
             let b = try Support.rawFrame(file("grey.mp4"), index: n, pixelFormat: "yuv420p").prefix(320 * 240)
             return zip(a, b).contains { abs(Int($0) - Int($1)) > 12 }
         }
-        for name in ["c.scc", "c.ttml"] {
+        for name in ["c.scc", "c.ttml", "c.lrc"] {
             let r = try Support.sdrify(file("grey.mp4"), file("\(name).mp4"), "--captions", file(name))
             XCTAssertEqual(r.status, 0, r.stderr)
             XCTAssertTrue(try shown(file("\(name).mp4"), at: 75), "\(name): on at 2.5 s")

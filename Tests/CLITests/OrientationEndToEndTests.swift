@@ -41,6 +41,71 @@ final class OrientationEndToEndTests: XCTestCase {
         }
     }
 
+    /// `--rotate` and `--flip` turn the upright picture further (a clip filmed lying flat), in compose per clip
+    /// (`"rotate"`, `"flip"`, videos and photos) too; bad values are usage errors that name them.
+    func testRotateAndFlipOnTopOfTheFilesOrientation() throws {
+        let dir = try Support.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let frameIndex = 5
+        // (vector, extra arguments, ffmpeg filter on the coded picture that gives the same upright picture)
+        let cases: [(Int, [String], String)] = [
+            (1, ["--rotate", "90"], "transpose=clock"), (1, ["--flip", "h"], "hflip"), (1, ["--rotate", "180", "--flip", "v"], "hflip"),
+            (6, ["--rotate", "270"], "null"), (6, ["--flip", "v"], "transpose=clock,vflip"),
+            (3, ["--rotate", "90", "--flip", "h"], "hflip,vflip,transpose=clock,hflip")
+        ]
+        for (exif, extra, filter) in cases {
+            let source = Support.vector("orient_\(exif).mp4")
+            let output = dir.appendingPathComponent("t\(exif)\(extra.joined()).mp4").path
+            let r = try Support.sdrify([source, output, "--preset", "640x480", "--crf", "12"] + extra)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let want = try Support.lumaFrame(source, index: frameIndex, filter: filter)
+            let got = try Support.lumaFrame(output, index: frameIndex)
+            XCTAssertEqual(got.count, want.count, "EXIF \(exif) \(extra): size")
+            XCTAssertGreaterThanOrEqual(Support.psnr(got, want), 30, "EXIF \(exif) \(extra) against \(filter)")
+        }
+
+        // compose: a video clip turned half round, then a photo turned a quarter.
+        let photo = Support.vector("photos/astronaut.png")
+        let timeline = dir.appendingPathComponent("t.json").path
+        try Data(
+            """
+            {"output": {"preset": "640x480", "fps": 30},
+             "clips": [{"file": "\(Support.vector("orient_1.mp4"))", "duration": 1, "rotate": 180},
+                       {"image": "\(photo)", "duration": 1, "rotate": 90}]}
+            """.utf8
+        ).write(to: URL(fileURLWithPath: timeline))
+        let composed = dir.appendingPathComponent("c.mp4").path
+        let c = try Support.sdrify("compose", "--timeline", timeline, "--output", composed)
+        XCTAssertEqual(c.status, 0, c.stderr)
+        // The video (0.5 s: its 15 pictures) comes first; compose re-times it to 30 fps, so compare with margin.
+        let first = try Support.lumaFrame(composed, index: 5)
+        let halfRound = Support.psnr(first, try Support.lumaFrame(Support.vector("orient_1.mp4"), index: 5, filter: "hflip,vflip"))
+        let unturned = Support.psnr(first, try Support.lumaFrame(Support.vector("orient_1.mp4"), index: 5))
+        XCTAssertGreaterThanOrEqual(halfRound, 22)
+        XCTAssertGreaterThan(halfRound, unturned + 6, "turned half round, not as coded")
+        // The photo is 288x192: turned, 192x288 fitted into the 320x240 canvas the first clip set (letterboxed).
+        let still = try Support.lumaFrame(composed, index: 30)
+        let turned = try Support.lumaFrame(photo, index: 0, filter: "transpose=clock,scale=160:240,pad=320:240:80:0")
+        XCTAssertGreaterThanOrEqual(Support.psnr(still, turned), 22, "the photo turned a quarter clockwise")
+
+        for (bad, word) in [(["--rotate", "45"], "45"), (["--flip", "x"], "'x'")] {
+            let r = try Support.sdrify([Support.vector("orient_1.mp4"), dir.appendingPathComponent("bad.mp4").path] + bad)
+            XCTAssertEqual(r.status, 64, r.stderr)
+            XCTAssertTrue(r.stderr.contains(word), r.stderr)
+        }
+        let passthrough = try Support.sdrify(
+            Support.vector("orient_1.mp4"), dir.appendingPathComponent("p.mp4").path, "--preset", "Passthrough", "--rotate", "90")
+        XCTAssertEqual(passthrough.status, 64, passthrough.stderr)
+        for clip in [
+            #"{"file": "\#(Support.vector("orient_1.mp4"))", "rotate": 45}"#, ##"{"color": "#ff0000", "rotate": 90}"##,
+            #"{"image": "\#(photo)", "flip": "x"}"#
+        ] {
+            try Data(#"{"clips": [\#(clip)]}"#.utf8).write(to: URL(fileURLWithPath: timeline))
+            let r = try Support.sdrify("compose", "--timeline", timeline, "--output", dir.appendingPathComponent("bad.mp4").path)
+            XCTAssertEqual(r.status, 64, "\(clip): \(r.stderr)")
+        }
+    }
+
     func testContainerWinsOverDisagreeingSEIWithAWarning() throws {
         let dir = try Support.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }

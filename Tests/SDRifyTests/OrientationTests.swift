@@ -46,6 +46,37 @@ final class OrientationTests: XCTestCase {
     func testRow7RightMirrored() { checkRow(.rightMirrored, exif: 7) }
     func testRow8Left() { checkRow(.left, exif: 8) }
 
+    /// A turn on top of a file's orientation is one of the eight: each upright pixel of the composite is the pixel
+    /// the two steps would give, for every pair; and `--rotate`/`--flip` name the turns they say.
+    func testTurnsComposeWithTheFilesOrientation() {
+        let (w, h) = (5, 3)
+        for first in Orientation.allCases {
+            for next in Orientation.allCases {
+                let both = first.then(next)
+                let mid = first.uprightSize(width: w, height: h)
+                XCTAssertTrue(both.uprightSize(width: w, height: h) == next.uprightSize(width: mid.width, height: mid.height))
+                let out = both.uprightSize(width: w, height: h)
+                for y in 0..<out.height {
+                    for x in 0..<out.width {
+                        let step = next.codedPixel(ofUpright: x, y, width: mid.width, height: mid.height)
+                        let twoSteps = first.codedPixel(ofUpright: step.x, step.y, width: w, height: h)
+                        XCTAssertTrue(both.codedPixel(ofUpright: x, y, width: w, height: h) == twoSteps, "\(first) then \(next) at \(x),\(y)")
+                    }
+                }
+            }
+            XCTAssertEqual(first.then(.up), first)
+            XCTAssertEqual(Orientation.up.then(first), first)
+        }
+        XCTAssertEqual(Orientation(rotate: 90, flip: nil), .right)
+        XCTAssertEqual(Orientation(rotate: 180, flip: nil), .down)
+        XCTAssertEqual(Orientation(rotate: 270, flip: nil), .left)
+        XCTAssertEqual(Orientation(rotate: 0, flip: .horizontal), .upMirrored)
+        XCTAssertEqual(Orientation(rotate: 0, flip: .vertical), .downMirrored)
+        XCTAssertEqual(Orientation.right.then(.right), .down)
+        XCTAssertEqual(Orientation.right.then(.left), .up, "a phone's portrait turned back is the coded picture")
+        XCTAssertNil(Orientation(rotate: 45, flip: nil))
+    }
+
     func testRotationFollowsExifWording() {
         XCTAssertEqual(Orientation.right.rotationClockwise, 90)
         XCTAssertEqual(Orientation.left.rotationClockwise, 270)

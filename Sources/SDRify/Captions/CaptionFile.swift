@@ -2,9 +2,9 @@ import Foundation
 
 /// The caption file formats sdrify reads and writes, told apart by extension (writing) or content (reading).
 public enum CaptionFormat: String, CaseIterable, Sendable {
-    case srt, vtt, ass, ttml, itt, scc
+    case srt, vtt, ass, ttml, itt, scc, lrc
 
-    /// By the file's extension (.srt, .vtt, .ass/.ssa, .ttml/.dfxp/.xml, .itt, .scc).
+    /// By the file's extension (.srt, .vtt, .ass/.ssa, .ttml/.dfxp/.xml, .itt, .scc, .lrc).
     public init?(path: String) {
         switch URL(fileURLWithPath: path).pathExtension.lowercased() {
         case "srt": self = .srt
@@ -13,6 +13,7 @@ public enum CaptionFormat: String, CaseIterable, Sendable {
         case "ttml", "dfxp", "xml": self = .ttml
         case "itt": self = .itt
         case "scc": self = .scc
+        case "lrc": self = .lrc
         default: return nil
         }
     }
@@ -40,8 +41,13 @@ enum CaptionFile {
         if head.contains("<tt") && head.contains("http://www.w3.org/ns/ttml") || head.contains("<tt ") && text.contains("</tt>") {
             return .cues(try TimedTextReader.cues(data, path: path))
         }
+        if LRC.looksLike(head) {
+            let cues = try LRC.cues(text, path: path)
+            guard !cues.isEmpty else { throw SDRifyError.invalidInput("\(path): no lyrics found in the LRC") }
+            return .cues(cues)
+        }
         let cues = SubtitleParser.cues(text)
-        guard !cues.isEmpty else { throw SDRifyError.invalidInput("\(path): no captions found (expected SRT, WebVTT, ASS, TTML/iTT or SCC)") }
+        guard !cues.isEmpty else { throw SDRifyError.invalidInput("\(path): no captions found (expected SRT, WebVTT, ASS, TTML/iTT, SCC or LRC)") }
         return .cues(cues)
     }
 

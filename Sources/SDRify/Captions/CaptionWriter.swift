@@ -1,6 +1,6 @@
 import Foundation
 
-/// Cues → SRT, WebVTT, ASS, TTML, iTT or SCC text.
+/// Cues → SRT, WebVTT, ASS, TTML, iTT, SCC or LRC text.
 enum CaptionWriter {
     static func text(_ cues: [Cue], format: CaptionFormat, fix: Bool) throws -> (text: String, repairs: [String]) {
         switch format {
@@ -9,6 +9,7 @@ enum CaptionWriter {
         case .ass: return (ass(cues), [])
         case .ttml: return (timedText(cues, apple: false), [])
         case .itt: return (timedText(cues, apple: true), [])
+        case .lrc: return (LRC.text(cues), [])
         case .scc:
             let r = try SCCWriter.write(cues, fix: fix)
             return (r.text, r.repairs)

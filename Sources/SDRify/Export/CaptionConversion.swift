@@ -10,7 +10,7 @@ public enum CaptionConversion {
 
     public static func run(input: String, output: String, fix: Bool, offset: Double = 0, overwrite: Bool) throws -> Result {
         guard let format = CaptionFormat(path: output) else {
-            throw SDRifyError.usage("\(output): unsupported caption extension (one of .srt, .vtt, .ass, .ttml, .itt, .scc)")
+            throw SDRifyError.usage("\(output): unsupported caption extension (one of .srt, .vtt, .ass, .ttml, .itt, .scc, .lrc)")
         }
         let cues = CaptionFile.shifted(try CaptionFile.cues(input), by: MediaTime(seconds: offset))
         guard !cues.isEmpty else { throw SDRifyError.invalidInput("\(input): no captions") }

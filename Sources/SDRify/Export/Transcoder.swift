@@ -26,6 +26,8 @@ public struct ConvertOptions: Sendable {
     public var fps: FrameRate? = nil
     /// A still of the output's own picture written beside it.
     public var poster: PosterRequest? = nil
+    /// A turn on top of the file's own orientation (`--rotate`, `--flip`).
+    public var turn: Orientation = .up
 
     public init(input: String, output: String, preset: ExportPreset) {
         self.input = input; self.output = output; self.preset = preset
@@ -42,6 +44,7 @@ public struct ConvertOptions: Sendable {
         out.toneMap = toneMap; out.tolerateErrors = tolerateErrors; out.background = background
         out.checkBitstream = checkBitstream; out.fps = fps; out.poster = poster
         var clip = TimelineClip(source: .video(input))
+        clip.turn = turn
         clip.from = start
         clip.duration = duration
         var t = Timeline(output: out, clips: [clip])
@@ -145,8 +148,8 @@ public enum Transcoder {
         if options.preset.passthrough, options.start != nil || options.duration != nil {
             throw SDRifyError.usage("Passthrough copies whole files; a start or duration needs a preset that re-encodes")
         }
-        if options.preset.passthrough, options.fps != nil || options.poster != nil {
-            throw SDRifyError.usage("Passthrough copies the video; a frame rate or a poster needs a preset that re-encodes")
+        if options.preset.passthrough, options.fps != nil || options.poster != nil || options.turn != .up {
+            throw SDRifyError.usage("Passthrough copies the video; a frame rate, a poster, a rotation or a flip needs a preset that re-encodes")
         }
 
         // Read the headers first: they validate the input and give orientation, colour and size. The same open
@@ -168,7 +171,7 @@ public enum Transcoder {
         let (info, demuxer, truncated) = opened
         if let truncated { warn("\(truncated): converting what it holds") }
         let video = info.video
-        let orientation = try info.supportedOrientation()
+        let orientation = try info.supportedOrientation().then(options.turn)
         if let codec = demuxer.undecodableAudio {
             warn(
                 demuxer.audioStreamIndex == nil
@@ -183,7 +186,7 @@ public enum Transcoder {
                 warn: warn, progress: progress)
         }
 
-        let (dw, dh) = video.displaySize
+        let (dw, dh) = options.turn.uprightSize(width: video.displaySize.0, height: video.displaySize.1)
         let target = TargetSize.fit(width: dw, height: dh, into: options.preset.box)
         // The part of the input used, on the clock its pictures, sound, chapters and subtitles all follow.
         let cutting = options.start != nil || options.duration != nil

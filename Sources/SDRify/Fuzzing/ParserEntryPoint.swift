@@ -8,14 +8,14 @@ public enum ParserEntryPoint: String, CaseIterable, Sendable {
     case doviRPU = "dovi-rpu"
     case sei, gpmf, mebx
     case boxes  // top-level boxes, the movie structure, edit lists, the 'mebx' key tables
-    case srt, webvtt, ass, ttml, scc
+    case srt, webvtt, ass, ttml, scc, lrc
     case captions  // a caption file of any kind, told apart by its content
     case timeline, overlay, gpx
 
     /// The extension of the scratch file (what the CLI would be given), nil for parsers of bytes in memory.
     var fileExtension: String? {
         switch self {
-        case .doviRPU, .sei, .gpmf, .mebx, .srt, .webvtt, .ass, .scc: nil
+        case .doviRPU, .sei, .gpmf, .mebx, .srt, .webvtt, .ass, .scc, .lrc: nil
         case .boxes: "mp4"
         case .ttml: "ttml"
         case .captions: "srt"
@@ -59,6 +59,9 @@ public enum ParserEntryPoint: String, CaseIterable, Sendable {
             _ = ASSReader.cues(text)
         case .scc:
             _ = try? SCCReader.cues(text, path: "fuzz.scc")
+        case .lrc:
+            _ = LRC.looksLike(Substring(text))
+            if let cues = try? LRC.cues(text, path: "fuzz.lrc") { _ = LRC.text(cues) }
         default:
             break
         }

@@ -104,6 +104,37 @@ public enum Orientation: Int, CaseIterable, Sendable {
     public func uprightSize(width: Int, height: Int) -> (width: Int, height: Int) {
         swapsDimensions ? (height, width) : (width, height)
     }
+
+    /// This orientation, then `next` applied to its upright picture: one of the eight again (the product of the
+    /// display matrices, which act on row vectors: p · A · B).
+    public func then(_ next: Orientation) -> Orientation {
+        let a = pattern, b = next.pattern
+        let product = (
+            a: a.a * b.a + a.b * b.c, b: a.a * b.b + a.b * b.d,
+            c: a.c * b.a + a.d * b.c, d: a.c * b.b + a.d * b.d
+        )
+        return Orientation.allCases.first { $0.pattern == product } ?? self  // the eight are closed under product
+    }
+
+    /// A turn asked for on top of a file's own orientation (`--rotate`, `--flip`, a clip's "rotate" and "flip"):
+    /// the picture turned `clockwise` degrees (0, 90, 180 or 270), then flipped (`h`: left and right swap; `v`: top
+    /// and bottom). Nil for another angle.
+    public init?(rotate clockwise: Int, flip: Flip?) {
+        let turned: Orientation
+        switch clockwise {
+        case 0: turned = .up
+        case 90: turned = .right
+        case 180: turned = .down
+        case 270: turned = .left
+        default: return nil
+        }
+        self = turned.then(flip.map { $0 == .horizontal ? .upMirrored : .downMirrored } ?? .up)
+    }
+
+    /// A mirror asked for: `h` (left and right swap) or `v` (top and bottom).
+    public enum Flip: String, Sendable, CaseIterable {
+        case horizontal = "h", vertical = "v"
+    }
 }
 
 /// Orientation as read from a stream: the eight cases, or a matrix outside them (kept to report and refuse).

@@ -126,9 +126,10 @@ struct RenderPlan {
                         throw SDRifyError.usage("\(label): a still picture takes a duration, not from/to")
                     }
                     if firstShape == nil {
-                        // The first clip sets the output's shape: a photo's EXIF orientation counts.
+                        // The first clip sets the output's shape: a photo's EXIF orientation counts, and its turn.
                         let upright = try ImageDecoder.decode(path: path, maxPixels: StillPicture.maxPixels, firstOnly: true)[0]
-                        sized(upright.width, upright.height)
+                        let shape = spec.turn.uprightSize(width: upright.width, height: upright.height)
+                        sized(shape.width, shape.height)
                     } else {
                         sized(w, h)
                     }
@@ -144,7 +145,7 @@ struct RenderPlan {
                         )
                     }
                     if case .image = spec.source { throw SDRifyError.usage("\(label): is a video, not a still picture") }
-                    let orientation = try info.supportedOrientation()
+                    let orientation = try info.supportedOrientation().then(spec.turn)
                     let length = try videoLength(info, demuxer)
                     let from = spec.from ?? .zero
                     guard from < length else {
@@ -155,7 +156,7 @@ struct RenderPlan {
                     }
                     var to = min(spec.to ?? length, length)
                     if let d = spec.duration, spec.to == nil { to = min(from + d, length) }
-                    let (dw, dh) = info.video.displaySize
+                    let (dw, dh) = spec.turn.uprightSize(width: info.video.displaySize.0, height: info.video.displaySize.1)
                     sized(dw, dh)
                     if firstRate == nil { firstRate = demuxer.videoFrameRate }
                     clips.append(

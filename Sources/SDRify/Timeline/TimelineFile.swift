@@ -100,8 +100,29 @@ extension Parser {
         }
     }
 
+    /// A clip's `"rotate"` (0, 90, 180 or 270 degrees clockwise) and `"flip"` (`"h"` or `"v"`), after its own
+    /// orientation.
+    func turn(rotate: Any?, flip: Any?, at path: String) throws -> Orientation {
+        var degrees = 0
+        if let n = try number(rotate, at: "\(path).rotate") {
+            guard let d = Int(exactly: n), [0, 90, 180, 270].contains(d) else {
+                throw fail("\(path).rotate", "expected 0, 90, 180 or 270 (degrees clockwise), not \(n)")
+            }
+            degrees = d
+        }
+        var mirror: Orientation.Flip? = nil
+        if let name = try string(flip, at: "\(path).flip") {
+            guard let f = Orientation.Flip(rawValue: name) else {
+                throw fail("\(path).flip", unknownChoice("flip", name, Orientation.Flip.allCases.map(\.rawValue)))
+            }
+            mirror = f
+        }
+        return Orientation(rotate: degrees, flip: mirror) ?? .up
+    }
+
     func clip(_ v: Any, at path: String, transition: Transition) throws -> TimelineClip {
-        let o = try object(v, at: path, allowed: ["file", "image", "color", "from", "to", "duration", "fit", "volume", "transition"])
+        let o = try object(
+            v, at: path, allowed: ["file", "image", "color", "from", "to", "duration", "fit", "volume", "transition", "rotate", "flip"])
         let sources = ["file", "image", "color"].filter { o[$0] != nil }
         guard sources.count == 1 else { throw fail(path, "needs exactly one of file, image or color") }
         let source: ClipMedia
@@ -122,6 +143,7 @@ extension Parser {
             clip.fit = fit
         }
         clip.volume = try nonNegative(o["volume"], at: "\(path).volume") ?? 1
+        clip.turn = try turn(rotate: o["rotate"], flip: o["flip"], at: path)
         if let t = o["transition"] {
             let tp = "\(path).transition"
             if let name = t as? String {
