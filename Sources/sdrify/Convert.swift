@@ -44,6 +44,8 @@ struct Convert: ParsableCommand {
     var rotate: Int?
     @Option(help: ArgumentHelp("Mirror the picture after any --rotate: h (left and right swap) or v (top and bottom).", valueName: "h|v"))
     var flip: String?
+    @Option(help: ArgumentHelp("Keep only this part of the picture as it shows (after any --rotate and --flip), in pixels.", valueName: "X,Y,W,H"))
+    var crop: String?
     @OptionGroup var posterFlags: PosterFlags
     @Option(parsing: .unconditional, help: ArgumentHelp("Start the output this far into the input (frame-accurate).", valueName: "TIME"))
     var start: TimeArgument?
@@ -137,6 +139,9 @@ struct Convert: ParsableCommand {
             throw ValidationError("--rotate must be 90, 180 or 270 (degrees clockwise), not \(rotate)")
         }
         if let flip, Orientation.Flip(rawValue: flip) == nil { throw ValidationError("--flip must be h or v, not '\(flip)'") }
+        if let crop, CropRect(argument: crop) == nil {
+            throw ValidationError("--crop: expected X,Y,W,H in whole pixels (X and Y 0 or more, W and H 2 or more), not '\(crop)'")
+        }
         if posterFlags.poster != nil, case .folder = targets { throw ValidationError("--poster names one file: it applies to one input") }
         for entry in subtitles {
             let (file, _) = Convert.subtitleEntry(entry)
@@ -198,7 +203,9 @@ struct Convert: ParsableCommand {
         options.tolerateErrors = encoding.tolerateErrors
         options.checkBitstream = !encoding.noBitstreamCheck
         options.fps = fps.flatMap { FrameRate(parsing: $0) }
-        options.turn = Orientation(rotate: rotate ?? 0, flip: flip.flatMap(Orientation.Flip.init(rawValue:))) ?? .up
+        options.framing = Framing(
+            turn: Orientation(rotate: rotate ?? 0, flip: flip.flatMap(Orientation.Flip.init(rawValue:))) ?? .up,
+            crop: crop.flatMap(CropRect.init(argument:)))
         options.poster = posterFlags.request
         try Job(encoding, output: output, overwrite: encoding.overwrite, poster: options.poster?.path, reads: options.filesRead).run {
             warn, report in

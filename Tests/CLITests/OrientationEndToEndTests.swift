@@ -51,7 +51,10 @@ final class OrientationEndToEndTests: XCTestCase {
         let cases: [(Int, [String], String)] = [
             (1, ["--rotate", "90"], "transpose=clock"), (1, ["--flip", "h"], "hflip"), (1, ["--rotate", "180", "--flip", "v"], "hflip"),
             (6, ["--rotate", "270"], "null"), (6, ["--flip", "v"], "transpose=clock,vflip"),
-            (3, ["--rotate", "90", "--flip", "h"], "hflip,vflip,transpose=clock,hflip")
+            (3, ["--rotate", "90", "--flip", "h"], "hflip,vflip,transpose=clock,hflip"),
+            (1, ["--crop", "40,20,160,120"], "crop=160:120:40:20"), (6, ["--crop", "10,30,200,100"], "transpose=clock,crop=200:100:10:30"),
+            (1, ["--rotate", "90", "--crop", "20,40,120,160"], "transpose=clock,crop=120:160:20:40"),
+            (3, ["--crop", "100,50,180,150"], "hflip,vflip,crop=180:150:100:50")
         ]
         for (exif, extra, filter) in cases {
             let source = Support.vector("orient_\(exif).mp4")
@@ -71,7 +74,9 @@ final class OrientationEndToEndTests: XCTestCase {
             """
             {"output": {"preset": "640x480", "fps": 30},
              "clips": [{"file": "\(Support.vector("orient_1.mp4"))", "duration": 1, "rotate": 180},
-                       {"image": "\(photo)", "duration": 1, "rotate": 90}]}
+                       {"image": "\(photo)", "duration": 1, "rotate": 90},
+                       {"file": "\(Support.vector("orient_1.mp4"))", "crop": [160, 120, 160, 120]},
+                       {"image": "\(photo)", "duration": 1, "crop": [0, 0, 144, 96], "fit": "stretch"}]}
             """.utf8
         ).write(to: URL(fileURLWithPath: timeline))
         let composed = dir.appendingPathComponent("c.mp4").path
@@ -87,8 +92,17 @@ final class OrientationEndToEndTests: XCTestCase {
         let still = try Support.lumaFrame(composed, index: 30)
         let turned = try Support.lumaFrame(photo, index: 0, filter: "transpose=clock,scale=160:240,pad=320:240:80:0")
         XCTAssertGreaterThanOrEqual(Support.psnr(still, turned), 22, "the photo turned a quarter clockwise")
+        // A cropped quarter of the video (frames 45-59; 4:3 as the canvas), then of the photo (stretched to fill it).
+        let quarter = try Support.lumaFrame(composed, index: 50)
+        let wantQuarter = try Support.lumaFrame(Support.vector("orient_1.mp4"), index: 5, filter: "crop=160:120:160:120,scale=320:240")
+        XCTAssertGreaterThanOrEqual(Support.psnr(quarter, wantQuarter), 22, "the video's bottom-right quarter")
+        let corner = try Support.lumaFrame(composed, index: 75)
+        let wantCorner = try Support.lumaFrame(photo, index: 0, filter: "crop=144:96:0:0,scale=320:240")
+        XCTAssertGreaterThanOrEqual(Support.psnr(corner, wantCorner), 22, "the photo's top-left quarter")
 
-        for (bad, word) in [(["--rotate", "45"], "45"), (["--flip", "x"], "'x'")] {
+        for (bad, word) in [
+            (["--rotate", "45"], "45"), (["--flip", "x"], "'x'"), (["--crop", "0,0,10"], "'0,0,10'"), (["--crop", "300,0,40,40"], "300,0,40,40")
+        ] {
             let r = try Support.sdrify([Support.vector("orient_1.mp4"), dir.appendingPathComponent("bad.mp4").path] + bad)
             XCTAssertEqual(r.status, 64, r.stderr)
             XCTAssertTrue(r.stderr.contains(word), r.stderr)
@@ -98,6 +112,7 @@ final class OrientationEndToEndTests: XCTestCase {
         XCTAssertEqual(passthrough.status, 64, passthrough.stderr)
         for clip in [
             #"{"file": "\#(Support.vector("orient_1.mp4"))", "rotate": 45}"#, ##"{"color": "#ff0000", "rotate": 90}"##,
+            #"{"file": "\#(Support.vector("orient_1.mp4"))", "crop": [0, 0, 400, 10]}"#, #"{"image": "\#(photo)", "crop": [0, 0, 1]}"#,
             #"{"image": "\#(photo)", "flip": "x"}"#
         ] {
             try Data(#"{"clips": [\#(clip)]}"#.utf8).write(to: URL(fileURLWithPath: timeline))

@@ -77,6 +77,34 @@ final class OrientationTests: XCTestCase {
         XCTAssertNil(Orientation(rotate: 45, flip: nil))
     }
 
+    /// A crop of the picture as it shows lies, in the coded picture, where the orientation's pixel map puts it:
+    /// each corner pixel of the crop comes from a coded pixel inside the region, for all eight and a turn.
+    func testCropLiesWhereTheOrientationPutsIt() {
+        let coded = (width: 40, height: 30)
+        let crop = CropRect(x: 3, y: 5, width: 12, height: 8)
+        for o in Orientation.allCases {
+            for turn in [Orientation.up, .right] {
+                let framing = Framing(turn: turn, crop: crop)
+                let whole = o.then(turn)
+                let display = o.uprightSize(width: coded.width, height: coded.height)
+                guard let r = framing.codedRegion(orientation: whole, display: display, coded: coded) else { return XCTFail("a region") }
+                let shown = whole.uprightSize(width: coded.width, height: coded.height)
+                XCTAssertEqual(Double(crop.width * crop.height), r.width * r.height, accuracy: 1e-9, "\(o) then \(turn): area")
+                for (x, y) in [(crop.x, crop.y), (crop.x + crop.width - 1, crop.y + crop.height - 1)] {
+                    let p = whole.codedPixel(ofUpright: x, y, width: coded.width, height: coded.height)
+                    XCTAssertTrue(x < shown.width && y < shown.height)
+                    XCTAssertTrue(Double(p.x) >= r.x && Double(p.x) < r.x + r.width, "\(o) then \(turn): x \(p.x) in \(r)")
+                    XCTAssertTrue(Double(p.y) >= r.y && Double(p.y) < r.y + r.height, "\(o) then \(turn): y \(p.y) in \(r)")
+                }
+            }
+        }
+        XCTAssertEqual(CropRect(argument: "1,2,30,40"), CropRect(x: 1, y: 2, width: 30, height: 40))
+        for bad in ["1,2,30", "-1,0,10,10", "0,0,1,10", "a,b,c,d", "0,0,10,10,1"] { XCTAssertNil(CropRect(argument: bad), bad) }
+        XCTAssertThrowsError(try Framing(crop: CropRect(x: 300, y: 0, width: 40, height: 40)).check((320, 240), label: "x"))
+        XCTAssertNoThrow(try Framing(crop: CropRect(x: 280, y: 200, width: 40, height: 40)).check((320, 240), label: "x"))
+        XCTAssertThrowsError(try Framing(turn: .right, crop: CropRect(x: 0, y: 0, width: 300, height: 40)).check((320, 240), label: "x"))
+    }
+
     func testRotationFollowsExifWording() {
         XCTAssertEqual(Orientation.right.rotationClockwise, 90)
         XCTAssertEqual(Orientation.left.rotationClockwise, 270)

@@ -114,11 +114,11 @@ public enum Composer {
             open: { clip, inline in
                 switch clip.content {
                 case .color(let c): return StillClipSource(try StillPicture.color(c, canvas: canvas))
-                case .image(let path): return StillClipSource(try StillPicture.image(path, turn: clip.spec.turn, fit: clip.fit, canvas: canvas))
+                case .image(let path): return StillClipSource(try StillPicture.image(path, framing: clip.spec.framing, fit: clip.fit, canvas: canvas))
                 case .video(let info, let orientation):
                     return try VideoClipSource(
                         demuxer: try Demuxer(path: info.path), info: info, orientation: orientation, clock: clip.clock,
-                        size: canvas.fitted(clip.spec.turn.uprightSize(width: info.video.displaySize.0, height: info.video.displaySize.1), clip.fit),
+                        size: canvas.fitted(clip.spec.framing.size(info.video.displaySize), clip.fit), framing: clip.spec.framing,
                         canvas: canvas, toneMap: out.toneMap,
                         settings: settings, decodeThreads: decodeThreads, inline: inline, ringSize: 1, warn: warn)
                 }

@@ -26,8 +26,8 @@ public struct ConvertOptions: Sendable {
     public var fps: FrameRate? = nil
     /// A still of the output's own picture written beside it.
     public var poster: PosterRequest? = nil
-    /// A turn on top of the file's own orientation (`--rotate`, `--flip`).
-    public var turn: Orientation = .up
+    /// A turn on top of the file's own orientation and a crop (`--rotate`, `--flip`, `--crop`).
+    public var framing = Framing()
 
     public init(input: String, output: String, preset: ExportPreset) {
         self.input = input; self.output = output; self.preset = preset
@@ -44,7 +44,7 @@ public struct ConvertOptions: Sendable {
         out.toneMap = toneMap; out.tolerateErrors = tolerateErrors; out.background = background
         out.checkBitstream = checkBitstream; out.fps = fps; out.poster = poster
         var clip = TimelineClip(source: .video(input))
-        clip.turn = turn
+        clip.framing = framing
         clip.from = start
         clip.duration = duration
         var t = Timeline(output: out, clips: [clip])
@@ -148,8 +148,9 @@ public enum Transcoder {
         if options.preset.passthrough, options.start != nil || options.duration != nil {
             throw SDRifyError.usage("Passthrough copies whole files; a start or duration needs a preset that re-encodes")
         }
-        if options.preset.passthrough, options.fps != nil || options.poster != nil || options.turn != .up {
-            throw SDRifyError.usage("Passthrough copies the video; a frame rate, a poster, a rotation or a flip needs a preset that re-encodes")
+        if options.preset.passthrough, options.fps != nil || options.poster != nil || !options.framing.isIdentity {
+            throw SDRifyError.usage(
+                "Passthrough copies the video; a frame rate, a poster, a rotation, a flip or a crop needs a preset that re-encodes")
         }
 
         // Read the headers first: they validate the input and give orientation, colour and size. The same open
@@ -171,7 +172,7 @@ public enum Transcoder {
         let (info, demuxer, truncated) = opened
         if let truncated { warn("\(truncated): converting what it holds") }
         let video = info.video
-        let orientation = try info.supportedOrientation().then(options.turn)
+        let orientation = try info.supportedOrientation().then(options.framing.turn)
         if let codec = demuxer.undecodableAudio {
             warn(
                 demuxer.audioStreamIndex == nil
@@ -186,7 +187,8 @@ public enum Transcoder {
                 warn: warn, progress: progress)
         }
 
-        let (dw, dh) = options.turn.uprightSize(width: video.displaySize.0, height: video.displaySize.1)
+        try options.framing.check(video.displaySize, label: options.input)
+        let (dw, dh) = options.framing.size(video.displaySize)
         let target = TargetSize.fit(width: dw, height: dh, into: options.preset.box)
         // The part of the input used, on the clock its pictures, sound, chapters and subtitles all follow.
         let cutting = options.start != nil || options.duration != nil
@@ -237,7 +239,8 @@ public enum Transcoder {
             plan, overlays: overlays, mixer: nil, sinks: sinks, settings: settings,
             open: { clip, inline in
                 try VideoClipSource(
-                    demuxer: demuxer, info: info, orientation: orientation, clock: clock, size: target, canvas: plan.canvas,
+                    demuxer: demuxer, info: info, orientation: orientation, clock: clock, size: target, framing: options.framing,
+                    canvas: plan.canvas,
                     toneMap: options.toneMap, settings: settings, decodeThreads: decodeThreads, inline: inline,
                     ringSize: ringSize, warn: warn)
             }, progress: progress, started: started)

@@ -7,6 +7,16 @@ public struct RGBAImage: Sendable {
     public let pixels: [UInt8]  // width × height × 4, row-major, R G B A
     public let duration: Double  // seconds (animations); 0 for a still
 
+    /// The part `rect` of the picture (which lies inside it: Framing.check).
+    func cropped(_ rect: CropRect) -> RGBAImage {
+        var out = [UInt8](repeating: 0, count: rect.width * rect.height * 4)
+        for y in 0..<rect.height {
+            let from = ((rect.y + y) * width + rect.x) * 4, to = y * rect.width * 4
+            out[to..<to + rect.width * 4] = pixels[from..<from + rect.width * 4]
+        }
+        return RGBAImage(width: rect.width, height: rect.height, pixels: out, duration: duration)
+    }
+
     /// The picture made upright (a photo's EXIF orientation, which FFmpeg gives as a display matrix).
     func upright(_ o: Orientation) -> RGBAImage {
         let (uw, uh) = o.uprightSize(width: width, height: height)

@@ -100,6 +100,14 @@ public enum Orientation: Int, CaseIterable, Sendable {
         return (p.a * (x - tx) + p.b * (y - ty), p.c * (x - tx) + p.d * (y - ty))
     }
 
+    /// The point of the coded picture shown at (`u`, `v`) of the upright one, both as fractions of their picture
+    /// (0…1 from the top-left corner): codedPixel on the unit square.
+    public func codedPoint(ofUpright u: Double, _ v: Double) -> (x: Double, y: Double) {
+        let p = pattern
+        let tx = Double((p.a < 0 ? 1 : 0) + (p.c < 0 ? 1 : 0)), ty = Double((p.b < 0 ? 1 : 0) + (p.d < 0 ? 1 : 0))
+        return (Double(p.a) * (u - tx) + Double(p.b) * (v - ty), Double(p.c) * (u - tx) + Double(p.d) * (v - ty))
+    }
+
     /// The upright (display) size of a coded picture.
     public func uprightSize(width: Int, height: Int) -> (width: Int, height: Int) {
         swapsDimensions ? (height, width) : (width, height)

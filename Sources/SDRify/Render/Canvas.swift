@@ -78,10 +78,11 @@ enum StillPicture {
     /// The largest photo accepted as a clip (a 48-megapixel phone photo is 8064x6048).
     static let maxPixels = 64 << 20
 
-    /// A photo (upright by its EXIF orientation, then `turn`) fitted into the canvas.
-    static func image(_ path: String, turn: Orientation = .up, fit: Fit, canvas: Canvas) throws -> Frame {
+    /// A photo (upright by its EXIF orientation, then framed: turned and cropped) fitted into the canvas.
+    static func image(_ path: String, framing: Framing = Framing(), fit: Fit, canvas: Canvas) throws -> Frame {
         let decoded = try ImageDecoder.decode(path: path, maxPixels: StillPicture.maxPixels, firstOnly: true)[0]
-        let image = turn == .up ? decoded : decoded.upright(turn)
+        let turned = framing.turn == .up ? decoded : decoded.upright(framing.turn)
+        let image = framing.crop.map { turned.cropped($0) } ?? turned
         let (w, h) = (image.width, image.height)
         // Straight alpha over the background, into three aligned planes for zimg (a 4:4:4 frame's buffers).
         let bg = canvas.backdrop.matte

@@ -6,6 +6,7 @@ final class ClipChain {
     let video: VideoInfo
     let orientation: Orientation
     let size: (width: Int, height: Int)  // upright output
+    let framing: Framing  // the turn is in `orientation` already; its crop is read by the colour stage
     let coded: (width: Int, height: Int)  // the colour stage's output, before orienting
     let toneMap: ToneMapOperator
     let ringSize: Int
@@ -30,10 +31,11 @@ final class ClipChain {
     let background: Background  // behind a picture that shrinks mid-stream
 
     init(
-        label: String, video: VideoInfo, orientation: Orientation, size: (Int, Int), toneMap: ToneMapOperator,
+        label: String, video: VideoInfo, orientation: Orientation, size: (Int, Int), framing: Framing = Framing(), toneMap: ToneMapOperator,
         ringSize: Int, timeBase: TimeBase, background: Background, warn: @escaping WarningHandler
     ) {
-        self.label = label; self.video = video; self.orientation = orientation; self.size = size; self.background = background
+        self.label = label; self.video = video; self.orientation = orientation; self.size = size; self.framing = framing
+        self.background = background
         coded = orientation.swapsDimensions ? (size.1, size.0) : (size.0, size.1)
         self.toneMap = toneMap; self.ringSize = ringSize; tb = timeBase; self.warn = warn
         scenes = SceneTracker(timeBase: timeBase)
@@ -97,7 +99,10 @@ final class ClipChain {
         if let converter, let input = converterInput, input == (frame.width, frame.height, fmt) { return converter }
         var size = coded
         if let input = converterInput {
-            size = TargetSize.inside(width: frame.width, height: frame.height, frameWidth: coded.0, frameHeight: coded.1)
+            // The crop's share of the new picture, fitted.
+            let region = framing.codedRegion(orientation: orientation, display: video.displaySize, coded: (frame.width, frame.height))
+            let shown = region.map { (Int($0.width.rounded()), Int($0.height.rounded())) } ?? (frame.width, frame.height)
+            size = TargetSize.inside(width: shown.0, height: shown.1, frameWidth: coded.0, frameHeight: coded.1)
             let at = String(format: "%.3f s", Double(frame.pts ?? 0) * tb.seconds)
             warn(
                 "the picture changes from \(input.width)x\(input.height) to \(frame.width)x\(frame.height) at \(at) (output time): "
@@ -112,6 +117,7 @@ final class ClipChain {
         func make(_ color: ColorDescription) throws -> FrameConverter {
             try FrameConverter(
                 sourceFormat: fmt, sourceColor: color, width: frame.width, height: frame.height,
+                sourceRegion: framing.codedRegion(orientation: orientation, display: video.displaySize, coded: (frame.width, frame.height)),
                 outputWidth: size.0, outputHeight: size.1, toneCurve: curve!,
                 ringSize: orientation == .up && letterbox == nil ? ringSize : 1,
                 outputSiting: orientation.chromaSitingBeforeOrienting, scenes: scenes)

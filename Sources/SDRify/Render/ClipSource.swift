@@ -40,7 +40,8 @@ final class VideoClipSource: ClipSource, @unchecked Sendable {
     /// downstream at once.
     init(
         demuxer: Demuxer, info: MediaInfo, orientation: Orientation, clock: ClipClock, size: (width: Int, height: Int),
-        canvas: Canvas, toneMap: ToneMapOperator, settings: DecodeSettings, decodeThreads: Int, inline: Bool, ringSize: Int,
+        framing: Framing = Framing(), canvas: Canvas, toneMap: ToneMapOperator, settings: DecodeSettings, decodeThreads: Int, inline: Bool,
+        ringSize: Int,
         warn: @escaping WarningHandler
     ) throws {
         if let seek = clock.seekTarget(videoStart: demuxer.videoStart) { try demuxer.seek(to: seek) }
@@ -49,7 +50,7 @@ final class VideoClipSource: ClipSource, @unchecked Sendable {
             label: info.path, settings: settings, video: info.video, demuxer: demuxer, decoder: video,
             orientation: orientation, clock: clock, warn: warn)
         chain = ClipChain(
-            label: info.path, video: info.video, orientation: orientation, size: size, toneMap: toneMap,
+            label: info.path, video: info.video, orientation: orientation, size: size, framing: framing, toneMap: toneMap,
             ringSize: ringSize, timeBase: demuxer.videoTimeBase, background: canvas.backdrop.background, warn: warn)
         self.canvas = canvas
         guard !inline else { queue = nil; return }

@@ -128,10 +128,12 @@ struct RenderPlan {
                     if firstShape == nil {
                         // The first clip sets the output's shape: a photo's EXIF orientation counts, and its turn.
                         let upright = try ImageDecoder.decode(path: path, maxPixels: StillPicture.maxPixels, firstOnly: true)[0]
-                        let shape = spec.turn.uprightSize(width: upright.width, height: upright.height)
+                        try spec.framing.check((upright.width, upright.height), label: label)
+                        let shape = spec.framing.size((upright.width, upright.height))
                         sized(shape.width, shape.height)
                     } else {
-                        sized(w, h)
+                        let shape = spec.framing.size((w, h))
+                        sized(shape.width, shape.height)
                     }
                     clips.append(
                         Clip(
@@ -145,7 +147,8 @@ struct RenderPlan {
                         )
                     }
                     if case .image = spec.source { throw SDRifyError.usage("\(label): is a video, not a still picture") }
-                    let orientation = try info.supportedOrientation().then(spec.turn)
+                    let orientation = try info.supportedOrientation().then(spec.framing.turn)
+                    try spec.framing.check(info.video.displaySize, label: label)
                     let length = try videoLength(info, demuxer)
                     let from = spec.from ?? .zero
                     guard from < length else {
@@ -156,7 +159,7 @@ struct RenderPlan {
                     }
                     var to = min(spec.to ?? length, length)
                     if let d = spec.duration, spec.to == nil { to = min(from + d, length) }
-                    let (dw, dh) = spec.turn.uprightSize(width: info.video.displaySize.0, height: info.video.displaySize.1)
+                    let (dw, dh) = spec.framing.size(info.video.displaySize)
                     sized(dw, dh)
                     if firstRate == nil { firstRate = demuxer.videoFrameRate }
                     clips.append(

@@ -53,8 +53,8 @@ public struct TimelineClip: Equatable, Sendable {
     public var fit: Fit? = nil  // nil: the output's
     public var volume: Double = 1  // linear gain of the clip's own audio
     public var transition: Transition = .cut  // into the next clip
-    /// A turn on top of the file's own orientation (`"rotate"`, `"flip"`; videos and images).
-    public var turn: Orientation = .up
+    /// A turn on top of the file's own orientation and a crop (`"rotate"`, `"flip"`, `"crop"`; videos and images).
+    public var framing = Framing()
     public init(source: ClipMedia) { self.source = source }
 }
 
@@ -166,7 +166,9 @@ public struct Timeline: Sendable {
             } else if clip.from != nil || clip.to != nil {
                 throw SDRifyError.usage("\(at): from/to apply to video clips; an image or colour takes a duration")
             }
-            if case .color = clip.source, clip.turn != .up { throw SDRifyError.usage("\(at): rotate and flip apply to videos and images") }
+            if case .color = clip.source, !clip.framing.isIdentity {
+                throw SDRifyError.usage("\(at): rotate, flip and crop apply to videos and images")
+            }
             if !(clip.volume >= 0 && clip.volume.isFinite) { throw SDRifyError.usage("\(at): volume must be 0 or more") }
             let t = clip.transition
             if t.kind != .none, !(t.duration > .zero) {

@@ -100,6 +100,19 @@ extension Parser {
         }
     }
 
+    /// A clip's `"crop"`: [X, Y, W, H] in pixels of its picture as it shows (after its turn).
+    func crop(_ v: Any?, at path: String) throws -> CropRect? {
+        guard let v else { return nil }
+        let bad = fail(path, "expected [X, Y, W, H]: whole pixels, X and Y 0 or more, W and H 2 or more")
+        guard let items = v as? [Any], items.count == 4 else { throw bad }
+        let n = try items.enumerated().map { i, item -> Int in
+            guard let d = try number(item, at: "\(path)[\(i)]"), let k = Int(exactly: d) else { throw bad }
+            return k
+        }
+        guard let rect = CropRect(checking: n[0], n[1], n[2], n[3]) else { throw bad }
+        return rect
+    }
+
     /// A clip's `"rotate"` (0, 90, 180 or 270 degrees clockwise) and `"flip"` (`"h"` or `"v"`), after its own
     /// orientation.
     func turn(rotate: Any?, flip: Any?, at path: String) throws -> Orientation {
@@ -122,7 +135,8 @@ extension Parser {
 
     func clip(_ v: Any, at path: String, transition: Transition) throws -> TimelineClip {
         let o = try object(
-            v, at: path, allowed: ["file", "image", "color", "from", "to", "duration", "fit", "volume", "transition", "rotate", "flip"])
+            v, at: path,
+            allowed: ["file", "image", "color", "from", "to", "duration", "fit", "volume", "transition", "rotate", "flip", "crop"])
         let sources = ["file", "image", "color"].filter { o[$0] != nil }
         guard sources.count == 1 else { throw fail(path, "needs exactly one of file, image or color") }
         let source: ClipMedia
@@ -143,7 +157,7 @@ extension Parser {
             clip.fit = fit
         }
         clip.volume = try nonNegative(o["volume"], at: "\(path).volume") ?? 1
-        clip.turn = try turn(rotate: o["rotate"], flip: o["flip"], at: path)
+        clip.framing = Framing(turn: try turn(rotate: o["rotate"], flip: o["flip"], at: path), crop: try crop(o["crop"], at: "\(path).crop"))
         if let t = o["transition"] {
             let tp = "\(path).transition"
             if let name = t as? String {

@@ -10,7 +10,7 @@ public final class FrameConverter: @unchecked Sendable {
 
     /// `outputSiting`: the 4:2:0 chroma siting to produce (see Orientation.chromaSitingBeforeOrienting).
     public init(
-        sourceFormat: PlanarFormat, sourceColor tagged: ColorDescription, width: Int, height: Int,
+        sourceFormat: PlanarFormat, sourceColor tagged: ColorDescription, width: Int, height: Int, sourceRegion: CodedRegion? = nil,
         outputWidth: Int, outputHeight: Int, toneCurve: ToneCurve, ringSize: Int = 1,
         outputSiting: ChromaLocation = .left, scenes: SceneTracker? = nil
     ) throws {
@@ -18,7 +18,7 @@ public final class FrameConverter: @unchecked Sendable {
         outputs = try FrameRing(size: ringSize, width: outputWidth, height: outputHeight)
         if src.hdrKind != .sdr {
             toneMapper = try ToneMapper(
-                sourceFormat: sourceFormat, sourceColor: src, width: width, height: height,
+                sourceFormat: sourceFormat, sourceColor: src, width: width, height: height, sourceRegion: sourceRegion,
                 outputWidth: outputWidth, outputHeight: outputHeight, curve: toneCurve,
                 ringSize: ringSize, outputSiting: outputSiting, scenes: scenes)
             graph = nil
@@ -35,7 +35,7 @@ public final class FrameConverter: @unchecked Sendable {
         // A grey source stays grey through zimg (it will not subsample a grey image); chroma is filled neutral.
         let dstFormat = sourceFormat.hasChroma ? PlanarFormat.yuv420p : PlanarFormat(bitDepth: 8, chromaShiftX: 1, chromaShiftY: 1, hasChroma: false)
         graph = try ZimgGraph(
-            from: ZimgFormat(width: width, height: height, format: sourceFormat, color: src),
+            from: ZimgFormat(width: width, height: height, format: sourceFormat, color: src, region: sourceRegion),
             to: ZimgFormat(width: outputWidth, height: outputHeight, format: dstFormat, color: dstColor),
             dither: .ordered, nominalPeakLuminance: ToneCurve.referenceWhite)
     }

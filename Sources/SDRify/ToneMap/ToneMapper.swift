@@ -25,7 +25,7 @@ public final class ToneMapper: @unchecked Sendable {
     private let outputs: FrameRing
 
     public init(
-        sourceFormat: PlanarFormat, sourceColor: ColorDescription, width sw: Int, height sh: Int,
+        sourceFormat: PlanarFormat, sourceColor: ColorDescription, width sw: Int, height sh: Int, sourceRegion: CodedRegion? = nil,
         outputWidth: Int, outputHeight: Int, curve: ToneCurve, ringSize: Int = 1,
         exactHLG: Bool = false, outputSiting: ChromaLocation = .left, scenes: SceneTracker? = nil
     ) throws {
@@ -50,7 +50,7 @@ public final class ToneMapper: @unchecked Sendable {
             ? linear
             : ColorDescription(primaries: sourceColor.primaries, transfer: .aribStdB67, matrix: .rgb, range: .full)
         toLinear = try ZimgGraph(
-            from: ZimgFormat(width: sw, height: sh, format: sourceFormat, color: sourceColor),
+            from: ZimgFormat(width: sw, height: sh, format: sourceFormat, color: sourceColor, region: sourceRegion),
             to: ZimgFormat(width: outputWidth, height: outputHeight, rgb: legA),
             dither: .none, nominalPeakLuminance: ToneCurve.referenceWhite,
             approximateTransfer: kind == .pq)

@@ -13,10 +13,12 @@ struct ZimgFormat {
     var chromaShiftY = 0
     var family: Family = .yuv
     var color: ColorDescription
+    /// The part of the picture read (a crop), nil for all of it.
+    var region: CodedRegion? = nil
 
-    /// A planar Y'CbCr layout with its tagged (resolved) colour.
-    init(width: Int, height: Int, format: PlanarFormat, color: ColorDescription) {
-        self.width = width; self.height = height
+    /// A planar Y'CbCr layout with its tagged (resolved) colour; `region`, the part of it to convert.
+    init(width: Int, height: Int, format: PlanarFormat, color: ColorDescription, region: CodedRegion? = nil) {
+        self.width = width; self.height = height; self.region = region
         sample = format.bytesPerSample == 1 ? .byte : .word
         depth = format.bitDepth
         chromaShiftX = format.hasChroma ? format.chromaShiftX : 0
@@ -65,6 +67,10 @@ struct ZimgFormat {
         f.transfer_characteristics = zimg_transfer_characteristics_e(rawValue: Int32(color.transfer.rawValue))
         f.color_primaries = zimg_color_primaries_e(rawValue: Int32(color.primaries.rawValue))
         f.pixel_range = color.range == .full || family == .rgb ? ZIMG_RANGE_FULL : ZIMG_RANGE_LIMITED
+        if let r = region {
+            f.active_region.left = r.x; f.active_region.top = r.y
+            f.active_region.width = r.width; f.active_region.height = r.height
+        }
         f.chroma_location =
             switch color.chromaLocation {
             case .center: ZIMG_CHROMA_CENTER
