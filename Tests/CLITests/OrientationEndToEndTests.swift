@@ -113,6 +113,7 @@ final class OrientationEndToEndTests: XCTestCase {
         for clip in [
             #"{"file": "\#(Support.vector("orient_1.mp4"))", "rotate": 45}"#, ##"{"color": "#ff0000", "rotate": 90}"##,
             #"{"file": "\#(Support.vector("orient_1.mp4"))", "crop": [0, 0, 400, 10]}"#, #"{"image": "\#(photo)", "crop": [0, 0, 1]}"#,
+            ##"{"color": "#00ff00", "duration": 1}, {"image": "\##(photo)", "crop": [200, 100, 100, 100]}"##,
             #"{"image": "\#(photo)", "flip": "x"}"#
         ] {
             try Data(#"{"clips": [\#(clip)]}"#.utf8).write(to: URL(fileURLWithPath: timeline))

@@ -7,14 +7,16 @@ public struct RGBAImage: Sendable {
     public let pixels: [UInt8]  // width × height × 4, row-major, R G B A
     public let duration: Double  // seconds (animations); 0 for a still
 
-    /// The part `rect` of the picture (which lies inside it: Framing.check).
+    /// The part `rect` of the picture (checked to lie inside it: Framing.check; what lies outside is left out).
     func cropped(_ rect: CropRect) -> RGBAImage {
-        var out = [UInt8](repeating: 0, count: rect.width * rect.height * 4)
-        for y in 0..<rect.height {
-            let from = ((rect.y + y) * width + rect.x) * 4, to = y * rect.width * 4
-            out[to..<to + rect.width * 4] = pixels[from..<from + rect.width * 4]
+        let x = min(rect.x, width - 1), y = min(rect.y, height - 1)
+        let w = max(1, min(rect.width, width - x)), h = max(1, min(rect.height, height - y))
+        var out = [UInt8](repeating: 0, count: w * h * 4)
+        for row in 0..<h {
+            let from = ((y + row) * width + x) * 4, to = row * w * 4
+            out[to..<to + w * 4] = pixels[from..<from + w * 4]
         }
-        return RGBAImage(width: rect.width, height: rect.height, pixels: out, duration: duration)
+        return RGBAImage(width: w, height: h, pixels: out, duration: duration)
     }
 
     /// The picture made upright (a photo's EXIF orientation, which FFmpeg gives as a display matrix).

@@ -125,8 +125,9 @@ struct RenderPlan {
                     if spec.from != nil || spec.to != nil {
                         throw SDRifyError.usage("\(label): a still picture takes a duration, not from/to")
                     }
-                    if firstShape == nil {
-                        // The first clip sets the output's shape: a photo's EXIF orientation counts, and its turn.
+                    if firstShape == nil || spec.framing.crop != nil {
+                        // The first clip sets the output's shape: a photo's EXIF orientation counts, and its turn. A
+                        // crop is checked against the upright photo.
                         let upright = try ImageDecoder.decode(path: path, maxPixels: StillPicture.maxPixels, firstOnly: true)[0]
                         try spec.framing.check((upright.width, upright.height), label: label)
                         let shape = spec.framing.size((upright.width, upright.height))
