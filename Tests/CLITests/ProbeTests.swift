@@ -170,6 +170,16 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(sdr.status, 0, sdr.stderr)
         XCTAssertTrue(sdr.stdout.contains("not HDR"), sdr.stdout)
 
+        // Sound without pictures: refused as plain probe refuses it, nothing written.
+        let audio = dir.appendingPathComponent("a.m4a").path
+        XCTAssertEqual(
+            try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-f", "lavfi", "-i", "sine=d=1", "-c:a", "aac", audio]).status, 0)
+        let plain = try Support.sdrify("probe", audio), surveyed = try Support.sdrify("probe", audio, "--scene-stats")
+        XCTAssertEqual(surveyed.status, plain.status, surveyed.stderr)
+        XCTAssertNotEqual(surveyed.status, 0)
+        XCTAssertTrue(surveyed.stderr.contains("no video"), surveyed.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".mp4") }, ["out.mp4"])
+
         let misuse = try Support.sdrify("probe", input, "--duration", "1")
         XCTAssertEqual(misuse.status, 64, "--duration without --scene-stats is a usage error")
     }

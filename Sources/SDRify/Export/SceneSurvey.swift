@@ -29,7 +29,7 @@ public enum SceneSurvey {
         options.start = start; options.duration = duration; options.threads = threads
         options.tolerateErrors = tolerateErrors
         options.keepChapters = false; options.keepSubtitles = false
-        let converted = try Transcoder.render(options, warn: warn) { _, _, _ in [DiscardingSink()] }
+        let converted = try Transcoder.render(options, pictures: true, warn: warn) { _, _, _ in [DiscardingSink()] }
         return Result(
             input: input, hdr: converted.hdr, frames: converted.frames, duration: converted.duration,
             scenes: converted.toneMappingDetail)

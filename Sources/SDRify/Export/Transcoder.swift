@@ -133,9 +133,10 @@ public enum Transcoder {
 
     /// Converts into the sinks `makeSinks` gives once the input's headers are read (given the plan, the encoder's
     /// thread count and what the file keeps of its input). Audio-only and Passthrough inputs write their file
-    /// themselves.
+    /// themselves; with `pictures` (a render for what it measures) an input without video is refused as probe
+    /// refuses it.
     static func render(
-        _ options: ConvertOptions, warn: @escaping WarningHandler = { _ in },
+        _ options: ConvertOptions, pictures: Bool = false, warn: @escaping WarningHandler = { _ in },
         progress: @escaping ProgressHandler = { _ in },
         sinks makeSinks: (RenderPlan, Int, InputCarryOver) throws -> [MediaSink]
     ) throws -> ConversionResult {
@@ -162,7 +163,7 @@ public enum Transcoder {
         } catch {
             // Sound without pictures becomes a video of the background (looked at only when there is no video), unless
             // the pictures went missing with a damaged movie box (a video track whose handler box is broken).
-            guard !options.preset.passthrough, let length = AudioOnlyConversion.length(of: options.input) else { throw error }
+            guard !pictures, !options.preset.passthrough, let length = AudioOnlyConversion.length(of: options.input) else { throw error }
             if let broken = MovieStructure.problem(path: options.input) {
                 guard options.tolerateErrors else { throw SDRifyError.invalidInput("\(options.input): \(broken)") }
                 warn("\(options.input): \(broken): converting what it holds")
