@@ -46,6 +46,12 @@ struct Convert: ParsableCommand {
     var flip: String?
     @Option(help: ArgumentHelp("Keep only this part of the picture as it shows (after any --rotate and --flip), in pixels.", valueName: "X,Y,W,H"))
     var crop: String?
+    @Option(
+        name: .customLong("audio-track"),
+        help: ArgumentHelp(
+            "Which audio to keep: a track's index (as probe lists it), a language (eng, fra…) or all (each with its language).",
+            valueName: "N|LANG|all"))
+    var audioTrack: String?
     @OptionGroup var posterFlags: PosterFlags
     @Option(parsing: .unconditional, help: ArgumentHelp("Start the output this far into the input (frame-accurate).", valueName: "TIME"))
     var start: TimeArgument?
@@ -139,6 +145,9 @@ struct Convert: ParsableCommand {
             throw ValidationError("--rotate must be 90, 180 or 270 (degrees clockwise), not \(rotate)")
         }
         if let flip, Orientation.Flip(rawValue: flip) == nil { throw ValidationError("--flip must be h or v, not '\(flip)'") }
+        if let audioTrack, AudioTrackChoice(argument: audioTrack) == nil {
+            throw ValidationError("--audio-track: expected a track number, a language code (eng, fra…) or all, not '\(audioTrack)'")
+        }
         if let crop, CropRect(argument: crop) == nil {
             throw ValidationError("--crop: expected X,Y,W,H in whole pixels (X and Y 0 or more, W and H 2 or more), not '\(crop)'")
         }
@@ -203,6 +212,7 @@ struct Convert: ParsableCommand {
         options.tolerateErrors = encoding.tolerateErrors
         options.checkBitstream = !encoding.noBitstreamCheck
         options.fps = fps.flatMap { FrameRate(parsing: $0) }
+        options.audioTrack = audioTrack.flatMap(AudioTrackChoice.init(argument:)) ?? .automatic
         options.framing = Framing(
             turn: Orientation(rotate: rotate ?? 0, flip: flip.flatMap(Orientation.Flip.init(rawValue:))) ?? .up,
             crop: crop.flatMap(CropRect.init(argument:)))

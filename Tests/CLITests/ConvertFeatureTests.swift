@@ -49,6 +49,53 @@ final class ConvertFeatureTests: CLITestCase {
         XCTAssertEqual(audio.first?["channels"] as? Int, 2, "the default (stereo) track, not the first (mono) one")
     }
 
+    /// `--audio-track`: a track by index or by language, or all of them (each with its language, the first the
+    /// default); what is kept is that track's own sound (440 Hz English AAC copied, 880 Hz French MP3 transcoded);
+    /// a track the input does not have is a usage error naming what it has.
+    func testAudioTrackChoice() throws {
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:d=2", "-f", "lavfi", "-i", "sine=f=440:d=2", "-f", "lavfi", "-i", "sine=f=880:d=2",
+            "-map", "0:v", "-map", "1:a", "-map", "2:a", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a:0", "aac", "-c:a:1", "libmp3lame",
+            "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra", file("langs.mp4")
+        ])
+        /// The pitch of an output's audio track: zero crossings of its first second of samples.
+        func pitch(_ path: String, track: Int) throws -> Double {
+            let r = try Support.run(
+                Support.tool("ffmpeg"), ["-v", "error", "-i", path, "-map", "0:a:\(track)", "-t", "1", "-ac", "1", "-ar", "48000", "-f", "s16le", "-"]
+            )
+            let samples = r.stdoutData.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+            let crossings = zip(samples, samples.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count
+            return Double(crossings) / 2 / (Double(samples.count) / 48000)
+        }
+        func tracks(_ path: String) throws -> [(language: String?, isDefault: Bool)] {
+            Support.streams(try Support.ffprobe(path), "audio").map { s in
+                ((s["tags"] as? [String: Any])?["language"] as? String, (s["disposition"] as? [String: Any])?["default"] as? Int == 1)
+            }
+        }
+        for (choice, language, hz) in [("fra", "fra", 880.0), ("2", "fra", 880), ("eng", "eng", 440), ("1", "eng", 440)] {
+            let out = file("langs.\(choice).mp4")
+            let r = try Support.sdrify(file("langs.mp4"), out, "--audio-track", choice)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let kept = try tracks(out)
+            XCTAssertEqual(kept.count, 1, choice)
+            XCTAssertEqual(kept.first?.language, language, choice)
+            XCTAssertEqual(try pitch(out, track: 0), hz, accuracy: hz * 0.02, "\(choice): that track's own sound")
+        }
+        let all = file("langs.all.mp4")
+        XCTAssertEqual(try Support.sdrify(file("langs.mp4"), all, "--audio-track", "all").status, 0)
+        let both = try tracks(all)
+        XCTAssertEqual(both.map(\.language), ["eng", "fra"])
+        XCTAssertEqual(both.map(\.isDefault), [true, false])
+        XCTAssertEqual(try pitch(all, track: 0), 440, accuracy: 9)
+        XCTAssertEqual(try pitch(all, track: 1), 880, accuracy: 18)
+        for (bad, says) in [("deu", "1 (eng), 2 (fra)"), ("7", "no such audio track"), ("x1", "expected a track number")] {
+            let r = try Support.sdrify(file("langs.mp4"), file("bad.mp4"), "--audio-track", bad)
+            XCTAssertEqual(r.status, 64, r.stderr)
+            XCTAssertTrue(r.stderr.contains(says), r.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("bad.mp4")))
+    }
+
     /// A default audio track in a codec this libavcodec cannot decode (a sample entry renamed to an unknown
     /// four-character code, as with Apple's APAC) gives way to the next track, or to no audio, with a warning.
     func testUndecodableDefaultAudioGivesWay() throws {

@@ -38,7 +38,7 @@ enum Passthrough {
         let tb = demuxer.videoTimeBase
         let lateStart = MediaTime(seconds: max(info.format.startTime ?? 0, 0))
         let outVideo = try muxer.addCopiedVideoStream(from: demuxer)
-        let audio = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: lateStart, end: nil)
+        let audio = try demuxer.audioStreamIndex.map { try AudioOutput(demuxer: demuxer, stream: $0, muxer: muxer, shift: lateStart, end: nil) }
         let shiftTicks = lateStart.ticks(tb)
         muxer.copyMetadata(from: demuxer, keepLocation: options.keepLocation)
         let subtitles = try SoftSubtitles(softSubtitles, muxer: muxer)

@@ -28,6 +28,8 @@ public struct ConvertOptions: Sendable {
     public var poster: PosterRequest? = nil
     /// A turn on top of the file's own orientation and a crop (`--rotate`, `--flip`, `--crop`).
     public var framing = Framing()
+    /// Which of the input's audio tracks are kept (`--audio-track`).
+    public var audioTrack = AudioTrackChoice.automatic
 
     public init(input: String, output: String, preset: ExportPreset) {
         self.input = input; self.output = output; self.preset = preset
@@ -149,9 +151,13 @@ public enum Transcoder {
         if options.preset.passthrough, options.start != nil || options.duration != nil {
             throw SDRifyError.usage("Passthrough copies whole files; a start or duration needs a preset that re-encodes")
         }
-        if options.preset.passthrough, options.fps != nil || options.poster != nil || !options.framing.isIdentity {
+        if options.preset.passthrough,
+            options.fps != nil || options.poster != nil || !options.framing.isIdentity
+                || options.audioTrack != .automatic
+        {
             throw SDRifyError.usage(
-                "Passthrough copies the video; a frame rate, a poster, a rotation, a flip or a crop needs a preset that re-encodes")
+                "Passthrough copies the file; a frame rate, a poster, a rotation, a flip, a crop or a choice of audio tracks needs a preset that re-encodes"
+            )
         }
 
         // Read the headers first: they validate the input and give orientation, colour and size. The same open
@@ -174,7 +180,9 @@ public enum Transcoder {
         if let truncated { warn("\(truncated): converting what it holds") }
         let video = info.video
         let orientation = try info.supportedOrientation().then(options.framing.turn)
-        if let codec = demuxer.undecodableAudio {
+        // The audio tracks asked for, checked before any output exists (a choice the input cannot meet is a usage error).
+        _ = try demuxer.audioStreams(for: options.audioTrack)
+        if options.audioTrack == .automatic, let codec = demuxer.undecodableAudio {
             warn(
                 demuxer.audioStreamIndex == nil
                     ? "the audio (\(codec)) cannot be decoded here: the output has no audio"
@@ -233,6 +241,7 @@ public enum Transcoder {
         carryOver.keepChapters = options.keepChapters
         carryOver.subtitles = softSubtitles
         carryOver.tolerateErrors = options.tolerateErrors
+        carryOver.audio = options.audioTrack
         let sinks = try makeSinks(plan, encodeThreads, carryOver)
         // On the source's clock the chain's pictures go straight to the sinks: its ring holds what they may hold.
         let ringSize = options.fps == nil ? Compositor.ringSize : 1

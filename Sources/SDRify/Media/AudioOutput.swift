@@ -1,6 +1,6 @@
 import CFFmpeg
 
-/// The output's audio: the input's default audio stream, copied when it is AAC, otherwise transcoded to
+/// One audio track of the output: an audio stream of the input, copied when it is AAC, otherwise transcoded to
 /// AAC-LC (AudioTranscoder); trimmed and shifted to a cut range. Packets are dropped whole, so a cut is exact
 /// to an AAC frame (21 ms at 48 kHz).
 final class AudioOutput {
@@ -15,9 +15,9 @@ final class AudioOutput {
     /// Copied AAC is decoded on the side (cheap next to the video) so that its damage is found like the video's.
     private let checker: Decoder?
 
-    /// nil when the input has no audio. `shift`: absolute input time that becomes 0 (0 keeps timestamps).
-    init?(demuxer: Demuxer, muxer: Muxer, shift: MediaTime, end: MediaTime?) throws {
-        guard let a = demuxer.audioStreamIndex else { return nil }
+    /// Input stream `a` as an output track (its language kept; `isDefault`: the track players pick). `shift`:
+    /// absolute input time that becomes 0 (0 keeps timestamps).
+    init(demuxer: Demuxer, stream a: Int, muxer: Muxer, shift: MediaTime, end: MediaTime?, isDefault: Bool = true) throws {
         index = a
         let stream = demuxer.stream(a)
         inTimeBase = stream.pointee.time_base
@@ -25,12 +25,12 @@ final class AudioOutput {
         self.end = end
         if stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_AAC {
             transcoder = nil
-            outStream = try muxer.addCopiedStream(from: stream)
+            outStream = try muxer.addCopiedStream(from: stream, isDefault: isDefault)
             checker = try? Decoder(stream: stream, threads: 1, label: "audio")
         } else {
             let t = try AudioTranscoder(stream: stream, globalHeader: muxer.needsGlobalHeader, label: "\(demuxer.path): audio")
             transcoder = t
-            outStream = try muxer.addStream(audio: t.encoder)
+            outStream = try muxer.addStream(audio: t.encoder, like: stream, isDefault: isDefault)
             checker = nil
         }
         transcoded = transcoder != nil

@@ -200,8 +200,43 @@ final class Demuxer {
     /// by (trying fails, and drops the parameter sets already read): it is read from its start, and the caller's
     /// range selection skips what comes before.
     /// Reads only stream `index`: the others are skipped without being read where the container allows.
-    func readOnly(stream index: Int) {
-        for i in 0..<Int(ctx.pointee.nb_streams) where i != index { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
+    func readOnly(streams indices: [Int]) {
+        for i in 0..<Int(ctx.pointee.nb_streams) where !indices.contains(i) { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
+    }
+
+    /// The audio streams a conversion keeps for `choice` (AudioTrackChoice), in order; a choice the input cannot
+    /// meet is a usage error that names what it has.
+    func audioStreams(for choice: AudioTrackChoice) throws -> [Int] {
+        let audio = (0..<trackCount).filter { stream($0).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
+        func language(_ i: Int) -> String? { MediaInspector.tag(stream(i).pointee.metadata, "language").flatMap { $0 == "und" ? nil : $0 } }
+        let listed = audio.map { i in language(i).map { "\(i) (\($0))" } ?? "\(i)" }.joined(separator: ", ")
+        let has = audio.isEmpty ? "the input has no audio track" : "the input's audio tracks are \(listed)"
+        switch choice {
+        case .automatic:
+            return audioStreamIndex.map { [$0] } ?? []
+        case .index(let n):
+            guard audio.contains(n) else { throw SDRifyError.usage("--audio-track \(n): no such audio track (\(has))") }
+            try decodable(n)
+            return [n]
+        case .language(let code):
+            let matching = audio.filter { language($0)?.lowercased() == code.lowercased() }
+            // The track marked default among them, else the first.
+            let pick = matching.first { stream($0).pointee.disposition & AV_DISPOSITION_DEFAULT != 0 } ?? matching.first
+            guard let pick else { throw SDRifyError.usage("--audio-track \(code): no audio track in that language (\(has))") }
+            try decodable(pick)
+            return [pick]
+        case .all:
+            for i in audio { try decodable(i) }
+            return audio
+        }
+    }
+
+    /// An audio track asked for by name must be one this libavcodec decodes (AAC is copied, the rest transcoded).
+    private func decodable(_ i: Int) throws {
+        let id = stream(i).pointee.codecpar.pointee.codec_id
+        guard id == AV_CODEC_ID_AAC || avcodec_find_decoder(id) != nil else {
+            throw SDRifyError.unsupported("\(path): audio track \(i) (\(Demuxer.codecName(stream(i)))) cannot be decoded here")
+        }
     }
 
     func seek(to time: MediaTime) throws {

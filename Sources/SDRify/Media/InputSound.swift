@@ -1,45 +1,76 @@
 import CFFmpeg
 
-/// A conversion's sound: the input's own audio track (AudioOutput: copied when AAC, otherwise transcoded), read
-/// by a demuxer of its own that skips every other track, and written into the output's muxer as the pictures
+/// Which of the input's audio tracks a conversion keeps (`--audio-track`): FFmpeg's pick of the default one, a
+/// track by its index (as `probe` lists it), the track in a language (ISO 639-2, as tagged), or every one.
+public enum AudioTrackChoice: Equatable, Sendable {
+    case automatic
+    case index(Int)
+    case language(String)
+    case all
+
+    /// `N`, a two- or three-letter language code, or `all`.
+    public init?(argument: String) {
+        let a = argument.trimmingCharacters(in: .whitespaces)
+        if a.lowercased() == "all" {
+            self = .all
+        } else if let n = Int(a), n >= 0 {
+            self = .index(n)
+        } else if (2...3).contains(a.count), a.allSatisfy({ $0.isASCII && $0.isLetter }) {
+            self = .language(a.lowercased())
+        } else {
+            return nil
+        }
+    }
+}
+
+/// A conversion's sound: the input's own audio tracks (AudioOutput each: copied when AAC, otherwise transcoded),
+/// read by a demuxer of its own that skips every other track, and written into the output's muxer as the pictures
 /// reach each time. The same cut and shift as the pictures (absolute input seconds), so an A/V offset is kept.
 final class InputSound {
     private let demuxer: Demuxer
-    private let output: AudioOutput
+    private let outputs: [AudioOutput]
     private let packet: Packet
     private let tolerateErrors: Bool
     private let shift: MediaTime
-    private var held: Packet? = nil  // read, but later than what was asked for so far
+    private var held: (packet: Packet, output: AudioOutput)? = nil  // read, but later than what was asked for so far
     private var done = false
     /// Damaged packets dropped under --tolerate-errors.
     private(set) var dropped = 0
 
-    /// nil when the input has no audio to keep. `shift`: the input time that becomes 0; `end`: the input time
-    /// where the cut ends; `seek`: where the pictures' demuxer was sent (the same place, so the sound starts where
-    /// the pictures do).
+    /// nil when there is no audio to keep. `streams`: the input's audio tracks to keep (Demuxer.audioStreams), the
+    /// first marked default; `shift`: the input time that becomes 0; `end`: the input time where the cut ends;
+    /// `seek`: where the pictures' demuxer was sent (the same place, so the sound starts where the pictures do).
     /// `demuxer`: a demuxer of the input of its own (this one reads only the sound from it).
-    init?(demuxer: Demuxer, muxer: Muxer, shift: MediaTime, end: MediaTime?, seek: MediaTime?, tolerateErrors: Bool) throws {
-        guard let output = try AudioOutput(demuxer: demuxer, muxer: muxer, shift: shift, end: end) else { return nil }
-        demuxer.readOnly(stream: demuxer.audioStreamIndex!)
+    init?(
+        demuxer: Demuxer, streams: [Int], muxer: Muxer, shift: MediaTime, end: MediaTime?, seek: MediaTime?, tolerateErrors: Bool
+    ) throws {
+        guard !streams.isEmpty else { return nil }
+        outputs = try streams.enumerated().map { n, i in
+            try AudioOutput(demuxer: demuxer, stream: i, muxer: muxer, shift: shift, end: end, isDefault: n == 0)
+        }
+        demuxer.readOnly(streams: streams)
         if let seek { try demuxer.seek(to: seek) }
-        self.demuxer = demuxer; self.output = output; self.tolerateErrors = tolerateErrors; self.shift = shift
+        self.demuxer = demuxer; self.tolerateErrors = tolerateErrors; self.shift = shift
         packet = try Packet()
     }
 
-    /// Writes the sound up to `time` of the output (nil: all that is left, and the encoder's tail).
+    /// Writes the sound up to `time` of the output (nil: all that is left, and the encoders' tails).
     func write(upTo time: MediaTime?, muxer: Muxer) throws {
         while !done {
             if held == nil {
                 guard try read() else { done = true; break }
-                guard output.owns(packet) else { continue }  // where the container cannot skip the others
-                held = try packet.moved()
+                // Where the container cannot skip the other tracks, their packets are read too.
+                guard let output = outputs.first(where: { $0.owns(packet) }) else { continue }
+                held = (try packet.moved(), output)
             }
-            let next = held!
+            let (next, output) = held!
             if let time, let start = output.start(of: next), start - shift > time { return }
             held = nil
             switch output.position(of: next) {
             case .before: continue
-            case .after: done = true
+            case .after:
+                // One track past the cut does not end the others (their packets interleave).
+                if outputs.count == 1 { done = true }
             case .within:
                 do {
                     try output.handle(next, muxer: muxer)
@@ -49,7 +80,7 @@ final class InputSound {
                 }
             }
         }
-        if time == nil { try output.finish(muxer: muxer) }
+        if time == nil { for output in outputs { try output.finish(muxer: muxer) } }
     }
 
     /// The next audio packet; false at the end. A read error (a file cut short) ends the sound under

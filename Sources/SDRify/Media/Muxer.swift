@@ -38,12 +38,22 @@ final class Muxer {
     }
 
     /// An audio stream fed by the AAC encoder.
-    func addStream(audio encoder: UnsafeMutablePointer<AVCodecContext>) throws -> Int {
+    /// An audio stream fed by an encoder; `like`: the input stream it carries (its language is kept).
+    func addStream(
+        audio encoder: UnsafeMutablePointer<AVCodecContext>, like input: UnsafeMutablePointer<AVStream>? = nil, isDefault: Bool = true
+    ) throws -> Int {
         guard let st = avformat_new_stream(ctx, nil) else { throw SDRifyError.conversion("out of memory") }
         try ffCheck(avcodec_parameters_from_context(st.pointee.codecpar, encoder), "audio stream parameters")
         st.pointee.time_base = encoder.pointee.time_base
-        st.pointee.disposition = AV_DISPOSITION_DEFAULT
+        st.pointee.disposition = isDefault ? AV_DISPOSITION_DEFAULT : 0
+        if let input { Muxer.copyLanguage(from: input, to: st) }
         return Int(st.pointee.index)
+    }
+
+    private static func copyLanguage(from input: UnsafeMutablePointer<AVStream>, to st: UnsafeMutablePointer<AVStream>) {
+        if let lang = av_dict_get(input.pointee.metadata, "language", nil, 0) {
+            av_dict_set(&st.pointee.metadata, "language", lang.pointee.value, 0)
+        }
     }
 
     /// A subtitle stream fed by a subtitle encoder, with its language (ISO 639-2).
@@ -66,16 +76,14 @@ final class Muxer {
         return Int(st.pointee.index)
     }
 
-    /// A stream copied as is from the input (AAC audio).
-    func addCopiedStream(from input: UnsafeMutablePointer<AVStream>) throws -> Int {
+    /// A stream copied as is from the input (AAC audio), its language kept.
+    func addCopiedStream(from input: UnsafeMutablePointer<AVStream>, isDefault: Bool = true) throws -> Int {
         guard let st = avformat_new_stream(ctx, nil) else { throw SDRifyError.conversion("out of memory") }
         try ffCheck(avcodec_parameters_copy(st.pointee.codecpar, input.pointee.codecpar), "audio stream parameters")
         st.pointee.codecpar.pointee.codec_tag = 0
         st.pointee.time_base = input.pointee.time_base
-        st.pointee.disposition = AV_DISPOSITION_DEFAULT
-        if let lang = av_dict_get(input.pointee.metadata, "language", nil, 0) {
-            av_dict_set(&st.pointee.metadata, "language", lang.pointee.value, 0)
-        }
+        st.pointee.disposition = isDefault ? AV_DISPOSITION_DEFAULT : 0
+        Muxer.copyLanguage(from: input, to: st)
         return Int(st.pointee.index)
     }
 

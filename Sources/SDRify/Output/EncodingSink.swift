@@ -11,6 +11,8 @@ struct InputCarryOver {
     /// Soft subtitle tracks to write, their cues already on the output's clock.
     var subtitles: [(cues: [Cue], language: String?)] = []
     var tolerateErrors = false
+    /// Which audio tracks are kept (`--audio-track`).
+    var audio = AudioTrackChoice.automatic
 }
 
 /// H.264/HEVC + AAC in MP4/MOV, written through an AtomicOutput (in place only once finished). Its sound is the
@@ -63,7 +65,7 @@ final class EncodingSink: MediaSink {
             // One more demuxer of the input: its header gives the metadata and chapters, its packets the sound.
             let input = try Demuxer(path: carry.path)
             sound = try InputSound(
-                demuxer: input, muxer: muxer, shift: clock.origin, end: clock.end,
+                demuxer: input, streams: try input.audioStreams(for: carry.audio), muxer: muxer, shift: clock.origin, end: clock.end,
                 seek: clock.seekTarget(videoStart: carry.videoStart), tolerateErrors: carry.tolerateErrors)
             muxer.copyMetadata(from: input, keepLocation: carry.keepLocation)
             subtitles = try SoftSubtitles(carry.subtitles, muxer: muxer)
