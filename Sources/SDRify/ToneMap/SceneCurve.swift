@@ -29,8 +29,9 @@ public struct SceneCurve: Equatable, Sendable {
     static let landingRamp = 0.5
     /// How far above its measured peak a lowered scene's shoulder reaches (stops).
     static let excursion = 0.5
-    /// The most a scene is lowered, in stops.
-    static let maxLowering = 2.5
+    /// The most a scene is lowered, in stops: enough for a PQ white near 2000 cd/m² (HLG's whites stop at 1000);
+    /// the white's bound by the key (SceneTracker.whiteOverKey) is what keeps dark scenes from being lowered.
+    static let maxLowering = 3.5
     /// Half the width of the bend from slope 1 to the shoulder's slope (stops).
     static let bend = 0.25
     /// How far under the scene's white the knee sits when highlights are few (stops).
