@@ -52,6 +52,11 @@ struct Convert: ParsableCommand {
             "Which audio to keep: a track's index (as probe lists it), a language (eng, fra…) or all (each with its language).",
             valueName: "N|LANG|all"))
     var audioTrack: String?
+    @Option(
+        help: ArgumentHelp(
+            "minimal: the creation time (and location with --keep-location); keep: every tag people rely on (make, model, software, location, Apple and Android keys).",
+            valueName: "minimal|keep"))
+    var metadata: String = MetadataPolicy.minimal.rawValue
     @OptionGroup var posterFlags: PosterFlags
     @Option(parsing: .unconditional, help: ArgumentHelp("Start the output this far into the input (frame-accurate).", valueName: "TIME"))
     var start: TimeArgument?
@@ -145,6 +150,7 @@ struct Convert: ParsableCommand {
             throw ValidationError("--rotate must be 90, 180 or 270 (degrees clockwise), not \(rotate)")
         }
         if let flip, Orientation.Flip(rawValue: flip) == nil { throw ValidationError("--flip must be h or v, not '\(flip)'") }
+        if MetadataPolicy(rawValue: metadata) == nil { throw ValidationError("--metadata must be minimal or keep, not '\(metadata)'") }
         if let audioTrack, AudioTrackChoice(argument: audioTrack) == nil {
             throw ValidationError("--audio-track: expected a track number, a language code (eng, fra…) or all, not '\(audioTrack)'")
         }
@@ -213,6 +219,7 @@ struct Convert: ParsableCommand {
         options.checkBitstream = !encoding.noBitstreamCheck
         options.fps = fps.flatMap { FrameRate(parsing: $0) }
         options.audioTrack = audioTrack.flatMap(AudioTrackChoice.init(argument:)) ?? .automatic
+        options.metadata = MetadataPolicy(rawValue: metadata) ?? .minimal
         options.framing = Framing(
             turn: Orientation(rotate: rotate ?? 0, flip: flip.flatMap(Orientation.Flip.init(rawValue:))) ?? .up,
             crop: crop.flatMap(CropRect.init(argument:)))

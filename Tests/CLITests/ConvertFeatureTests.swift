@@ -413,6 +413,38 @@ final class ConvertFeatureTests: CLITestCase {
             try Support.ffprobe(file("located.mov"))["format"].flatMap { ($0 as? [String: Any])?["format_name"] as? String }?.contains("mov"), true)
     }
 
+    /// `--metadata keep`: the phone's own keys (make, model, software, location, Apple's and Android's) come through
+    /// as the keys they were, in MP4 and MOV; the container's bookkeeping does not; the default keeps only the
+    /// creation time; an unknown policy is a usage error.
+    func testMetadataKeepCarriesThePhonesKeys() throws {
+        let keys = [
+            "com.apple.quicktime.make": "Apple", "com.apple.quicktime.model": "iPhone 14 Pro", "com.apple.quicktime.software": "16.4.1",
+            "com.apple.quicktime.location.ISO6709": "+51.5334-000.1255+026.756/", "com.android.version": "14"
+        ]
+        try ffmpeg(
+            ["-i", Support.vector("sdr_h264_aac.mp4"), "-c", "copy", "-metadata", "creation_time=2024-05-06T07:08:09Z"]
+                + keys.sorted { $0.key < $1.key }.flatMap { ["-metadata", "\($0.key)=\($0.value)"] }
+                + ["-movflags", "use_metadata_tags", file("phone.mov")])
+        func tags(_ path: String) throws -> [String: String] {
+            ((try Support.ffprobe(path)["format"] as? [String: Any])?["tags"] as? [String: Any] ?? [:]).compactMapValues { $0 as? String }
+        }
+        XCTAssertEqual(try tags(file("phone.mov"))["com.apple.quicktime.make"], "Apple", "the vector carries the keys")
+        for name in ["kept.mp4", "kept.mov"] {
+            let r = try Support.sdrify(file("phone.mov"), file(name), "--metadata", "keep")
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let got = try tags(file(name))
+            for (key, value) in keys { XCTAssertEqual(got[key], value, "\(name): \(key)") }
+            XCTAssertEqual(got["creation_time"]?.prefix(19), "2024-05-06T07:08:09")
+        }
+        _ = try convert(file("phone.mov"), file("minimal.mp4"))
+        let minimal = try tags(file("minimal.mp4"))
+        XCTAssertEqual(minimal["creation_time"]?.prefix(19), "2024-05-06T07:08:09")
+        for key in keys.keys { XCTAssertNil(minimal[key], "\(key) dropped by default") }
+        let bad = try Support.sdrify(file("phone.mov"), file("bad.mp4"), "--metadata", "all")
+        XCTAssertEqual(bad.status, 64, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("'all'"), bad.stderr)
+    }
+
     func testPresetsTableListsEveryPreset() throws {
         let r = try Support.sdrify("presets", "--json")
         let rows = try JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]] ?? []

@@ -40,7 +40,7 @@ enum Passthrough {
         let outVideo = try muxer.addCopiedVideoStream(from: demuxer)
         let audio = try demuxer.audioStreamIndex.map { try AudioOutput(demuxer: demuxer, stream: $0, muxer: muxer, shift: lateStart, end: nil) }
         let shiftTicks = lateStart.ticks(tb)
-        muxer.copyMetadata(from: demuxer, keepLocation: options.keepLocation)
+        muxer.copyMetadata(from: demuxer, keepLocation: options.keepLocation, policy: options.metadata)
         let subtitles = try SoftSubtitles(softSubtitles, muxer: muxer)
         if options.keepChapters { try muxer.copyChapters(from: demuxer, shift: lateStart, end: nil) }
         try muxer.writeHeader()

@@ -30,6 +30,8 @@ public struct ConvertOptions: Sendable {
     public var framing = Framing()
     /// Which of the input's audio tracks are kept (`--audio-track`).
     public var audioTrack = AudioTrackChoice.automatic
+    /// What is kept of the input's container tags (`--metadata`).
+    public var metadata = MetadataPolicy.minimal
 
     public init(input: String, output: String, preset: ExportPreset) {
         self.input = input; self.output = output; self.preset = preset
@@ -242,6 +244,7 @@ public enum Transcoder {
         carryOver.subtitles = softSubtitles
         carryOver.tolerateErrors = options.tolerateErrors
         carryOver.audio = options.audioTrack
+        carryOver.metadata = options.metadata
         let sinks = try makeSinks(plan, encodeThreads, carryOver)
         // On the source's clock the chain's pictures go straight to the sinks: its ring holds what they may hold.
         let ringSize = options.fps == nil ? Compositor.ringSize : 1

@@ -1,5 +1,13 @@
 import CFFmpeg
 
+/// What a conversion keeps of its input's container tags (`--metadata`).
+public enum MetadataPolicy: String, CaseIterable, Sendable {
+    /// The creation time (and location with `--keep-location`).
+    case minimal
+    /// Every tag people rely on: creation time, make, model, software, location, Apple's and Android's keys.
+    case keep
+}
+
 /// Writes an MP4/MOV file: streams from the encoder or copied from the input, fast start (moov first),
 /// no display matrix and no HDR side data on the video stream.
 final class Muxer {
@@ -89,15 +97,27 @@ final class Muxer {
 
     func setMetadata(_ key: String, _ value: String) { av_dict_set(&ctx.pointee.metadata, key, value, 0) }
 
-    /// Copies container metadata from the input: creation time always; location only when asked (privacy).
-    func copyMetadata(from demuxer: Demuxer, keepLocation: Bool) {
+    /// Copies container metadata from the input. `.minimal`: creation time, and location only when asked (privacy).
+    /// `.keep`: every tag but the container's own bookkeeping (brands, the muxer that wrote it): creation time,
+    /// make, model, software, location, Apple's and Android's keys, written as the keys they were (QuickTime
+    /// `mdta` keys, which MP4 carries too).
+    func copyMetadata(from demuxer: Demuxer, keepLocation: Bool, policy: MetadataPolicy = .minimal) {
         let input = demuxer.ctx
-        var keys = ["creation_time"]
-        if keepLocation { keys += ["location", "location-eng", "com.apple.quicktime.location.ISO6709"] }
-        for key in keys {
-            if let entry = av_dict_get(input.pointee.metadata, key, nil, 0) { setMetadata(key, String(cString: entry.pointee.value)) }
+        switch policy {
+        case .minimal:
+            var keys = ["creation_time"]
+            if keepLocation { keys += ["location", "location-eng", "com.apple.quicktime.location.ISO6709"] }
+            for key in keys {
+                if let entry = av_dict_get(input.pointee.metadata, key, nil, 0) { setMetadata(key, String(cString: entry.pointee.value)) }
+            }
+        case .keep:
+            let bookkeeping: Set<String> = ["major_brand", "minor_version", "compatible_brands", "encoder"]
+            for (key, value) in MediaInspector.tags(input.pointee.metadata) where !bookkeeping.contains(key) { setMetadata(key, value) }
+            writesMetadataKeys = true
         }
     }
+    /// Whether the header writes tags as QuickTime metadata keys (any key kept as it is).
+    private var writesMetadataKeys = false
 
     /// The input's chapters, moved by `shift` seconds and cut to [0, `end`) (those outside dropped). The output
     /// context frees them with itself.
@@ -134,7 +154,7 @@ final class Muxer {
         try ffCheck(cffmpeg_use_fd(ctx, fd), "\(path): cannot write", status: .outputProblem)
         ioOpen = true
         var opts: OpaquePointer? = nil
-        av_dict_set(&opts, "movflags", "+faststart", 0)
+        av_dict_set(&opts, "movflags", writesMetadataKeys ? "+faststart+use_metadata_tags" : "+faststart", 0)
         defer { av_dict_free(&opts) }
         try ffCheck(avformat_write_header(ctx, &opts), "\(path): writing the header", status: .outputProblem)
         headerWritten = true

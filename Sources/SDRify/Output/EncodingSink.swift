@@ -13,6 +13,7 @@ struct InputCarryOver {
     var tolerateErrors = false
     /// Which audio tracks are kept (`--audio-track`).
     var audio = AudioTrackChoice.automatic
+    var metadata = MetadataPolicy.minimal
 }
 
 /// H.264/HEVC + AAC in MP4/MOV, written through an AtomicOutput (in place only once finished). Its sound is the
@@ -67,7 +68,7 @@ final class EncodingSink: MediaSink {
             sound = try InputSound(
                 demuxer: input, streams: try input.audioStreams(for: carry.audio), muxer: muxer, shift: clock.origin, end: clock.end,
                 seek: clock.seekTarget(videoStart: carry.videoStart), tolerateErrors: carry.tolerateErrors)
-            muxer.copyMetadata(from: input, keepLocation: carry.keepLocation)
+            muxer.copyMetadata(from: input, keepLocation: carry.keepLocation, policy: carry.metadata)
             subtitles = try SoftSubtitles(carry.subtitles, muxer: muxer)
             if carry.keepChapters { try muxer.copyChapters(from: input, shift: clock.origin, end: clock.length) }
         }
