@@ -65,7 +65,7 @@ public struct SceneCurve: Equatable, Sendable {
     public init(white: Double, highlights: Double, peak measuredPeak: Double, bounded: Double = 0) {
         let ramp = SceneCurve.landingRamp, landing = SceneCurve.whiteLanding
         let lowering = white <= 0 ? 0 : white < ramp ? white * (1 + landing / ramp) : white + landing
-        exposure = -min(lowering, SceneCurve.maxLowering)
+        exposure = lowering > 0 ? -min(lowering, SceneCurve.maxLowering) : 0  // not −0, which reports print as "-0.00"
         let w = white + exposure
         let h = max(measuredPeak, white) + exposure
         peak = h
