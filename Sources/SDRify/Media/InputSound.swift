@@ -34,6 +34,7 @@ final class InputSound {
     private let shift: MediaTime
     private var held: (packet: Packet, output: AudioOutput)? = nil  // read, but later than what was asked for so far
     private var done = false
+    private var pastTheCut: Set<ObjectIdentifier> = []  // tracks whose packets have passed the cut's end
     /// Damaged packets dropped under --tolerate-errors.
     private(set) var dropped = 0
 
@@ -69,8 +70,9 @@ final class InputSound {
             switch output.position(of: next) {
             case .before: continue
             case .after:
-                // One track past the cut does not end the others (their packets interleave).
-                if outputs.count == 1 { done = true }
+                // One track past the cut does not end the others (their packets interleave); the last one does.
+                pastTheCut.insert(ObjectIdentifier(output))
+                if pastTheCut.count == outputs.count { done = true }
             case .within:
                 do {
                     try output.handle(next, muxer: muxer)
