@@ -163,8 +163,8 @@ public enum ExposureChart {
     // MARK: colour and transfer arithmetic (the lifting's)
 
     static func display(_ code: UInt8) -> Double { display(Double(code)) }
-    /// BT.1886 display light of an 8-bit code (relative, 1 = white).
-    static func display(_ code: Double) -> Double { pow(min(max(code, 0), 255) / 255, 2.4) }
+    /// BT.1886 display light of an 8-bit code, or of a mean of codes (relative, 1 = white).
+    static func display(_ code: Double) -> Double { ColorScience.gamma(code / 255) }
 
     static func bt709To2020(_ c: SIMD3<Double>) -> SIMD3<Double> {
         SIMD3(

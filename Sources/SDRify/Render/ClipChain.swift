@@ -98,9 +98,9 @@ final class ClipChain {
         }
         if let converter, let input = converterInput, input == (frame.width, frame.height, fmt) { return converter }
         var size = coded
+        // The crop's part of this picture (the same share of a picture whose size changed mid-stream).
+        let region = framing.codedRegion(orientation: orientation, display: video.displaySize, coded: (frame.width, frame.height))
         if let input = converterInput {
-            // The crop's share of the new picture, fitted.
-            let region = framing.codedRegion(orientation: orientation, display: video.displaySize, coded: (frame.width, frame.height))
             let shown = region.map { (Int($0.width.rounded()), Int($0.height.rounded())) } ?? (frame.width, frame.height)
             size = TargetSize.inside(width: shown.0, height: shown.1, frameWidth: coded.0, frameHeight: coded.1)
             let at = String(format: "%.3f s", Double(frame.pts ?? 0) * tb.seconds)
@@ -117,7 +117,7 @@ final class ClipChain {
         func make(_ color: ColorDescription) throws -> FrameConverter {
             try FrameConverter(
                 sourceFormat: fmt, sourceColor: color, width: frame.width, height: frame.height,
-                sourceRegion: framing.codedRegion(orientation: orientation, display: video.displaySize, coded: (frame.width, frame.height)),
+                sourceRegion: region,
                 outputWidth: size.0, outputHeight: size.1, toneCurve: curve!,
                 ringSize: orientation == .up && letterbox == nil ? ringSize : 1,
                 outputSiting: orientation.chromaSitingBeforeOrienting, scenes: scenes)
