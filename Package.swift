@@ -31,6 +31,12 @@ let package = Package(
             pkgConfig: "libass",
             providers: [.apt(["libass-dev"])]
         ),
+        .systemLibrary(
+            name: "CRubberBand",
+            path: "Sources/CRubberBand",
+            pkgConfig: "rubberband",
+            providers: [.apt(["librubberband-dev"])]
+        ),
         // Our own hot per-pixel kernels (auto-vectorised C with an AVX2 clone); see include/sdrify_kernels.h.
         .target(
             name: "CKernels",
@@ -45,7 +51,7 @@ let package = Package(
         ),
         .target(
             name: "SDRify",
-            dependencies: ["CFFmpeg", "CZimg", "CAss", "CKernels", "CSystem", "CBitstream"],
+            dependencies: ["CFFmpeg", "CZimg", "CAss", "CRubberBand", "CKernels", "CSystem", "CBitstream"],
             swiftSettings: []
         ),
         .executableTarget(

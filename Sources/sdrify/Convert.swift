@@ -57,6 +57,20 @@ struct Convert: ParsableCommand {
             "minimal: the creation time (and location with --keep-location); keep: every tag people rely on (make, model, software, location, Apple and Android keys).",
             valueName: "minimal|keep"))
     var metadata: String = MetadataPolicy.minimal.rawValue
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Play this many times as fast (0.25 to 4): pictures retimed, sound time-stretched with its pitch kept.", valueName: "X"))
+    var speed: Double?
+    @Option(
+        name: .customLong("speed-audio"),
+        help: ArgumentHelp("The sound of a retimed output: keep (time-stretched, pitch kept) or mute.", valueName: "keep|mute"))
+    var speedAudio: String = "keep"
+    @Option(
+        name: .customLong("slow-motion"),
+        help: ArgumentHelp(
+            "A phone's slow-motion recording: auto plays it as the phone's gallery does (real speed outside its slowed parts); off keeps the file's own timing.",
+            valueName: "auto|off"))
+    var slowMotion: String = "auto"
     @OptionGroup var posterFlags: PosterFlags
     @Option(parsing: .unconditional, help: ArgumentHelp("Start the output this far into the input (frame-accurate).", valueName: "TIME"))
     var start: TimeArgument?
@@ -150,6 +164,9 @@ struct Convert: ParsableCommand {
             throw ValidationError("--rotate must be 90, 180 or 270 (degrees clockwise), not \(rotate)")
         }
         if let flip, Orientation.Flip(rawValue: flip) == nil { throw ValidationError("--flip must be h or v, not '\(flip)'") }
+        if let speed, Speed(speed) == nil { throw ValidationError("--speed must be from 0.25 to 4, not \(speed)") }
+        if !["keep", "mute"].contains(speedAudio) { throw ValidationError("--speed-audio must be keep or mute, not '\(speedAudio)'") }
+        if !["auto", "off"].contains(slowMotion) { throw ValidationError("--slow-motion must be auto or off, not '\(slowMotion)'") }
         if MetadataPolicy(rawValue: metadata) == nil { throw ValidationError("--metadata must be minimal or keep, not '\(metadata)'") }
         if let audioTrack, AudioTrackChoice(argument: audioTrack) == nil {
             throw ValidationError("--audio-track: expected a track number, a language code (eng, fra…) or all, not '\(audioTrack)'")
@@ -220,6 +237,9 @@ struct Convert: ParsableCommand {
         options.fps = fps.flatMap { FrameRate(parsing: $0) }
         options.audioTrack = audioTrack.flatMap(AudioTrackChoice.init(argument:)) ?? .automatic
         options.metadata = MetadataPolicy(rawValue: metadata) ?? .minimal
+        options.speed = speed.flatMap { Speed($0) } ?? .normal
+        options.retimedSound = speedAudio == "keep"
+        options.flattenSlowMotion = slowMotion == "auto"
         options.framing = Framing(
             turn: Orientation(rotate: rotate ?? 0, flip: flip.flatMap(Orientation.Flip.init(rawValue:))) ?? .up,
             crop: crop.flatMap(CropRect.init(argument:)))

@@ -38,12 +38,16 @@ enum ASSScript {
     }
 
     /// A script with every dialogue line's times moved by `offset` seconds (lines ending before 0 dropped).
-    static func shifted(_ script: String, by offset: Double) -> String {
+    static func shifted(_ script: String, by offset: Double) -> String { retimed(script) { $0 + offset } }
+
+    /// Every dialogue line's times moved by `time` (seconds to seconds, never backwards); lines that end before 0
+    /// are dropped.
+    static func retimed(_ script: String, _ time: (Double) -> Double) -> String {
         script.split(separator: "\n", omittingEmptySubsequences: false).compactMap { line -> String? in
             guard let (fields, s, e) = dialogue(line) else { return String(line) }
-            guard e + offset > 0 else { return nil }
+            guard time(e) > 0 else { return nil }
             var f = fields
-            f[1] = stamp(s + offset); f[2] = stamp(e + offset)
+            f[1] = stamp(time(s)); f[2] = stamp(time(e))
             return "Dialogue:" + f.joined(separator: ",")
         }.joined(separator: "\n")
     }

@@ -90,9 +90,14 @@ enum CaptionFile {
     /// Times moved by `offset`; cues that end at or before 0 are dropped, those that start before 0 cut.
     static func shifted(_ cues: [Cue], by offset: MediaTime) -> [Cue] {
         guard offset != .zero else { return cues }
-        return cues.compactMap { c in
+        return retimed(cues) { $0 + offset }
+    }
+
+    /// Cues with their times moved by `time` (never backwards); those that end before 0 are dropped.
+    static func retimed(_ cues: [Cue], _ time: (MediaTime) -> MediaTime) -> [Cue] {
+        cues.compactMap { c in
             var c = c
-            c.start = c.start + offset; c.end = c.end + offset
+            c.start = time(c.start); c.end = time(c.end)
             guard c.end > .zero else { return nil }
             c.start = max(c.start, .zero)
             return c
@@ -159,4 +164,16 @@ enum ASSReader {
         for mark in open.reversed() { out += "</\(mark)>" }
         return out
     }
+}
+
+/// Where a time on an input's clock (a caption's, as its file gives it) shows once the input is cut at `cut` and
+/// retimed by `map` (a speed, slow motion): the input's time `origin + t − cut` mapped, less where the output's 0 maps.
+public struct CueClock: Equatable, Sendable {
+    public let map: TimeMap
+    public let origin: MediaTime  // the source time that becomes the output's 0
+    public let cut: MediaTime  // the input's time that becomes the output's 0
+
+    public init(map: TimeMap, origin: MediaTime, cut: MediaTime) { self.map = map; self.origin = origin; self.cut = cut }
+
+    public func output(_ t: MediaTime) -> MediaTime { map.output(origin + t - cut) - map.output(origin) }
 }

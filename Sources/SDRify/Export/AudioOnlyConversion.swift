@@ -37,7 +37,7 @@ enum AudioOnlyConversion {
         clip.duration = shown
         edit.clips = [clip]
         edit.output.background = .black  // behind a contained image: plain bars
-        edit.overlays = options.outputOverlays
+        edit.overlays = options.outputOverlays()
         edit.overlays.background = nil
         edit.output.fps = rate
         var music = MusicTrack(path: options.input)

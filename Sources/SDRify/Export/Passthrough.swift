@@ -42,7 +42,7 @@ enum Passthrough {
         let shiftTicks = lateStart.ticks(tb)
         muxer.copyMetadata(from: demuxer, keepLocation: options.keepLocation, policy: options.metadata)
         let subtitles = try SoftSubtitles(softSubtitles, muxer: muxer)
-        if options.keepChapters { try muxer.copyChapters(from: demuxer, shift: lateStart, end: nil) }
+        if options.keepChapters { try muxer.copyChapters(from: demuxer, onOutput: { $0 - lateStart }, end: nil) }
         try muxer.writeHeader()
         try subtitles.write(to: muxer)
 

@@ -32,6 +32,12 @@ public struct ConvertOptions: Sendable {
     public var audioTrack = AudioTrackChoice.automatic
     /// What is kept of the input's container tags (`--metadata`).
     public var metadata = MetadataPolicy.minimal
+    /// Played this many times as fast (`--speed`): pictures retimed, sound time-stretched with its pitch kept.
+    public var speed = Speed.normal
+    /// Keep the sound of a retimed conversion (time-stretched), or leave it out (`--speed-audio mute`).
+    public var retimedSound = true
+    /// Play a phone's slow-motion recording as its gallery does (`--slow-motion auto`); false keeps the file's timing.
+    public var flattenSlowMotion = true
 
     public init(input: String, output: String, preset: ExportPreset) {
         self.input = input; self.output = output; self.preset = preset
@@ -47,8 +53,10 @@ public struct ConvertOptions: Sendable {
         out.overwrite = overwrite; out.crf = crf; out.encoderPreset = encoderPreset; out.threads = threads
         out.toneMap = toneMap; out.tolerateErrors = tolerateErrors; out.background = background
         out.checkBitstream = checkBitstream; out.fps = fps; out.poster = poster
+        out.flattenSlowMotion = flattenSlowMotion
         var clip = TimelineClip(source: .video(input))
         clip.framing = framing
+        clip.speed = speed
         clip.from = start
         clip.duration = duration
         var t = Timeline(output: out, clips: [clip])
@@ -56,11 +64,14 @@ public struct ConvertOptions: Sendable {
         return t
     }
 
-    /// The layers on the output's clock: caption files follow the input's, so a `start` cut moves them earlier.
-    var outputOverlays: OverlaySpec {
+    /// The layers on the output's clock: caption files follow the input's, so a `start` cut moves them earlier (and
+    /// a retimed input, `clock`, moves them with its pictures).
+    func outputOverlays(clock: CueClock? = nil) -> OverlaySpec {
         var spec = overlays
         let shift = (start ?? .zero).seconds  // caption and title times are seconds as their files give them
-        for i in spec.captions.indices { spec.captions[i].offset -= shift }
+        for i in spec.captions.indices {
+            if let clock { spec.captions[i].clock = clock } else { spec.captions[i].offset -= shift }
+        }
         for i in spec.titles.indices where spec.titles[i].source.map({ if case .track = $0 { true } else { false } }) ?? false {
             spec.titles[i].sourceOffset -= shift  // a track of the input runs on the input's clock
         }
@@ -155,10 +166,10 @@ public enum Transcoder {
         }
         if options.preset.passthrough,
             options.fps != nil || options.poster != nil || !options.framing.isIdentity
-                || options.audioTrack != .automatic
+                || options.audioTrack != .automatic || options.speed != .normal
         {
             throw SDRifyError.usage(
-                "Passthrough copies the file; a frame rate, a poster, a rotation, a flip, a crop or a choice of audio tracks needs a preset that re-encodes"
+                "Passthrough copies the file; a frame rate, a poster, a rotation, a flip, a crop, a speed or a choice of audio tracks needs a preset that re-encodes"
             )
         }
 
@@ -202,18 +213,25 @@ public enum Transcoder {
         let (dw, dh) = options.framing.size(video.displaySize)
         let target = TargetSize.fit(width: dw, height: dh, into: options.preset.box)
         // The part of the input used, on the clock its pictures, sound, chapters and subtitles all follow.
+        // --start/--duration are the input's own times; a speed or a flattened slow motion retimes what they select.
+        let retiming = try Retiming.decide(
+            info, flatten: options.flattenSlowMotion, speed: options.speed, tolerateErrors: options.tolerateErrors, label: options.input,
+            warn: warn)
         let cutting = options.start != nil || options.duration != nil
         let clock =
             cutting
             ? ClipClock.trim(
-                videoStart: demuxer.videoStart, from: options.start ?? .zero, length: options.duration)
-            : ClipClock.whole(videoStart: demuxer.videoStart, lateStart: MediaTime(seconds: info.format.startTime ?? 0))
+                videoStart: demuxer.videoStart, from: options.start ?? .zero, length: options.duration, retiming: retiming)
+            : ClipClock.whole(videoStart: demuxer.videoStart, lateStart: MediaTime(seconds: info.format.startTime ?? 0), retiming: retiming)
+        let cueClock = clock.map.isIdentity ? nil : CueClock(map: clock.map, origin: clock.origin, cut: options.start ?? .zero)
 
         // Soft subtitles are read now too, on the output's clock (a cut moves and trims them).
         let cutStart = options.start ?? .zero
         func onOutputClock(_ cues: [Cue], shift: MediaTime) -> [Cue] {
-            let moved = CaptionFile.shifted(cues, by: -shift)
-            guard let d = options.duration else { return moved }
+            let moved =
+                cueClock.map { c in CaptionFile.retimed(cues, CueClock(map: c.map, origin: c.origin, cut: shift).output) }
+                ?? CaptionFile.shifted(cues, by: -shift)
+            guard let d = clock.length else { return moved }
             return moved.compactMap { c in c.start < d ? Cue(start: c.start, end: min(c.end, d), lines: c.lines, settings: c.settings) : nil }
         }
         var softSubtitles = try options.subtitles.map { entry in
@@ -232,7 +250,7 @@ public enum Transcoder {
             options.overlays.isEmpty
             ? nil
             : try OverlayStage(
-                spec: options.outputOverlays, frameWidth: target.0, frameHeight: target.1, input: options.input, warn: warn)
+                spec: options.outputOverlays(clock: cueClock), frameWidth: target.0, frameHeight: target.1, input: options.input, warn: warn)
         let plan = try RenderPlan.single(
             timeline, info: info, demuxer: demuxer, orientation: orientation, size: target,
             clock: clock, rate: options.fps)
@@ -244,6 +262,7 @@ public enum Transcoder {
         carryOver.subtitles = softSubtitles
         carryOver.tolerateErrors = options.tolerateErrors
         carryOver.audio = options.audioTrack
+        carryOver.keepSound = clock.map.isIdentity || options.retimedSound
         carryOver.metadata = options.metadata
         let sinks = try makeSinks(plan, encodeThreads, carryOver)
         // On the source's clock the chain's pictures go straight to the sinks: its ring holds what they may hold.

@@ -29,11 +29,17 @@ final class CaptionLayer: @unchecked Sendable {
         case .ass(let text):
             let (capped, warning) = CaptionLimits.capped(script: text, label: label)
             if let warning { warn(warning) }
-            script = track.offset == 0 ? capped : ASSScript.shifted(capped, by: track.offset)
+            script =
+                if let clock = track.clock {
+                    ASSScript.retimed(capped) { clock.output(MediaTime(seconds: $0 + track.offset)).seconds }
+                } else {
+                    track.offset == 0 ? capped : ASSScript.shifted(capped, by: track.offset)
+                }
         case .cues(let cues):
             let (capped, warning) = CaptionLimits.capped(cues, label: label)
             if let warning { warn(warning) }
-            let shifted = CaptionFile.shifted(capped, by: MediaTime(seconds: track.offset))
+            var shifted = CaptionFile.shifted(capped, by: MediaTime(seconds: track.offset))
+            if let clock = track.clock { shifted = CaptionFile.retimed(shifted, clock.output) }
             script = try CaptionLayer.assScript(shifted, style: track.style, width: frameWidth, height: frameHeight)
         }
         try self.init(script: script, label: track.file, frameWidth: frameWidth, frameHeight: frameHeight)

@@ -5,6 +5,9 @@ public struct CaptionTrack: Equatable, Sendable {
     public var file: String
     public var style = CaptionStyle()
     public var offset = 0.0  // seconds added to every caption time
+    /// The input's clock when the output is retimed (convert with a speed or slow motion): times are mapped by it
+    /// after the offset (nil: the offset alone).
+    public var clock: CueClock? = nil
 
     /// `input:N` names subtitle track N of the input instead of a file.
     public var inputTrack: Int? {

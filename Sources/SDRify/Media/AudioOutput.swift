@@ -2,13 +2,16 @@ import CFFmpeg
 
 /// One audio track of the output: an audio stream of the input, copied when it is AAC, otherwise transcoded to
 /// AAC-LC (AudioTranscoder); trimmed and shifted to a cut range. Packets are dropped whole, so a cut is exact
-/// to an AAC frame (21 ms at 48 kHz).
+/// to an AAC frame (21 ms at 48 kHz). Retimed sound (a speed, slow motion: a time map) is always transcoded,
+/// time-stretched on the way.
 final class AudioOutput {
     private let index: Int  // input stream
     private let inTimeBase: AVRational
     private let outStream: Int
     private let transcoder: AudioTranscoder?
-    private let shift: MediaTime  // subtracted from every timestamp
+    private let shift: MediaTime  // the input time that becomes 0
+    private let map: TimeMap
+    private let outputShift: MediaTime  // subtracted from every written timestamp (the shift, mapped)
     private let end: MediaTime?  // absolute input time where the cut ends
     let transcoded: Bool
     private var lastCopiedDTS: Int64? = nil  // output time base
@@ -17,18 +20,22 @@ final class AudioOutput {
 
     /// Input stream `a` as an output track (its language kept; `isDefault`: the track players pick). `shift`:
     /// absolute input time that becomes 0 (0 keeps timestamps).
-    init(demuxer: Demuxer, stream a: Int, muxer: Muxer, shift: MediaTime, end: MediaTime?, isDefault: Bool = true) throws {
+    init(
+        demuxer: Demuxer, stream a: Int, muxer: Muxer, shift: MediaTime, end: MediaTime?, isDefault: Bool = true, map: TimeMap = .identity
+    ) throws {
         index = a
         let stream = demuxer.stream(a)
         inTimeBase = stream.pointee.time_base
         self.shift = shift
         self.end = end
-        if stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_AAC {
+        self.map = map
+        outputShift = map.output(shift)
+        if stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_AAC, map.isIdentity {
             transcoder = nil
             outStream = try muxer.addCopiedStream(from: stream, isDefault: isDefault)
             checker = try? Decoder(stream: stream, threads: 1, label: "audio")
         } else {
-            let t = try AudioTranscoder(stream: stream, globalHeader: muxer.needsGlobalHeader, label: "\(demuxer.path): audio")
+            let t = try AudioTranscoder(stream: stream, globalHeader: muxer.needsGlobalHeader, label: "\(demuxer.path): audio", map: map)
             transcoder = t
             outStream = try muxer.addStream(audio: t.encoder, like: stream, isDefault: isDefault)
             checker = nil
@@ -42,6 +49,9 @@ final class AudioOutput {
 
     /// When a packet starts on the input's clock (nil: no timestamp).
     func start(of packet: Packet) -> MediaTime? { packet.pts.map { MediaTime(ticks: $0, TimeBase(inTimeBase)) } }
+
+    /// Where an input time lands on the output's clock.
+    func outputTime(_ t: MediaTime) -> MediaTime { map.output(t) - outputShift }
 
     /// Where a packet falls relative to the cut (pure: safe to ask from the demuxing thread).
     func position(of packet: Packet) -> Position {
@@ -84,7 +94,7 @@ final class AudioOutput {
     }
 
     private func write(_ packet: Packet, muxer: Muxer, tb: AVRational) throws {
-        if shift != .zero { packet.shift(by: shift.ticks(TimeBase(tb))) }
+        if outputShift != .zero { packet.shift(by: outputShift.ticks(TimeBase(tb))) }
         if let pts = packet.pts, pts + packet.duration <= 0, shift > .zero { return }  // resampler lead-in before the cut
         if transcoder == nil { lastCopiedDTS = try checkedCopyDTS(packet, tb: tb, muxer: muxer) }
         try muxer.write(packet, stream: outStream, from: tb)

@@ -1,7 +1,8 @@
 import CFFmpeg
 
 /// Any decodable audio → AAC-LC at 48 kHz (FFmpeg's native encoder): more than two channels are mixed down to
-/// stereo, mono stays mono. Timestamps follow the first decoded sample, so the A/V offset is kept.
+/// stereo, mono stays mono. Timestamps follow the first decoded sample, so the A/V offset is kept. With a time map
+/// (a speed, slow motion) the sound is time-stretched on the way (SoundRetimer) and stamped by the map.
 final class AudioTranscoder {
     private let aac: AACEncoder
     var encoder: UnsafeMutablePointer<AVCodecContext> { aac.ctx }
@@ -11,12 +12,15 @@ final class AudioTranscoder {
     private let inTimeBase: AVRational
     private let label: String
     private var startSet = false  // the first decoded sample's time given to the encoder
+    private let map: TimeMap
+    private var retimer: SoundRetimer? = nil  // made at the first sample, when the map is not the identity
     private let frame: UnsafeMutablePointer<AVFrame>
     private let outFrame: UnsafeMutablePointer<AVFrame>
     static let sampleRate = AACEncoder.sampleRate
 
-    init(stream: UnsafeMutablePointer<AVStream>, globalHeader: Bool, label: String) throws {
+    init(stream: UnsafeMutablePointer<AVStream>, globalHeader: Bool, label: String, map: TimeMap = .identity) throws {
         self.label = label
+        self.map = map
         inTimeBase = stream.pointee.time_base
         let par = stream.pointee.codecpar!
         guard let dec = avcodec_find_decoder(par.pointee.codec_id), let d = avcodec_alloc_context3(dec) else {
@@ -60,6 +64,7 @@ final class AudioTranscoder {
         }
         if packet == nil {
             try resample(nil)
+            try retimer?.finish { try buffer($0, $1) }
             try encodeFIFO(final: true, write: write)
             try aac.finish(write: write)
         }
@@ -74,9 +79,17 @@ final class AudioTranscoder {
                     &input.pointee.ch_layout, AVSampleFormat(rawValue: input.pointee.format),
                     input.pointee.sample_rate, 0, nil), "\(label): audio resampler")
             try ffCheck(swr_init(resampler), "\(label): audio resampler")
-            if !startSet, input.pointee.pts != ffNoPTS {
+            if !startSet {
                 startSet = true
-                aac.nextPTS = av_rescale_q(input.pointee.pts, inTimeBase, encoder.pointee.time_base)
+                let pts = input.pointee.pts
+                let first = pts == ffNoPTS ? MediaTime.zero : MediaTime(ticks: pts, TimeBase(inTimeBase))
+                if !map.isIdentity {
+                    retimer = SoundRetimer(
+                        channels: Int(encoder.pointee.ch_layout.nb_channels), rate: Int(AudioTranscoder.sampleRate), map: map, first: first)
+                    aac.nextPTS = map.output(first).ticks(TimeBase(encoder.pointee.time_base))
+                } else if pts != ffNoPTS {
+                    aac.nextPTS = av_rescale_q(pts, inTimeBase, encoder.pointee.time_base)
+                }
             }
         }
         let inSamples = input.map { Int32($0.pointee.nb_samples) } ?? 0
@@ -98,11 +111,23 @@ final class AudioTranscoder {
         }
         try ffCheck(converted, "\(label): resampling audio")
         if converted > 0 {
-            let written = outFrame.pointee.extended_data.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 8) {
-                av_audio_fifo_write(fifo, $0, converted)
+            let channels = Int(encoder.pointee.ch_layout.nb_channels)
+            let planes = (0..<channels).map {
+                UnsafePointer(outFrame.pointee.extended_data[$0]!.withMemoryRebound(to: Float.self, capacity: 1) { $0 })
             }
-            try ffCheck(written, "\(label): buffering audio")
+            if let retimer {
+                try retimer.process(planes, count: Int(converted)) { try buffer($0, $1) }
+            } else {
+                try buffer(planes, Int(converted))
+            }
         }
+    }
+
+    /// Into the FIFO the encoder takes whole frames from.
+    private func buffer(_ planes: [UnsafePointer<Float>], _ count: Int) throws {
+        var p: [UnsafeMutableRawPointer?] = planes.map { UnsafeMutableRawPointer(mutating: $0) }
+        let written = p.withUnsafeMutableBufferPointer { av_audio_fifo_write(fifo, $0.baseAddress, Int32(count)) }
+        try ffCheck(written, "\(label): buffering audio")
     }
 
     /// Encodes whole 1024-sample frames from the FIFO (and the short remainder at the end).

@@ -31,7 +31,6 @@ final class InputSound {
     private let outputs: [AudioOutput]
     private let packet: Packet
     private let tolerateErrors: Bool
-    private let shift: MediaTime
     private var held: (packet: Packet, output: AudioOutput)? = nil  // read, but later than what was asked for so far
     private var done = false
     private var pastTheCut: Set<ObjectIdentifier> = []  // tracks whose packets have passed the cut's end
@@ -39,19 +38,20 @@ final class InputSound {
     private(set) var dropped = 0
 
     /// nil when there is no audio to keep. `streams`: the input's audio tracks to keep (Demuxer.audioStreams), the
-    /// first marked default; `shift`: the input time that becomes 0; `end`: the input time where the cut ends;
+    /// first marked default; `shift`: the input time that becomes 0; `map`: how the input is retimed (a speed); `end`: the input time where the cut ends;
     /// `seek`: where the pictures' demuxer was sent (the same place, so the sound starts where the pictures do).
     /// `demuxer`: a demuxer of the input of its own (this one reads only the sound from it).
     init?(
-        demuxer: Demuxer, streams: [Int], muxer: Muxer, shift: MediaTime, end: MediaTime?, seek: MediaTime?, tolerateErrors: Bool
+        demuxer: Demuxer, streams: [Int], muxer: Muxer, shift: MediaTime, end: MediaTime?, seek: MediaTime?, tolerateErrors: Bool,
+        map: TimeMap = .identity
     ) throws {
         guard !streams.isEmpty else { return nil }
         outputs = try streams.enumerated().map { n, i in
-            try AudioOutput(demuxer: demuxer, stream: i, muxer: muxer, shift: shift, end: end, isDefault: n == 0)
+            try AudioOutput(demuxer: demuxer, stream: i, muxer: muxer, shift: shift, end: end, isDefault: n == 0, map: map)
         }
         demuxer.readOnly(streams: streams)
         if let seek { try demuxer.seek(to: seek) }
-        self.demuxer = demuxer; self.tolerateErrors = tolerateErrors; self.shift = shift
+        self.demuxer = demuxer; self.tolerateErrors = tolerateErrors
         packet = try Packet()
     }
 
@@ -65,7 +65,7 @@ final class InputSound {
                 held = (try packet.moved(), output)
             }
             let (next, output) = held!
-            if let time, let start = output.start(of: next), start - shift > time { return }
+            if let time, let start = output.start(of: next), output.outputTime(start) > time { return }
             held = nil
             switch output.position(of: next) {
             case .before: continue

@@ -112,6 +112,9 @@ enum MediaInspector {
                 title: tag(c.pointee.metadata, "title"))
         }
         info.tags = tags(ctx.pointee.metadata)
+        if info.format.name.contains("mp4") || info.format.name.contains("mov") {
+            info.slowMotion = SlowMotion.read(path: path, captureTag: info.tags.first { $0.key == "com.android.capture.fps" }?.value)
+        }
         return info
     }
 

@@ -50,6 +50,10 @@ public struct MediaTime: Comparable, Hashable, Sendable, CustomStringConvertible
     public static prefix func - (a: MediaTime) -> MediaTime { MediaTime(value: -a.value, timescale: a.timescale) }
     /// Half of this time, exactly.
     var half: MediaTime { MediaTime.reduced(Int128(value), 2 * Int128(timescale)) }
+    /// This time × num / den, exactly (den > 0).
+    func scaled(_ num: Int64, _ den: Int64) -> MediaTime {
+        MediaTime.reduced(Int128(value) * Int128(num), Int128(timescale) * Int128(den))
+    }
 
     public static let zero = MediaTime(value: 0, timescale: 1)
 

@@ -121,14 +121,15 @@ final class Muxer {
 
     /// The input's chapters, moved by `shift` seconds and cut to [0, `end`) (those outside dropped). The output
     /// context frees them with itself.
-    func copyChapters(from demuxer: Demuxer, shift: MediaTime, end: MediaTime?) throws {
+    /// `onOutput`: where an input time lands on the output's clock; `end`: the output's end (nil: no cut).
+    func copyChapters(from demuxer: Demuxer, onOutput: (MediaTime) -> MediaTime, end: MediaTime?) throws {
         let input = demuxer.ctx
         var kept: [UnsafeMutablePointer<AVChapter>] = []
         for i in 0..<Int(input.pointee.nb_chapters) {
             guard let c = input.pointee.chapters[i] else { continue }
-            let tb = c.pointee.time_base.double
-            let start = max(0, Double(c.pointee.start) * tb - shift.seconds)
-            var stop = Double(c.pointee.end) * tb - shift.seconds
+            let tb = TimeBase(c.pointee.time_base)
+            let start = max(0, onOutput(MediaTime(ticks: c.pointee.start, tb)).seconds)
+            var stop = onOutput(MediaTime(ticks: c.pointee.end, tb)).seconds
             if let end { stop = min(stop, end.seconds) }
             guard stop > start else { continue }
             guard let out = av_mallocz(MemoryLayout<AVChapter>.size)?.assumingMemoryBound(to: AVChapter.self) else {

@@ -2,7 +2,8 @@ import CFFmpeg
 
 /// Decoded audio of one file as 48 kHz stereo float, read in order from a chosen instant: a composition's clip
 /// audio and its music. Opens its own input (audio stream only; other streams are discarded unread), so a clip's
-/// sound does not depend on how far its pictures have been read.
+/// sound does not depend on how far its pictures have been read. A retimed clip's sound (a speed, slow motion: a
+/// time map) is time-stretched on the way (SoundRetimer), so sample n is at output time n / 48000 of the clip.
 final class PCMReader {
     static let sampleRate = Int(AACEncoder.sampleRate)
     let path: String
@@ -19,12 +20,14 @@ final class PCMReader {
     private var ended = false
     private(set) var errorsConcealed = 0
     private var resampledLeft: [Float] = [], resampledRight: [Float] = []  // reused for every decoded frame
+    private let retimer: SoundRetimer?
 
     /// Whether `path` has an audio stream this libavcodec decodes (nil: no usable audio), and opens it.
-    init?(path: String, start: MediaTime, tolerateErrors: Bool) throws {
+    init?(path: String, start: MediaTime, tolerateErrors: Bool, map: TimeMap = .identity) throws {
         self.path = path
         self.start = start.seconds
         self.tolerateErrors = tolerateErrors
+        retimer = map.isIdentity ? nil : SoundRetimer(channels: 2, rate: PCMReader.sampleRate, map: map, first: start)
         var c: UnsafeMutablePointer<AVFormatContext>? = nil
         let opened = avformat_open_input(&c, path, nil, nil)
         guard opened >= 0, let ctx = c else { throw SDRifyError.invalidInput("\(path): not a readable media file (\(ffErrorString(opened)))") }
@@ -130,7 +133,12 @@ final class PCMReader {
         }
         while true {
             let g = avcodec_receive_frame(decoder, frame)
-            if g == ffEOF { try resample(nil); ended = true; return }
+            if g == ffEOF {
+                try resample(nil)
+                try retimer?.finish { try store($0, $1) }
+                ended = true
+                return
+            }
             if g == ffEAGAIN { if r < 0 { ended = true }; return }
             if g < 0 { try damaged(ffErrorString(g)); continue }
             if frame.pointee.decode_error_flags != 0 || frame.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 { try damaged("a damaged frame") }
@@ -186,21 +194,23 @@ final class PCMReader {
         }
         n -= skip
         guard n > 0 else { return }
-        try resampledLeft.withUnsafeMutableBufferPointer { lp in
-            try resampledRight.withUnsafeMutableBufferPointer { rp in
-                var planes: [UnsafeMutableRawPointer?] = [
-                    UnsafeMutableRawPointer(lp.baseAddress! + skip), UnsafeMutableRawPointer(rp.baseAddress! + skip)
-                ]
-                try ffCheck(planes.withUnsafeMutableBufferPointer { av_audio_fifo_write(fifo, $0.baseAddress, Int32(n)) }, "\(path): buffering audio")
-            }
+        try resampledLeft.withUnsafeBufferPointer { lp in
+            try resampledRight.withUnsafeBufferPointer { rp in try place([lp.baseAddress! + skip, rp.baseAddress! + skip], n) }
         }
     }
 
     private func pad(silence n: Int) throws {
-        var zeros = [Float](repeating: 0, count: n)
-        try zeros.withUnsafeMutableBufferPointer { z in
-            var planes: [UnsafeMutableRawPointer?] = [UnsafeMutableRawPointer(z.baseAddress!), UnsafeMutableRawPointer(z.baseAddress!)]
-            try ffCheck(planes.withUnsafeMutableBufferPointer { av_audio_fifo_write(fifo, $0.baseAddress, Int32(n)) }, "\(path): buffering audio")
-        }
+        let zeros = [Float](repeating: 0, count: n)
+        try zeros.withUnsafeBufferPointer { z in try place([z.baseAddress!, z.baseAddress!], n) }
+    }
+
+    /// Samples on the source's clock, in order: retimed when there is a map, then buffered.
+    private func place(_ planes: [UnsafePointer<Float>], _ n: Int) throws {
+        if let retimer { try retimer.process(planes, count: n) { try store($0, $1) } } else { try store(planes, n) }
+    }
+
+    private func store(_ planes: [UnsafePointer<Float>], _ n: Int) throws {
+        var p: [UnsafeMutableRawPointer?] = planes.map { UnsafeMutableRawPointer(mutating: $0) }
+        try ffCheck(p.withUnsafeMutableBufferPointer { av_audio_fifo_write(fifo, $0.baseAddress, Int32(n)) }, "\(path): buffering audio")
     }
 }

@@ -13,6 +13,7 @@ struct InputCarryOver {
     var tolerateErrors = false
     /// Which audio tracks are kept (`--audio-track`).
     var audio = AudioTrackChoice.automatic
+    var keepSound = true  // false: a retimed conversion with --speed-audio mute
     var metadata = MetadataPolicy.minimal
 }
 
@@ -66,11 +67,12 @@ final class EncodingSink: MediaSink {
             // One more demuxer of the input: its header gives the metadata and chapters, its packets the sound.
             let input = try Demuxer(path: carry.path)
             sound = try InputSound(
-                demuxer: input, streams: try input.audioStreams(for: carry.audio), muxer: muxer, shift: clock.origin, end: clock.end,
-                seek: clock.seekTarget(videoStart: carry.videoStart), tolerateErrors: carry.tolerateErrors)
+                demuxer: input, streams: carry.keepSound ? try input.audioStreams(for: carry.audio) : [], muxer: muxer, shift: clock.origin,
+                end: clock.end,
+                seek: clock.seekTarget(videoStart: carry.videoStart), tolerateErrors: carry.tolerateErrors, map: clock.map)
             muxer.copyMetadata(from: input, keepLocation: carry.keepLocation, policy: carry.metadata)
             subtitles = try SoftSubtitles(carry.subtitles, muxer: muxer)
-            if carry.keepChapters { try muxer.copyChapters(from: input, shift: clock.origin, end: clock.length) }
+            if carry.keepChapters { try muxer.copyChapters(from: input, onOutput: clock.output, end: clock.length) }
         }
         try muxer.writeHeader()
         try subtitles?.write(to: muxer)

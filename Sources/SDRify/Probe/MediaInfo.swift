@@ -7,6 +7,7 @@ public struct MediaInfo: Sendable {
     public var tracks: [TrackInfo] = []  // every track, in the file's order
     public var chapters: [ChapterInfo] = []
     public var tags: [(key: String, value: String)] = []  // the container's
+    public var slowMotion: SlowMotion? = nil  // a phone's slow-motion recording (capture rate, slowed segments)
 }
 
 /// One track of any kind, as the container describes it.

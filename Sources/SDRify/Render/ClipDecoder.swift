@@ -14,6 +14,8 @@ final class ClipDecoder {
     let bitstreamCheck: BitstreamCheck?
     let orientation: Orientation
     let clock: ClipClock
+    /// A slow-motion capture being flattened: which pictures to decode, by their temporal layer (nil: all).
+    private let thinning: (rule: SlowMotionThinning, layers: TemporalLayers)?
     let warn: WarningHandler
     let tb: TimeBase
     let frameTicks: Int64
@@ -26,13 +28,16 @@ final class ClipDecoder {
     private(set) var lastPTS: Int64? = nil
     /// The duration of the last picture selected (ticks).
     private(set) var lastDuration: Int64 = 1
+    /// The same on the source's clock (before a time map), for what the container promised.
+    private var firstSourcePTS: Int64? = nil, lastSourcePTS: Int64? = nil, lastSourceDuration: Int64 = 1
 
     init(
         label: String, settings: DecodeSettings, video: VideoInfo, demuxer: Demuxer, decoder: Decoder,
-        orientation: Orientation, clock: ClipClock, warn: @escaping WarningHandler
+        orientation: Orientation, clock: ClipClock, thinning: SlowMotionThinning? = nil, warn: @escaping WarningHandler
     ) throws {
         self.label = label; tolerateErrors = settings.tolerateErrors; self.video = video; self.demuxer = demuxer
         self.decoder = decoder; self.orientation = orientation; self.clock = clock; self.warn = warn
+        self.thinning = thinning.flatMap { rule in TemporalLayers(stream: demuxer.videoStream).map { (rule, $0) } }
         bitstreamCheck = settings.checkBitstream ? BitstreamCheck(stream: demuxer.videoStream) : nil
         tb = demuxer.videoTimeBase
         let rate = demuxer.videoFrameRate
@@ -44,6 +49,7 @@ final class ClipDecoder {
     }
 
     private var ready: [Frame] = []  // selected pictures not yet handed out
+    private var thinnedOut: Set<Int64> = []  // decoded only as references: left out of a flattened slow motion
     private var ended = false  // the range's end or the input's end reached
     private var videoPackets = 0
 
@@ -69,6 +75,15 @@ final class ClipDecoder {
         }
         guard packet.streamIndex == demuxer.videoStreamIndex else { return }
         videoPackets += 1
+        if let (rule, layers) = thinning, let pts = packet.pts {
+            let picture = layers.picture(of: packet)
+            if let layer = picture.layer, !rule.keeps(layer: layer, at: MediaTime(ticks: pts, tb)) {
+                // Above the layers this part plays: left out before decoding when nothing refers to it, else decoded
+                // (later pictures may refer to it) and left out after.
+                if picture.disposable { return }
+                thinnedOut.insert(pts)
+            }
+        }
         // A stream joined mid-GOP (an MPEG-TS capture, a raw stream cut anywhere) starts with pictures whose
         // references are missing: players start at the first keyframe, and so does this. Containers that list their
         // sync samples (MP4/MOV, Matroska) do not start so: there it is damage the decoder reports.
@@ -92,11 +107,11 @@ final class ClipDecoder {
         if videoPackets < promised { missing.append("only \(videoPackets) of the \(promised) video samples could be read") }
         // A spliced MPEG-TS states its length from the first timestamp to the last, splices included, and one
         // joined mid-GOP counts the pictures before its first keyframe: no promise either way.
-        if !clock.isCut, demuxer.discontinuities == 0, leadingPicturesLeftOut == 0, let track = demuxer.videoDurationTicks, let first = firstPTS,
-            let last = lastPTS,
-            Double(last + lastDuration - first) < Double(track) * 0.9 - Double(2 * frameTicks)
+        if !clock.isCut, demuxer.discontinuities == 0, leadingPicturesLeftOut == 0, let track = demuxer.videoDurationTicks,
+            let first = firstSourcePTS, let last = lastSourcePTS,
+            Double(last + lastSourceDuration - first) < Double(track) * 0.9 - Double(2 * frameTicks)
         {
-            let shown = Double(last + lastDuration - first) * tb.seconds, whole = Double(track) * tb.seconds
+            let shown = Double(last + lastSourceDuration - first) * tb.seconds, whole = Double(track) * tb.seconds
             missing.append(String(format: "the pictures cover %.3f s of the video track's %.3f s", shown, whole))
         }
         for what in missing {
@@ -245,6 +260,7 @@ final class ClipDecoder {
             try tolerate("\(label): damaged timestamps: the picture at \(seconds(frame.pts)) is shown after a later one")
         }
         if verdict.leaveOut { return false }
+        if thinnedOut.remove(sourcePTS) != nil { return false }
         if let gap = verdict.preRollGap {
             try tolerate(
                 "\(label): damaged timestamps: a picture is left out before the start "
@@ -257,7 +273,7 @@ final class ClipDecoder {
         // Strictly increasing timestamps for the encoder (a variable frame rate is kept as it is): a damaged one
         // (above) becomes the nominal frame interval, an equal one (some muxers repeat a timestamp) moves on by
         // one tick.
-        var pts = max(0, sourcePTS - shiftTicks)
+        var pts = clock.map.isIdentity ? max(0, sourcePTS - shiftTicks) : max(0, clock.output(time).ticks(tb))
         if let last = lastPTS, pts <= last { pts = verdict.backwards ? last + frameTicks : last + 1 }
         // Frames an hour apart are damaged timing (a corrupt sample table; screen recorders that send frames only
         // on change leave gaps of minutes, not hours), which the muxer would refuse as the output's fault: the
@@ -270,8 +286,14 @@ final class ClipDecoder {
         if firstPTS == nil { firstPTS = pts }
         frame.pts = pts
         // Each picture keeps its own duration (the last one's ends the track); a missing or absurd one is the
-        // nominal frame interval.
-        if let d = frame.duration, Double(d) * tb.seconds <= 10 { lastDuration = d } else { lastDuration = frameTicks }
+        // nominal frame interval. Retimed, it lasts as long as the map makes it.
+        if let d = frame.duration, Double(d) * tb.seconds <= 10 { lastSourceDuration = d } else { lastSourceDuration = frameTicks }
+        lastDuration = lastSourceDuration
+        if !clock.map.isIdentity {
+            lastDuration = max(1, (clock.output(time + MediaTime(ticks: lastSourceDuration, tb)) - clock.output(time)).ticks(tb))
+        }
+        if firstSourcePTS == nil { firstSourcePTS = sourcePTS }
+        lastSourcePTS = sourcePTS
         frame.duration = lastDuration
         ready.append(frame)
         return false

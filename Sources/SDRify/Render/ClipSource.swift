@@ -48,7 +48,7 @@ final class VideoClipSource: ClipSource, @unchecked Sendable {
         let video = try Decoder(videoOf: demuxer, threads: decodeThreads)
         decoder = try ClipDecoder(
             label: info.path, settings: settings, video: info.video, demuxer: demuxer, decoder: video,
-            orientation: orientation, clock: clock, warn: warn)
+            orientation: orientation, clock: clock, thinning: clock.flattened.flatMap(SlowMotionThinning.init), warn: warn)
         chain = ClipChain(
             label: info.path, video: info.video, orientation: orientation, size: size, framing: framing, toneMap: toneMap,
             ringSize: ringSize, timeBase: demuxer.videoTimeBase, background: canvas.backdrop.background, warn: warn)

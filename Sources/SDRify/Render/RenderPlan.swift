@@ -29,11 +29,13 @@ struct RenderPlan {
         let from: MediaTime  // on the clip's own clock, where it starts showing (videos)
         var sourceStart = MediaTime.zero  // the video's first timestamp: its own clock's 0
         let length: MediaTime  // how long it shows, before rounding to frames
+        var sourceLength: MediaTime? = nil  // the part of the video used, on its own clock (videos)
+        var retiming = Retiming.none  // slow motion flattened, a speed (videos)
         var startFrame = 0  // first output frame
         var frames = 0  // output frames it shows (transitions included)
         var transitionFrames = 0  // overlap with the next clip
         /// The clip's source clock mapped to its pictures' (videos).
-        var clock: ClipClock { ClipClock.trim(videoStart: sourceStart, from: from, length: length) }
+        var clock: ClipClock { ClipClock.trim(videoStart: sourceStart, from: from, length: sourceLength ?? length, retiming: retiming) }
         var hasAudio: Bool { if case .video(let info, _) = content { return !info.audio.isEmpty } else { return false } }
         var endFrame: Int { startFrame + frames }
 
@@ -71,16 +73,18 @@ struct RenderPlan {
     ) throws -> RenderPlan {
         let from = clock.isCut ? clock.start - demuxer.videoStart : .zero
         // The length matters to a constant rate (how many pictures); with the source's clock only to progress.
-        let whole = rate == nil ? MediaTime(seconds: info.format.duration ?? 0) : try videoLength(info, demuxer)
+        let whole = rate == nil && clock.map.isIdentity ? MediaTime(seconds: info.format.duration ?? 0) : try videoLength(info, demuxer)
         let available = whole - from
-        let length = max(.zero, min(clock.length ?? available, available))
+        let sourceLength = max(.zero, min(clock.end.map { $0 - clock.start } ?? available, available))
+        let length = clock.outputLength(from: demuxer.videoStart + from, length: sourceLength)
         let canvas = Canvas(
             width: size.width, height: size.height,
             backdrop: try Backdrop(timeline.background, width: size.width, height: size.height))
         let fps = rate ?? demuxer.videoFrameRate
         var clip = Clip(
             index: 0, name: info.path, spec: timeline.clips[0], content: .video(info: info, orientation: orientation),
-            fit: .stretch, from: from, sourceStart: demuxer.videoStart, length: length)
+            fit: .stretch, from: from, sourceStart: demuxer.videoStart, length: length, sourceLength: sourceLength,
+            retiming: Retiming(map: clock.map, flattened: clock.flattened))
         clip.frames = max(1, fps.frames(in: clip.length))
         return RenderPlan(
             timeline: timeline, canvas: canvas, fps: fps,
@@ -163,10 +167,15 @@ struct RenderPlan {
                     let (dw, dh) = spec.framing.size(info.video.displaySize)
                     sized(dw, dh)
                     if firstRate == nil { firstRate = demuxer.videoFrameRate }
+                    // from/to are the file's own times; a retimed clip shows that part for as long as its map makes it.
+                    let retiming = try Retiming.decide(
+                        info, flatten: out.flattenSlowMotion, speed: spec.speed, tolerateErrors: out.tolerateErrors, label: label, warn: warn)
+                    let start = demuxer.videoStart + from
+                    let shows = retiming.map.output(start + (to - from)) - retiming.map.output(start)
                     clips.append(
                         Clip(
                             index: i, name: label, spec: spec, content: .video(info: info, orientation: orientation), fit: fit,
-                            from: from, sourceStart: demuxer.videoStart, length: to - from))
+                            from: from, sourceStart: demuxer.videoStart, length: shows, sourceLength: to - from, retiming: retiming))
                 }
             }
         }

@@ -1,6 +1,8 @@
 /// How a clip's own clock (its source timestamps) maps to the clock of the pictures it hands out: which part of
-/// the source is used (the trim) and which source time becomes 0. The one place that does this mapping: the clip
-/// decoder, the copied sound and the input's chapters, subtitles and tracks all follow it. Exact (MediaTime).
+/// the source is used (the trim), which source time becomes 0, and how the source is retimed on the way (`map`: a
+/// speed, a slow-motion recording flattened; the trim is in source time, before it). The one place that does this
+/// mapping: the clip decoder, the copied sound and the input's chapters, subtitles and tracks all follow it. Exact
+/// (MediaTime).
 struct ClipClock: Sendable {
     /// Source time of the first picture used (the trim's start).
     let start: MediaTime
@@ -10,24 +12,64 @@ struct ClipClock: Sendable {
     let origin: MediaTime
     /// Whether pictures before `start` are left out (a trim), rather than the whole input used.
     let isCut: Bool
+    /// Source time → output time (before the origin is taken off).
+    var map: TimeMap = .identity
+    /// The slow-motion recording the map flattens (its pictures are thinned to its layers), or nil.
+    var flattened: SlowMotion? = nil
 
-    /// The part `from` after the video's first timestamp (`videoStart`), `length` long (nil: to the end), with
-    /// `from` as 0: a compose clip, or a convert with --start/--duration.
-    static func trim(videoStart: MediaTime, from: MediaTime, length: MediaTime?) -> ClipClock {
+    /// The part `from` after the video's first timestamp (`videoStart`), `length` long on the source's clock (nil:
+    /// to the end), with `from` as 0: a compose clip, or a convert with --start/--duration.
+    static func trim(videoStart: MediaTime, from: MediaTime, length: MediaTime?, retiming: Retiming = .none) -> ClipClock {
         let start = videoStart + from
-        return ClipClock(start: start, end: length.map { start + $0 }, origin: start, isCut: true)
+        return ClipClock(start: start, end: length.map { start + $0 }, origin: start, isCut: true, map: retiming.map, flattened: retiming.flattened)
     }
 
     /// The whole input. A file that starts late (a positive start time, `lateStart`) is moved to start at 0, all
     /// streams together; early starts (AAC priming) stay, as edit lists express them.
-    static func whole(videoStart: MediaTime, lateStart: MediaTime) -> ClipClock {
-        ClipClock(start: videoStart, end: nil, origin: max(lateStart, .zero), isCut: false)
+    static func whole(videoStart: MediaTime, lateStart: MediaTime, retiming: Retiming = .none) -> ClipClock {
+        ClipClock(start: videoStart, end: nil, origin: max(lateStart, .zero), isCut: false, map: retiming.map, flattened: retiming.flattened)
     }
 
     /// Where to send the input's demuxers before reading (nil: read from the beginning): a trim that starts after
     /// the video's first timestamp (`videoStart`). The pictures and the sound seek alike, so they stay together.
     func seekTarget(videoStart: MediaTime) -> MediaTime? { isCut && start > videoStart ? start : nil }
 
+    /// Where source time `t` lands on the output clock.
+    func output(_ t: MediaTime) -> MediaTime { map.isIdentity ? t - origin : map.output(t) - map.output(origin) }
+
+    /// How long a part of the source (`length` from `from`, source times) lasts on the output clock.
+    func outputLength(from: MediaTime, length: MediaTime) -> MediaTime {
+        map.isIdentity ? length : map.output(from + length) - map.output(from)
+    }
+
     /// The length on the output clock of the part used, when the trim says (nil: to the input's end).
-    var length: MediaTime? { end.map { $0 - start } }
+    var length: MediaTime? { end.map { outputLength(from: start, length: $0 - start) } }
+}
+
+/// How a clip is retimed: a slow-motion recording flattened (`--slow-motion auto`), then a speed. Decided once per
+/// clip from its file and the options (`decide`), before any output exists.
+struct Retiming: Sendable {
+    var map: TimeMap
+    var flattened: SlowMotion?
+    static let none = Retiming(map: .identity, flattened: nil)
+
+    /// `slowMotion`: whether to flatten a slow-motion recording (nil: keep the file's timing). A damaged slow-motion
+    /// description is the input's damage (exit 2), or with `tolerateErrors` a warning and the file's timing.
+    static func decide(
+        _ info: MediaInfo, flatten: Bool, speed: Speed, tolerateErrors: Bool, label: String, warn: WarningHandler
+    ) throws -> Retiming {
+        var r = Retiming.none
+        if flatten, let sm = info.slowMotion {
+            if let damage = sm.damage {
+                guard tolerateErrors else { throw SDRifyError.invalidInput("\(label): \(damage)") }
+                warn("\(label): \(damage): played at the file's own timing")
+            } else if let map = sm.flattening {
+                r = Retiming(map: map, flattened: sm)
+            } else if !sm.segments.isEmpty {
+                warn("\(label): slow-motion segments without a usable capture rate: played at the file's own timing")
+            }
+        }
+        if speed != .normal { r.map = r.map.then(speed) }
+        return r
+    }
 }

@@ -55,6 +55,8 @@ public struct TimelineClip: Equatable, Sendable {
     public var transition: Transition = .cut  // into the next clip
     /// A turn on top of the file's own orientation and a crop (`"rotate"`, `"flip"`, `"crop"`; videos and images).
     public var framing = Framing()
+    /// Played this many times as fast (`"speed"`; videos): pictures retimed, sound time-stretched, pitch kept.
+    public var speed = Speed.normal
     public init(source: ClipMedia) { self.source = source }
 }
 
@@ -97,6 +99,9 @@ public struct OutputSpec: Sendable {
     public var tolerateErrors = false
     public var checkBitstream = true  // H.264 and HEVC slice data checked by our own parser (BitstreamCheck)
     public var poster: PosterRequest? = nil
+    /// Play a phone's slow-motion recordings as its gallery does (`--slow-motion auto`, `"slow_motion"`); false keeps
+    /// the file's own timing.
+    public var flattenSlowMotion = true
     public init(path: String, preset: ExportPreset) { self.path = path; self.preset = preset }
 
     /// The encoder's settings against the codec table: nil when they fit, else which setting ("crf" or

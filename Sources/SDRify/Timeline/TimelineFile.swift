@@ -60,7 +60,7 @@ extension Parser {
     func nonNegativeTime(_ v: Any?, at path: String) throws -> MediaTime? { try nonNegative(v, at: path).map { MediaTime(seconds: $0) } }
 
     func output(_ v: Any, into out: inout OutputSpec) throws {
-        let o = try object(v, at: "$.output", allowed: ["preset", "fps", "background", "fit", "image_duration"])
+        let o = try object(v, at: "$.output", allowed: ["preset", "fps", "background", "fit", "image_duration", "slow_motion"])
         if let name = try string(o["preset"], at: "$.output.preset") {
             guard let p = ExportPreset.named(name) else { throw fail("$.output.preset", "unknown preset '\(name)'") }
             out.preset = p
@@ -76,6 +76,10 @@ extension Parser {
             out.fit = fit
         }
         if let d = try positiveTime(o["image_duration"], at: "$.output.image_duration") { out.imageDuration = d }
+        if let mode = try string(o["slow_motion"], at: "$.output.slow_motion") {
+            guard ["auto", "off"].contains(mode) else { throw fail("$.output.slow_motion", unknownChoice("slow_motion", mode, ["auto", "off"])) }
+            out.flattenSlowMotion = mode == "auto"
+        }
     }
 
     /// `"#RRGGBB"`, `{"color": "#RRGGBB"}`, `{"image": FILE, "fit": "cover|contain|stretch"}` or `{"blur": RADIUS}`.
@@ -136,7 +140,7 @@ extension Parser {
     func clip(_ v: Any, at path: String, transition: Transition) throws -> TimelineClip {
         let o = try object(
             v, at: path,
-            allowed: ["file", "image", "color", "from", "to", "duration", "fit", "volume", "transition", "rotate", "flip", "crop"])
+            allowed: ["file", "image", "color", "from", "to", "duration", "fit", "volume", "transition", "rotate", "flip", "crop", "speed"])
         let sources = ["file", "image", "color"].filter { o[$0] != nil }
         guard sources.count == 1 else { throw fail(path, "needs exactly one of file, image or color") }
         let source: ClipMedia
@@ -157,6 +161,11 @@ extension Parser {
             clip.fit = fit
         }
         clip.volume = try nonNegative(o["volume"], at: "\(path).volume") ?? 1
+        if let v = try nonNegative(o["speed"], at: "\(path).speed") {
+            guard let speed = Speed(v) else { throw fail("\(path).speed", "expected a speed from 0.25 to 4, not \(v)") }
+            guard case .video = source else { throw fail("\(path).speed", "a speed applies to video clips") }
+            clip.speed = speed
+        }
         clip.framing = Framing(turn: try turn(rotate: o["rotate"], flip: o["flip"], at: path), crop: try crop(o["crop"], at: "\(path).crop"))
         if let t = o["transition"] {
             let tp = "\(path).transition"
