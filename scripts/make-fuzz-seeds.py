@@ -150,6 +150,24 @@ TEXT_SEEDS = {
 }
 
 
+def slow_motion_seeds():
+    """A movie header with Samsung's smta box and an SEF trailer (as the Samsung slow-motion files have them), and
+    packets as temporal-layer readers see them: H.264 with SVC prefix NAL units, HEVC, length-prefixed and Annex B."""
+    def box(kind, payload):
+        return struct.pack(">I4s", 8 + len(payload), kind) + payload
+    saut = box(b"saut", bytes([0, 0, 0, 0, 0, 12, 1, 4]))
+    moov = box(b"moov", box(b"udta", box(b"smta", bytes(4) + saut)))
+    name, body = b"SlowMotion_Data", b"88:879:2*1255:1970:4"
+    datum = bytes([0, 0, 0x90, 0x08]) + struct.pack("<I", len(name)) + name + body
+    trailer = b"SEFH" + struct.pack("<II", 106, 1) + bytes([0, 0, 0x90, 0x08]) + struct.pack("<II", len(datum), len(datum))
+    put("slow-motion", "samsung.mp4", box(b"ftyp", b"mp42" + bytes(4)) + moov + box(b"mdat", bytes(32)) + datum + trailer
+        + struct.pack("<I", len(trailer)) + b"SEFT")
+    prefix, slice_ = bytes([0x6e, 0xc0, 0x80, 0x4f]), bytes([0x01, 0x9a, 0x22, 0x33])
+    put("temporal-layers", "h264-avcc", bytes([3 << 1]) + struct.pack(">I", 4) + prefix + struct.pack(">I", 4) + slice_)
+    put("temporal-layers", "h264-annexb", bytes([0]) + b"\x00\x00\x01" + prefix + b"\x00\x00\x01" + slice_)
+    put("temporal-layers", "hevc-avcc", bytes([1 | 3 << 1]) + struct.pack(">I", 3) + bytes([0x02, 0x03, 0x44]))
+
+
 def text_seeds():
     for target, files in TEXT_SEEDS.items():
         for name, text in files.items():
@@ -159,6 +177,7 @@ def text_seeds():
 
 with tempfile.TemporaryDirectory() as work:
     binary_seeds(work)
+slow_motion_seeds()
 text_seeds()
 for target in sorted(os.listdir(out)):
     print(f"{target}: {len(os.listdir(os.path.join(out, target)))} seeds")

@@ -200,7 +200,8 @@ final class ComposeTests: CLITestCase {
 
         // Errors name the file and the JSON path, exit 64, and leave nothing behind.
         let bad: [(String, String)] = [
-            (#"{"clips": [{"file": "a.mp4", "speed": 2}]}"#, "$.clips[0].speed"),
+            (#"{"clips": [{"file": "a.mp4", "tempo": 2}]}"#, "$.clips[0].tempo"),
+            (#"{"clips": [{"file": "a.mp4", "speed": 5}]}"#, "$.clips[0].speed"),
             (#"{"clips": [{"file": "missing.mp4"}]}"#, "$.clips[0].file"),
             (#"{"clips": [{"file": "a.mp4", "from": 5}]}"#, "past the end"),
             (#"{"clips": [{"color": "red"}]}"#, "$.clips[0].color"),

@@ -106,7 +106,7 @@ public enum Composer {
         ) { index in
             let clip = plan.clips[index]
             guard case .video(let info, _) = clip.content else { return nil }
-            return try PCMReader(path: info.path, start: clip.sourceStart + clip.from, tolerateErrors: out.tolerateErrors)
+            return try PCMReader(path: info.path, start: clip.sourceStart + clip.from, tolerateErrors: out.tolerateErrors, map: clip.clock.map)
         }
         let sinks = try makeSinks(plan, encodeThreads)  // the output exists from here on: everything read is checked
         let report = try Renderer.run(

@@ -11,12 +11,14 @@ public enum ParserEntryPoint: String, CaseIterable, Sendable {
     case srt, webvtt, ass, ttml, scc, lrc
     case captions  // a caption file of any kind, told apart by its content
     case timeline, overlay, gpx
+    case slowMotion = "slow-motion"  // the smta box and the SEF trailer of a slow-motion recording
+    case temporalLayers = "temporal-layers"  // a packet's temporal layer and reference mark (H.264 SVC prefix, HEVC)
 
     /// The extension of the scratch file (what the CLI would be given), nil for parsers of bytes in memory.
     var fileExtension: String? {
         switch self {
-        case .doviRPU, .sei, .gpmf, .mebx, .srt, .webvtt, .ass, .scc, .lrc: nil
-        case .boxes: "mp4"
+        case .doviRPU, .sei, .gpmf, .mebx, .srt, .webvtt, .ass, .scc, .lrc, .temporalLayers: nil
+        case .boxes, .slowMotion: "mp4"
         case .ttml: "ttml"
         case .captions: "srt"
         case .timeline, .overlay: "json"
@@ -59,6 +61,11 @@ public enum ParserEntryPoint: String, CaseIterable, Sendable {
             _ = ASSReader.cues(text)
         case .scc:
             _ = try? SCCReader.cues(text, path: "fuzz.scc")
+        case .temporalLayers:
+            // The first byte picks the codec and the NAL length size (or start codes), as the stream's record would.
+            let mode = bytes.first ?? 0, rest = Array(bytes.dropFirst())
+            let layers = TemporalLayers(hevc: mode & 1 == 1, lengthSize: [nil, 1, 2, 4][Int(mode >> 1) & 3])
+            _ = rest.withUnsafeBufferPointer { layers.picture($0) }
         case .lrc:
             _ = LRC.looksLike(Substring(text))
             if let cues = try? LRC.cues(text, path: "fuzz.lrc") { _ = LRC.text(cues) }
@@ -84,6 +91,8 @@ public enum ParserEntryPoint: String, CaseIterable, Sendable {
             _ = try? OverlaySpec.load(jsonFile: path)
         case .gpx:
             _ = try? DataSeries.gpx(path)
+        case .slowMotion:
+            _ = SlowMotion.read(path: path, captureTag: "240.000000")?.flattening
         default:
             break
         }

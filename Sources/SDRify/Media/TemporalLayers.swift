@@ -10,6 +10,8 @@ final class TemporalLayers {
     private let hevc: Bool
     private let lengthSize: Int?  // nil: Annex B
 
+    init(hevc: Bool, lengthSize: Int?) { self.hevc = hevc; self.lengthSize = lengthSize }
+
     /// nil for a codec without temporal layers here.
     init?(stream: UnsafeMutablePointer<AVStream>) {
         let par = stream.pointee.codecpar.pointee

@@ -35,7 +35,8 @@ extension MediaInfo {
                         .object([("start_time", .double(c.start)), ("end_time", .double(c.end)), ("title", c.title.map { .string($0) } ?? .null)])
                     })
             ),
-            ("tags", .object(tags.map { ($0.key, .string($0.value)) }))
+            ("tags", .object(tags.map { ($0.key, .string($0.value)) })),
+            ("slow_motion", slowMotion?.json ?? .null)
         ])
     }
 
@@ -43,6 +44,7 @@ extension MediaInfo {
     public var warnings: [String] {
         var w = video.hdrMetadata.warnings
         if !video.decodable { w.append("no decoder here for the video (\(video.codec)): convert refuses it (exit 3)") }
+        if let damage = slowMotion?.damage { w.append("\(damage): convert refuses it (exit 2), or with --tolerate-errors keeps the file's timing") }
         return w
     }
 
@@ -75,6 +77,7 @@ extension MediaInfo {
             if !t.metadataKeys.isEmpty { words.append("keys: " + t.metadataKeys.joined(separator: ", ")) }
             lines.append("  track \(t.index): " + words.joined(separator: ", "))
         }
+        if let sm = slowMotion { lines.append("  slow motion: " + sm.summary) }
         for (i, c) in chapters.enumerated() {
             lines.append(String(format: "  chapter %d: %.3f–%.3f s", i + 1, c.start, c.end) + (c.title.map { " \($0)" } ?? ""))
         }
@@ -189,5 +192,44 @@ extension VideoInfo {
             frameMatrix.map { fm in Orientation(matrix: fm).map { .int(Int64($0.rawValue)) } ?? .string("unsupported") } ?? .null
         fields.append(("frame_exif", frameExif))
         return .object(fields)
+    }
+}
+
+extension SlowMotion {
+    /// `probe --json`'s `slow_motion`: the capture rate, the layers, each segment (file seconds, slowed how many
+    /// times), and how convert plays it.
+    var json: JSONValue {
+        .object([
+            ("capture_fps", captureRate.map { .int(Int64($0)) } ?? .null),
+            ("temporal_layers", temporalLayers.map { .int(Int64($0)) } ?? .null),
+            (
+                "segments",
+                .array(
+                    segments.map { s in
+                        .object([("start_time", .double(s.start.seconds)), ("end_time", .double(s.end.seconds)), ("slowed", .int(Int64(s.divisor)))])
+                    })
+            ),
+            ("super_slow_motion", .bool(superSlowMotion)),
+            ("plays", .string(plays)),
+            ("damage", damage.map { .string($0) } ?? .null)
+        ])
+    }
+
+    /// How `convert --slow-motion auto` plays it.
+    var plays: String {
+        if damage != nil { return "file timing (damaged slow-motion data)" }
+        if canFlatten { return "flattened (real speed outside the segments)" }
+        if superSlowMotion { return "file timing (super slow motion is stored slowed)" }
+        return segments.isEmpty ? "file timing (no slowed segments stated)" : "file timing (no usable capture rate)"
+    }
+
+    var summary: String {
+        var words: [String] = []
+        if let c = captureRate { words.append("captured at \(c) fps") }
+        if let l = temporalLayers { words.append("\(l) temporal layers") }
+        for s in segments { words.append(String(format: "%.3f–%.3f s slowed %d×", s.start.seconds, s.end.seconds, s.divisor)) }
+        if superSlowMotion { words.append("super slow motion") }
+        words.append("plays: \(plays)")
+        return words.joined(separator: ", ")
     }
 }

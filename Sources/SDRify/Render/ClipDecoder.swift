@@ -50,6 +50,7 @@ final class ClipDecoder {
 
     private var ready: [Frame] = []  // selected pictures not yet handed out
     private var thinnedOut: Set<Int64> = []  // decoded only as references: left out of a flattened slow motion
+    private var layered: Set<Int64> = []  // pictures whose temporal layer the thinning rule decided
     private var ended = false  // the range's end or the input's end reached
     private var videoPackets = 0
 
@@ -77,11 +78,14 @@ final class ClipDecoder {
         videoPackets += 1
         if let (rule, layers) = thinning, let pts = packet.pts {
             let picture = layers.picture(of: packet)
-            if let layer = picture.layer, !rule.keeps(layer: layer, at: MediaTime(ticks: pts, tb)) {
-                // Above the layers this part plays: left out before decoding when nothing refers to it, else decoded
-                // (later pictures may refer to it) and left out after.
-                if picture.disposable { return }
-                thinnedOut.insert(pts)
+            if let layer = picture.layer {
+                layered.insert(pts)
+                if !rule.keeps(layer: layer, at: MediaTime(ticks: pts, tb)) {
+                    // Above the layers this part plays: left out before decoding when nothing refers to it, else
+                    // decoded (later pictures may refer to it) and left out after.
+                    if picture.disposable { return }
+                    thinnedOut.insert(pts)
+                }
             }
         }
         // A stream joined mid-GOP (an MPEG-TS capture, a raw stream cut anywhere) starts with pictures whose
@@ -281,6 +285,13 @@ final class ClipDecoder {
         if let last = lastPTS, Double(pts - last) * tb.seconds > 3600 {
             try tolerate("\(label): damaged timestamps: frames \(Int(Double(pts - last) * tb.seconds)) s apart at \(seconds(frame.pts))")
             pts = last + frameTicks
+        }
+        // A flattened slow motion's pictures that state no layer keep about 30 a second of output (at most one per
+        // 0.9/30 s), as the layers would have.
+        if clock.flattened != nil, layered.remove(sourcePTS) == nil, let last = lastPTS,
+            Double(pts - last) * tb.seconds < 0.9 / Double(SlowMotion.fileRate)
+        {
+            return false
         }
         lastPTS = pts
         if firstPTS == nil { firstPTS = pts }

@@ -29,9 +29,9 @@ struct SlowMotionThinning {
 
     /// Whether the picture of temporal layer `layer` at file time `t` is kept.
     func keeps(layer: Int, at t: MediaTime) -> Bool {
-        if let inside = segments.first(where: { t >= $0.start && t < $0.end }) { return layer <= inside.top }
-        if layer <= realSpeedTop { return true }
-        // Ahead of a segment that keeps more layers, a picture of layer i is a reference of the segment's first
+        let inside = segments.first(where: { t >= $0.start && t < $0.end })
+        if layer <= inside?.top ?? realSpeedTop { return true }
+        // Ahead of a segment that keeps more layers (inside a segment too), a picture of layer i is a reference of the segment's first
         // pictures while the segment starts within 2^(top − i) − 2^(top − segment top) pictures (at 30 a second
         // of file time; 0.45 of a picture's leeway for rounded times).
         guard let next = segments.first(where: { $0.start > t }), layer < next.top else { return false }
