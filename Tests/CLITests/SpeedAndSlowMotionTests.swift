@@ -71,6 +71,11 @@ final class SpeedAndSlowMotionTests: CLITestCase {
         _ = try sdrify(tone, file("mute.mp4"), "--speed", "1.5", "--speed-audio", "mute")
         XCTAssertTrue(Support.streams(try Support.ffprobe(file("mute.mp4")), "audio").isEmpty)
         XCTAssertEqual(try duration(file("mute.mp4"), "video"), 4 / 1.5, accuracy: 0.04)
+        // Sound alone (a song becomes a video of the background) is sped up the same way.
+        try ffmpeg(["-f", "lavfi", "-i", "sine=f=1000:r=48000:d=4", "-c:a", "aac", file("song.m4a")])
+        _ = try sdrify(file("song.m4a"), file("song.mp4"), "--speed", "2")
+        XCTAssertEqual(try duration(file("song.mp4"), "video"), 2, accuracy: 0.05)
+        XCTAssertEqual(spectralPeak(try samples(file("song.mp4"))), 1000, accuracy: 20)
     }
 
     /// A start and a duration are the input's own times; the speed retimes what they select. Captions given in

@@ -38,7 +38,8 @@ final class AudioMixer {
         self.music = music
         self.openClip = openClip
         if let music, music.volume > 0 {
-            guard let reader = try PCMReader(path: music.path, start: music.from, tolerateErrors: tolerateErrors) else {
+            let map = music.speed == .normal ? TimeMap.identity : TimeMap.speed(music.speed)
+            guard let reader = try PCMReader(path: music.path, start: music.from, tolerateErrors: tolerateErrors, map: map) else {
                 throw SDRifyError.invalidInput("\(music.path): no audio this build can decode")
             }
             musicReader = reader

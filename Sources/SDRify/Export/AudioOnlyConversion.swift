@@ -23,7 +23,10 @@ enum AudioOnlyConversion {
             throw SDRifyError.usage(
                 String(format: "\(options.input): the start (%.3f s) is past the end of the sound (%.3f s)", from.seconds, length))
         }
-        let shown = min(options.duration ?? whole, whole - from)
+        // --start/--duration are the sound's own times; --speed retimes what they select.
+        let used = min(options.duration ?? whole, whole - from)
+        let map = options.speed == .normal ? TimeMap.identity : TimeMap.speed(options.speed)
+        let shown = map.output(from + used) - map.output(from)
         var edit = options.timeline
         var clip: TimelineClip
         switch options.timeline.background {
@@ -37,12 +40,14 @@ enum AudioOnlyConversion {
         clip.duration = shown
         edit.clips = [clip]
         edit.output.background = .black  // behind a contained image: plain bars
-        edit.overlays = options.outputOverlays()
+        edit.overlays = options.outputOverlays(clock: map.isIdentity ? nil : CueClock(map: map, origin: from, cut: from))
         edit.overlays.background = nil
         edit.output.fps = rate
         var music = MusicTrack(path: options.input)
         music.from = from
         music.loop = false
+        music.speed = options.speed
+        if !options.retimedSound, !map.isIdentity { music.volume = 0 }
         edit.music = music
         let result = try Composer.run(edit, clipName: { _ in "background" }, warn: warn, progress: progress)
         return ConversionResult(

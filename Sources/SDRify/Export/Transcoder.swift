@@ -100,6 +100,9 @@ public struct ConversionResult: Sendable {
     public var slicesChecked: (checked: Int, unchecked: Int)? = nil
     /// The poster written, and the output time it shows.
     public var poster: PosterResult? = nil
+    /// How the input was retimed: its speed, and whether a slow-motion recording was flattened.
+    public var speed = Speed.normal
+    public var slowMotionFlattened = false
 
     public var json: JSONValue {
         var fields: [(String, JSONValue)] = [
@@ -109,6 +112,8 @@ public struct ConversionResult: Sendable {
             ("orientation", .object([("exif", .int(Int64(orientationExif)))])), ("tonemap", .string(toneMapping))
         ]
         if let toneMappingDetail { fields.append(("tone_mapping", toneMappingDetail)) }
+        fields.append(("speed", .double(speed.value)))
+        fields.append(("slow_motion", .string(slowMotionFlattened ? "flattened" : "file timing")))
         fields.append(("decode_errors", .int(Int64(decodeErrors))))
         if let slicesChecked {
             fields.append(
@@ -286,6 +291,8 @@ public enum Transcoder {
             toneMapping: hdr == .sdr ? "none" : options.toneMap.rawValue,
             decodeErrors: report.errorsConcealed, elapsed: Date().timeIntervalSince(started))
         result.toneMappingDetail = outcome?.toneDetail
+        result.speed = options.speed
+        result.slowMotionFlattened = retiming.flattened != nil
         result.slicesChecked = outcome?.slicesChecked
         result.poster = sinks.lazy.compactMap { ($0 as? PosterSink)?.result }.first
         return result

@@ -67,6 +67,7 @@ public struct MusicTrack: Equatable, Sendable {
     public var fadeOut: MediaTime = 0
     public var from: MediaTime = 0  // into the file, where it starts (and restarts when it loops)
     public var loop = true  // false: silence once it ends
+    public var speed = Speed.normal  // played this many times as fast, time-stretched (an audio-only convert's --speed)
     public init(path: String) { self.path = path }
 }
 
