@@ -65,4 +65,9 @@ void sdrify_mix_rows(const uint8_t *a, long a_stride, const uint8_t *b, long b_s
 /// Makes glibc serve every allocation of at least `bytes` with mmap and give it back when freed (a fixed threshold:
 /// glibc's own slides up after the first large free). Returns mallopt's result (1 on success).
 int sdrify_fixed_mmap_threshold(int bytes);
+
+/// One 8-bit plane resampled bilinearly: destination sample (i, j) takes the source at
+/// (`origin_x` + i·`step`, `origin_y` + j·`step`) in source samples (clamped to the edges): a zoom and pan.
+void sdrify_zoom_plane(const uint8_t *src, long src_stride, int src_w, int src_h, uint8_t *dst, long dst_stride,
+                       int dst_w, int dst_h, double origin_x, double origin_y, double step);
 #endif

@@ -12,6 +12,7 @@ final class Compositor: @unchecked Sendable {  // used by one thread at a time
     /// Told of each clip as it closes (what it turned out to be: its HDR kind, damage concealed).
     var closed: (RenderPlan.Clip, ClipSource) -> Void = { _, _ in }
     private var sources: [Int: ClipSource] = [:]
+    private var zoomed: [Int: Frame] = [:]  // a zooming clip's picture through its window (one per open clip)
     private let ring: FrameRing?
     private var made = 0
     /// Most clips open at once so far (the test of the two-clip rule).
@@ -55,6 +56,7 @@ final class Compositor: @unchecked Sendable {  // used by one thread at a time
             source.close()
             closed(plan.clips[index], source)
             sources[index] = nil
+            zoomed[index] = nil
         }
         let out = try ring!.next()
         switch active.count {
@@ -80,7 +82,14 @@ final class Compositor: @unchecked Sendable {  // used by one thread at a time
 
     private func picture(_ clip: RenderPlan.Clip, _ n: Int) throws -> Frame {
         let source = try sources[clip.index] ?? openSource(clip)
-        return try source.picture(at: plan.fps.time(ofFrame: n - clip.startFrame))
+        let picture = try source.picture(at: plan.fps.time(ofFrame: n - clip.startFrame))
+        guard let zoom = clip.spec.zoom else { return picture }
+        let out = try zoomed[clip.index] ?? Frame(width: plan.canvas.width, height: plan.canvas.height, format: .yuv420p)
+        zoomed[clip.index] = out
+        out.color = picture.color
+        let progress = clip.frames > 1 ? Double(n - clip.startFrame) / Double(clip.frames - 1) : 0
+        ClipZoom.draw(zoom, progress: progress, from: picture, into: out)
+        return out
     }
 
     @discardableResult

@@ -57,6 +57,8 @@ public struct TimelineClip: Equatable, Sendable {
     public var framing = Framing()
     /// Played this many times as fast (`"speed"`; videos): pictures retimed, sound time-stretched, pitch kept.
     public var speed = Speed.normal
+    /// A Ken Burns move over the clip's picture (`"zoom"`; photos and videos), nil for none.
+    public var zoom: Zoom? = nil
     public init(source: ClipMedia) { self.source = source }
 }
 
@@ -195,5 +197,32 @@ public struct Timeline: Sendable {
             if !(music.fadeIn >= .zero) { throw SDRifyError.usage("music: fade_in must be 0 or more seconds") }
             if !(music.fadeOut >= .zero) { throw SDRifyError.usage("music: fade_out must be 0 or more seconds") }
         }
+    }
+}
+
+/// A Ken Burns move: the clip's picture seen through a window that goes from one view to another over the clip,
+/// with an easing. A view is a scale (1: the whole picture, 2: half its width) and the centre of the window as
+/// fractions of the picture (0.5, 0.5: the middle); the window always stays inside the picture.
+public struct Zoom: Equatable, Sendable {
+    public struct View: Equatable, Sendable {
+        public var scale: Double
+        public var x: Double, y: Double
+        public init(scale: Double, x: Double = 0.5, y: Double = 0.5) { self.scale = scale; self.x = x; self.y = y }
+    }
+    public var from = View(scale: 1)
+    public var to = View(scale: 1.25)
+    public var easing = Easing.linear
+    /// The scales a view may take.
+    public static let scales: ClosedRange<Double> = 1...8
+    public init() {}
+
+    /// The view at `progress` (0 at the clip's first picture, 1 at its last), its centre kept where the window
+    /// fits inside the picture.
+    public func view(at progress: Double) -> View {
+        let p = easing.apply(progress)
+        func mix(_ a: Double, _ b: Double) -> Double { a + (b - a) * p }
+        let scale = exp(mix(log(from.scale), log(to.scale)))  // even zooming: the same ratio each step
+        let half = 0.5 / scale
+        return View(scale: scale, x: min(max(mix(from.x, to.x), half), 1 - half), y: min(max(mix(from.y, to.y), half), 1 - half))
     }
 }

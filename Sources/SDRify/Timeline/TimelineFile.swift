@@ -137,10 +137,41 @@ extension Parser {
         return Orientation(rotate: degrees, flip: mirror) ?? .up
     }
 
+    /// A clip's `"zoom"`: `{"from": VIEW, "to": VIEW, "easing": …}`, a VIEW being `{"scale": S, "x": X, "y": Y}`
+    /// (x and y the window's centre as fractions of the picture) or a bare scale; both optional.
+    func zoom(_ v: Any, at path: String) throws -> Zoom {
+        let o = try object(v, at: path, allowed: ["from", "to", "easing"])
+        var zoom = Zoom()
+        func view(_ v: Any?, at path: String, default d: Zoom.View) throws -> Zoom.View {
+            guard let v else { return d }
+            if let scale = v as? Double ?? (v as? Int).map(Double.init) {
+                guard Zoom.scales.contains(scale) else { throw fail(path, "expected a scale from 1 to 8, not \(scale)") }
+                return Zoom.View(scale: scale)
+            }
+            let o = try object(v, at: path, allowed: ["scale", "x", "y"])
+            var view = d
+            if let s = try nonNegative(o["scale"], at: "\(path).scale") {
+                guard Zoom.scales.contains(s) else { throw fail("\(path).scale", "expected a scale from 1 to 8, not \(s)") }
+                view.scale = s
+            }
+            for (key, keyPath) in [("x", \Zoom.View.x), ("y", \Zoom.View.y)] {
+                if let f = try nonNegative(o[key], at: "\(path).\(key)") {
+                    guard f <= 1 else { throw fail("\(path).\(key)", "expected a fraction of the picture from 0 to 1, not \(f)") }
+                    view[keyPath: keyPath] = f
+                }
+            }
+            return view
+        }
+        zoom.from = try view(o["from"], at: "\(path).from", default: zoom.from)
+        zoom.to = try view(o["to"], at: "\(path).to", default: zoom.to)
+        zoom.easing = try easing(o["easing"], at: "\(path).easing")
+        return zoom
+    }
+
     func clip(_ v: Any, at path: String, transition: Transition) throws -> TimelineClip {
         let o = try object(
             v, at: path,
-            allowed: ["file", "image", "color", "from", "to", "duration", "fit", "volume", "transition", "rotate", "flip", "crop", "speed"])
+            allowed: ["file", "image", "color", "from", "to", "duration", "fit", "volume", "transition", "rotate", "flip", "crop", "speed", "zoom"])
         let sources = ["file", "image", "color"].filter { o[$0] != nil }
         guard sources.count == 1 else { throw fail(path, "needs exactly one of file, image or color") }
         let source: ClipMedia
@@ -161,6 +192,10 @@ extension Parser {
             clip.fit = fit
         }
         clip.volume = try nonNegative(o["volume"], at: "\(path).volume") ?? 1
+        if let z = o["zoom"] {
+            guard !{ if case .color = source { true } else { false } }() else { throw fail("\(path).zoom", "a zoom applies to photos and videos") }
+            clip.zoom = try zoom(z, at: "\(path).zoom")
+        }
         if let v = try nonNegative(o["speed"], at: "\(path).speed") {
             guard let speed = Speed(v) else { throw fail("\(path).speed", "expected a speed from 0.25 to 4, not \(v)") }
             guard case .video = source else { throw fail("\(path).speed", "a speed applies to video clips") }
