@@ -95,6 +95,20 @@ final class RetimingTests: XCTestCase {
         XCTAssertEqual(map.pieceEnd(after: MediaTime(value: 200, timescale: 1000)), MediaTime(value: 500, timescale: 1000))
     }
 
+    /// Samsung's smta box in the movie's user data, also when another tool wrote a user-data box before it.
+    func testSmtaIsFoundInAnyUserDataBox() {
+        func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+            let n = UInt32(8 + payload.count)
+            return [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] + Array(type.utf8) + payload
+        }
+        let saut = box("saut", [0, 0, 0, 0, 0, 13, 1, 3])
+        let moov = box("mvhd", [UInt8](repeating: 0, count: 20)) + box("udta", box("meta", [0, 0, 0, 0])) + box("udta", box("smta", [0, 0, 0, 0] + saut))
+        let smta = SlowMotion.smta(inMovie: Data(moov))
+        XCTAssertEqual(smta?.captureRate, 120)
+        XCTAssertEqual(smta?.layers, 3)
+        XCTAssertNil(SlowMotion.smta(inMovie: Data(box("udta", box("smta", [0, 0, 0, 0] + box("saut", [0, 0, 0, 0, 0, 99, 1, 3]))))))
+    }
+
     func testSlowMotionSegmentsParse() throws {
         let s = try SEFTrailer.segments("88:879:2*1255:1970:4")
         XCTAssertEqual(s.map(\.divisor), [2, 8])

@@ -87,7 +87,8 @@ public struct SlowMotion: Sendable, Equatable {
     /// The capture rate and temporal-layer count of the movie's `udta/smta/saut` box: after the author (4 bytes)
     /// and a reserved byte, the recording mode (12: 240 pictures/s, 13: 120), a reserved byte, the layer count.
     static func smta(inMovie moov: Data) -> (captureRate: Int, layers: Int)? {
-        guard let udta = child("udta", in: moov), let smta = child("smta", in: udta), let saut = child("saut", in: smta, skip: 4),
+        // Any of the movie's user-data boxes may hold it (a file edited by other tools can have two).
+        guard let saut = children("udta", in: moov).lazy.compactMap({ udta in child("smta", in: udta).flatMap { child("saut", in: $0, skip: 4) } }).first,
             saut.count >= 8
         else { return nil }
         let b = [UInt8](saut)
@@ -101,16 +102,19 @@ public struct SlowMotion: Sendable, Equatable {
     }
 
     /// The payload of the first `type` box among the boxes of `data` (after `skip` bytes: a full box's header).
-    static func child(_ type: String, in data: Data, skip: Int = 0) -> Data? {
-        var at = skip
+    static func child(_ type: String, in data: Data, skip: Int = 0) -> Data? { children(type, in: data, skip: skip).first }
+
+    /// The payloads of every `type` box among the boxes of `data`, in order (up to the first malformed size).
+    static func children(_ type: String, in data: Data, skip: Int = 0) -> [Data] {
+        var at = skip, found: [Data] = []
         while at + 8 <= data.count {
             let size = Int(QuickTimeMetadata.u32(data, at))
-            guard size >= 8, size <= data.count - at else { return nil }
+            guard size >= 8, size <= data.count - at else { break }
             let name = String(decoding: data[(data.startIndex + at + 4)..<(data.startIndex + at + 8)], as: UTF8.self)
-            if name == type { return Data(data[(data.startIndex + at + 8)..<(data.startIndex + at + size)]) }
+            if name == type { found.append(Data(data[(data.startIndex + at + 8)..<(data.startIndex + at + size)])) }
             at += size
         }
-        return nil
+        return found
     }
 }
 
