@@ -215,10 +215,20 @@ do {
         ) {
             print($0.markdown); fflush(nil)
         }
+    case "heif" where args.count == 2 || args.count == 3:
+        // Median wall time of decoding a HEIF photo to upright RGBA (what a clip, sticker or background reads).
+        var times: [Double] = []
+        for _ in 0..<(args.count == 3 ? Int(args[2]) ?? 5 : 5) {
+            let t = Date()
+            let images = try StickerImages.load(args[1])
+            times.append(Date().timeIntervalSince(t))
+            precondition(images.first.map { $0.width * $0.height > 0 } ?? false)
+        }
+        print(String(format: "%.4f", times.sorted()[times.count / 2]))
     default:
         FileHandle.standardError.write(
             Data(
-                "usage: sdrify-bench rotate | effects | tonemap FRAME.yuv W H pq|hlg | roundtrip OUTPUT.mp4 pq|hlg [VECTORS] | exposure SDRIFY [PHOTOS]\n"
+                "usage: sdrify-bench rotate | effects | tonemap FRAME.yuv W H pq|hlg | roundtrip OUTPUT.mp4 pq|hlg [VECTORS] | exposure SDRIFY [PHOTOS] | heif PHOTO [RUNS]\n"
                     .utf8))
         exit(64)
     }

@@ -102,7 +102,8 @@ final class RetimingTests: XCTestCase {
             return [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] + Array(type.utf8) + payload
         }
         let saut = box("saut", [0, 0, 0, 0, 0, 13, 1, 3])
-        let moov = box("mvhd", [UInt8](repeating: 0, count: 20)) + box("udta", box("meta", [0, 0, 0, 0])) + box("udta", box("smta", [0, 0, 0, 0] + saut))
+        let moov =
+            box("mvhd", [UInt8](repeating: 0, count: 20)) + box("udta", box("meta", [0, 0, 0, 0])) + box("udta", box("smta", [0, 0, 0, 0] + saut))
         let smta = SlowMotion.smta(inMovie: Data(moov))
         XCTAssertEqual(smta?.captureRate, 120)
         XCTAssertEqual(smta?.layers, 3)

@@ -114,7 +114,9 @@ public enum Composer {
             open: { clip, inline in
                 switch clip.content {
                 case .color(let c): return StillClipSource(try StillPicture.color(c, canvas: canvas))
-                case .image(let path): return StillClipSource(try StillPicture.image(path, framing: clip.spec.framing, fit: clip.fit, canvas: canvas))
+                case .image(let path):
+                    return StillClipSource(
+                        try StillPicture.image(path, framing: clip.spec.framing, fit: clip.fit, canvas: canvas, toneMap: out.toneMap))
                 case .video(let info, let orientation):
                     return try VideoClipSource(
                         demuxer: try Demuxer(path: info.path), info: info, orientation: orientation, clock: clip.clock,

@@ -35,13 +35,21 @@ public struct RGBAImage: Sendable {
 }
 
 /// Decodes a still or animated image (PNG, JPEG, GIF, APNG, WebP…) with libavformat/libavcodec into RGBA
-/// frames, once, up front.
+/// frames, once, up front; a HEIF still (HEIC, AVIF) by our own item reader (HEIFDecoder).
 enum ImageDecoder {
     static let maxFrames = 1000
     static let maxPixels = 4096 * 4096
 
-    /// `maxPixels`: stickers are small; a picture shown as a clip may be a 48-megapixel photo.
-    static func decode(path: String, maxPixels: Int = ImageDecoder.maxPixels, firstOnly: Bool = false) throws -> [RGBAImage] {
+    /// Turns a decoded HDR picture (PQ, HLG) into 8-bit 4:2:0 BT.709 of the same size: tone mapping lives above
+    /// this folder, so the callers that show photos as video pass it.
+    typealias HDRToSDR = (_ frame: Frame, _ format: PlanarFormat, _ color: ColorDescription) throws -> Frame
+
+    /// `maxPixels`: stickers are small; a picture shown as a clip may be a 48-megapixel photo. `hdr`: how an HDR
+    /// photo becomes SDR (nil: its signal converted as it is).
+    static func decode(path: String, maxPixels: Int = ImageDecoder.maxPixels, firstOnly: Bool = false, hdr: HDRToSDR? = nil) throws
+        -> [RGBAImage]
+    {
+        if HEIFDecoder.isHEIF(path: path) { return [try heif(path: path, maxPixels: maxPixels, hdr: hdr)] }
         var c: UnsafeMutablePointer<AVFormatContext>? = nil
         guard avformat_open_input(&c, path, nil, nil) >= 0, let ctx = c else {
             throw SDRifyError.invalidInput("\(path): cannot read this image")
@@ -108,7 +116,20 @@ enum ImageDecoder {
         return images
     }
 
-    static func rgba(_ f: UnsafeMutablePointer<AVFrame>, duration: Double, path: String) throws -> RGBAImage {
+    /// A HEIF photo's primary picture, upright by its own turns and mirrors.
+    static func heif(path: String, maxPixels: Int, hdr: HDRToSDR?) throws -> RGBAImage {
+        let picture = try HEIFDecoder.decode(path: path, maxPixels: maxPixels)
+        var frame = picture.frame, color = picture.color
+        if color.hdrKind != .sdr, let hdr {
+            frame = try hdr(frame, picture.format, color)
+            color = .sdrOutput
+        }
+        let image = try rgba(frame.av, duration: 0, path: path, color: color)
+        return picture.orientation == .up ? image : image.upright(picture.orientation)
+    }
+
+    /// `color`: the picture's matrix and range, when the frame's own tags are not the whole story (HEIF's `nclx`).
+    static func rgba(_ f: UnsafeMutablePointer<AVFrame>, duration: Double, path: String, color: ColorDescription? = nil) throws -> RGBAImage {
         let w = Int(f.pointee.width), h = Int(f.pointee.height)
         guard
             let sws = sws_getContext(
@@ -118,6 +139,12 @@ enum ImageDecoder {
             throw SDRifyError.unsupported("\(path): unsupported image pixel format")
         }
         defer { sws_freeContext(sws) }
+        if let color {
+            // The matrix (H.273 codes are swscale's; unspecified reads as BT.601, as JPEG and HEIC viewers do) and range.
+            let matrix = [1, 4, 5, 6, 7, 9, 10].contains(Int(color.matrix.rawValue)) ? Int32(color.matrix.rawValue) : SWS_CS_DEFAULT
+            let full: Int32 = color.range == .full ? 1 : 0
+            _ = sws_setColorspaceDetails(sws, sws_getCoefficients(matrix), full, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16)
+        }
         // swscale's SIMD paths write past the end of a row: convert into FFmpeg's padded buffers, then copy out.
         guard let rgba = av_frame_alloc() else { throw SDRifyError.conversion("out of memory decoding \(path)") }
         defer { var p: UnsafeMutablePointer<AVFrame>? = rgba; av_frame_free(&p) }

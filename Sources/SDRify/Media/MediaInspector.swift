@@ -323,6 +323,10 @@ public enum Prober {
     }
 
     static func openClip(path: String, allowTruncated: Bool) throws -> Clip {
+        if HEIFDecoder.isHEIF(path: path) {
+            let (w, h) = try HEIFDecoder.size(path: path)
+            return .still(width: w, height: h)
+        }
         let demuxer = try Demuxer(path: path)
         if MediaInspector.isStillImage(demuxer) {
             let par = demuxer.videoStream.pointee.codecpar.pointee

@@ -88,7 +88,9 @@ public struct SlowMotion: Sendable, Equatable {
     /// and a reserved byte, the recording mode (12: 240 pictures/s, 13: 120), a reserved byte, the layer count.
     static func smta(inMovie moov: Data) -> (captureRate: Int, layers: Int)? {
         // Any of the movie's user-data boxes may hold it (a file edited by other tools can have two).
-        guard let saut = children("udta", in: moov).lazy.compactMap({ udta in child("smta", in: udta).flatMap { child("saut", in: $0, skip: 4) } }).first,
+        guard
+            let saut = children("udta", in: moov).lazy.compactMap({ udta in child("smta", in: udta).flatMap { child("saut", in: $0, skip: 4) } })
+                .first,
             saut.count >= 8
         else { return nil }
         let b = [UInt8](saut)

@@ -78,9 +78,26 @@ enum StillPicture {
     /// The largest photo accepted as a clip (a 48-megapixel phone photo is 8064x6048).
     static let maxPixels = 64 << 20
 
+    /// How an HDR photo (a 10-bit HLG or PQ HEIC) becomes SDR: tone mapped as a video picture is, `toneMap`
+    /// measuring the photo as one scene.
+    static func hdrToSDR(_ toneMap: ToneMapOperator) -> ImageDecoder.HDRToSDR {
+        { frame, format, color in
+            let converter = try FrameConverter(
+                sourceFormat: format, sourceColor: color, width: frame.width, height: frame.height, outputWidth: frame.width,
+                outputHeight: frame.height, toneCurve: ToneCurve(toneMap, sourcePeak: HDRMetadata().sourcePeak(for: color.hdrKind)),
+                scenes: toneMap == .auto ? SceneTracker() : nil)
+            return try converter.convert(frame, format: format)
+        }
+    }
+
+    /// A photo decoded for showing: upright by its EXIF (or HEIF) orientation, an HDR one tone mapped.
+    static func decode(_ path: String, toneMap: ToneMapOperator = .default) throws -> RGBAImage {
+        try ImageDecoder.decode(path: path, maxPixels: StillPicture.maxPixels, firstOnly: true, hdr: hdrToSDR(toneMap))[0]
+    }
+
     /// A photo (upright by its EXIF orientation, then framed: turned and cropped) fitted into the canvas.
-    static func image(_ path: String, framing: Framing = Framing(), fit: Fit, canvas: Canvas) throws -> Frame {
-        let decoded = try ImageDecoder.decode(path: path, maxPixels: StillPicture.maxPixels, firstOnly: true)[0]
+    static func image(_ path: String, framing: Framing = Framing(), fit: Fit, canvas: Canvas, toneMap: ToneMapOperator = .default) throws -> Frame {
+        let decoded = try decode(path, toneMap: toneMap)
         let turned = framing.turn == .up ? decoded : decoded.upright(framing.turn)
         let image = framing.crop.map { turned.cropped($0) } ?? turned
         let (w, h) = (image.width, image.height)

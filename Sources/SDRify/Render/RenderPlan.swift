@@ -132,7 +132,7 @@ struct RenderPlan {
                     if firstShape == nil || spec.framing.crop != nil {
                         // The first clip sets the output's shape: a photo's EXIF orientation counts, and its turn. A
                         // crop is checked against the upright photo.
-                        let upright = try ImageDecoder.decode(path: path, maxPixels: StillPicture.maxPixels, firstOnly: true)[0]
+                        let upright = try StillPicture.decode(path, toneMap: out.toneMap)
                         try spec.framing.check((upright.width, upright.height), label: label)
                         let shape = spec.framing.size((upright.width, upright.height))
                         sized(shape.width, shape.height)
