@@ -3,7 +3,8 @@ import Foundation
 import SDRify
 
 struct Probe: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Describe a video: colour, HDR metadata, orientation, streams.")
+    static let configuration = CommandConfiguration(
+        abstract: "Describe a video (colour, HDR metadata, orientation, streams) or a photo (HEIF, motion photos).")
 
     @Argument(help: "Input video file.") var input: String
     @Flag(help: "Print JSON (ffprobe's key names) instead of a summary.") var json = false
@@ -38,6 +39,14 @@ struct Probe: ParsableCommand {
             return
         }
         if sceneStats { return try printSceneStatistics() }
+        if let photo = try Prober.photo(path: input) {
+            var report = photo.json
+            if case .object(var fields) = report { fields.append(("sandbox", Sandbox.report)); report = .object(fields) }
+            guard writeAll(1, (json ? report.serialized(pretty: true) : photo.summary) + "\n") else {
+                throw SDRifyError(.outputProblem, "stdout: cannot write the report (\(String(cString: strerror(errno))))")
+            }
+            return
+        }
         let info = try Prober.probe(path: input)
         for w in info.warnings { log("sdrify: warning: \(input): \(w)") }
         var report = info.json

@@ -161,6 +161,13 @@ public enum Transcoder {
         sinks makeSinks: (RenderPlan, Int, InputCarryOver) throws -> [MediaSink]
     ) throws -> ConversionResult {
         let started = Date()
+        // A motion photo converts as its movie (read in place out of the photo).
+        var options = options
+        let named = options.input
+        if MotionPhoto.mayHoldAMovie(path: options.input), let movie = try MotionPhoto.find(path: options.input) {
+            warn("\(options.input): a motion photo (\(movie.format)): converting its movie")
+            options.input = movie.movieURL(options.input)
+        }
         let timeline = options.timeline
         try timeline.validate { _ in options.input }
         if options.preset.passthrough, !options.overlays.isEmpty {
@@ -285,7 +292,7 @@ public enum Transcoder {
         let outcome = report.clips[0]
         let hdr = outcome?.sourceColor?.hdrKind ?? video.hdrKind  // what the pictures said, e.g. HLG by SEI
         var result = ConversionResult(
-            input: options.input, output: options.output, preset: options.preset.name,
+            input: named, output: options.output, preset: options.preset.name,
             width: target.0, height: target.1, duration: report.duration.seconds, frames: report.frames,
             hdr: hdr, orientationExif: orientation.rawValue,
             toneMapping: hdr == .sdr ? "none" : options.toneMap.rawValue,

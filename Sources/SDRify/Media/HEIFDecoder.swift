@@ -11,6 +11,7 @@ struct HEIFPicture {
     let format: PlanarFormat
     let color: ColorDescription
     let orientation: Orientation
+    let codec: String  // hevc, av1
     /// What the file holds besides the picture, for probe: "grid 8x6", "gain map", "alpha", "depth", "tmap"…
     let notes: [String]
 }
@@ -97,21 +98,22 @@ enum HEIFDecoder {
             default: continue
             }
         }
+        // What refers to the picture: auxiliary pictures by their type's URN, Apple's and ISO's gain-map derivation.
         for (id, other) in heif.items where id != item.id {
-            let refersToPrimary = other.references.values.contains { $0.contains(item.id) }
-            guard refersToPrimary || other.references["dimg"]?.isEmpty == false && other.type == "tmap" else { continue }
+            if other.type == "tmap", other.references["dimg"]?.contains(item.id) == true { notes.append("tmap (ISO 21496-1 gain map)") }
+            guard other.references["auxl"]?.contains(item.id) == true else { continue }
             for case .auxC(let urn) in other.properties {
-                if urn.contains("alpha") {
-                    notes.append("alpha")
-                } else if urn.contains("depth") {
-                    notes.append("depth")
-                } else if urn.contains("hdrgainmap") || urn.contains("gainmap") {
-                    notes.append("gain map")
-                }
+                let kind =
+                    urn.contains("alpha")
+                    ? "alpha"
+                    : urn.contains("depth") ? "depth" : urn.contains("gainmap") ? "gain map" : urn.contains("matte") ? "matte" : "auxiliary picture"
+                notes.append(kind)
             }
-            if other.type == "tmap" { notes.append("tmap (ISO 21496-1 gain map)") }
         }
-        return HEIFPicture(frame: cropped, format: format, color: color, orientation: orientation, notes: Array(Set(notes)).sorted())
+        let coded = item.type == "grid" ? heif.items[item.references["dimg"]?.first ?? 0]?.type : item.type
+        return HEIFPicture(
+            frame: cropped, format: format, color: color, orientation: orientation, codec: coded == "av01" ? "av1" : "hevc",
+            notes: Array(Set(notes)).sorted())
     }
 
     private static func check(_ size: (Int, Int), maxPixels: Int, path: String) throws {

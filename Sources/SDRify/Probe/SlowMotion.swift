@@ -140,8 +140,35 @@ struct SEFTrailer {
     var segments: [SlowMotion.Segment] = []
     var superSlowMotion = false
 
+    /// One datum of the trailer: its name and where its bytes (after the name) lie in the file.
+    struct Entry { let name: String, offset: UInt64, length: UInt64 }
+
     /// nil when the file has no trailer; throws (invalid input) when it has a damaged one.
     init?(path: String) throws {
+        guard let entries = try SEFTrailer.entries(path: path) else { return nil }
+        for entry in entries {
+            switch entry.name {
+            case "SlowMotion_Data": segments = try SEFTrailer.segments(try SEFTrailer.text(of: entry, path: path))
+            case let n where n.hasPrefix("Super_SlowMotion"): superSlowMotion = true
+            default: continue
+            }
+        }
+    }
+
+    /// The entry called `name`, if the file has a trailer with one.
+    static func entry(_ name: String, path: String) throws -> Entry? { try entries(path: path)?.first { $0.name == name } }
+
+    static func text(of entry: Entry, path: String) throws -> String {
+        guard entry.length <= 1 << 20, let h = FileHandle(forReadingAtPath: path) else { throw damaged("entry \(entry.name) is too large") }
+        defer { try? h.close() }
+        guard (try? h.seek(toOffset: entry.offset)) != nil, let d = try? h.read(upToCount: Int(entry.length)), d.count == Int(entry.length) else {
+            throw damaged("cut short")
+        }
+        return String(decoding: d, as: UTF8.self)
+    }
+
+    /// Every entry of the trailer (nil: none); each checked to lie inside the file.
+    static func entries(path: String) throws -> [Entry]? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let size = try? handle.seekToEnd(), size >= 8 else { return nil }
@@ -159,24 +186,20 @@ struct SEFTrailer {
         guard trailer.prefix(4) == Data("SEFH".utf8) else { throw SEFTrailer.damaged("no SEFH header where its length points") }
         let count = Int(SEFTrailer.le32(trailer, 8))
         guard count >= 0, 12 + count * 12 + 8 <= trailer.count else { throw SEFTrailer.damaged("\(count) entries do not fit") }
+        var entries: [Entry] = []
         for i in 0..<count {
-            let entry = 12 + i * 12
-            let back = UInt64(SEFTrailer.le32(trailer, entry + 4)), length = Int(SEFTrailer.le32(trailer, entry + 8))
-            // The distance is counted back from where the trailer starts.
-            guard back <= size - tail, length >= 8, length <= 1 << 20, UInt64(length) <= back else {
-                throw SEFTrailer.damaged("entry \(i + 1) points outside the file")
-            }
-            let datum = try read(size - tail - back, length)
-            let nameLength = Int(SEFTrailer.le32(datum, 4))
-            guard nameLength >= 0, 8 + nameLength <= datum.count else { throw SEFTrailer.damaged("entry \(i + 1)'s name runs past its data") }
-            let name = String(decoding: datum[(datum.startIndex + 8)..<(datum.startIndex + 8 + nameLength)], as: UTF8.self)
-            let body = String(decoding: datum[(datum.startIndex + 8 + nameLength)...], as: UTF8.self)
-            switch name {
-            case "SlowMotion_Data": segments = try SEFTrailer.segments(body)
-            case let n where n.hasPrefix("Super_SlowMotion"): superSlowMotion = true
-            default: continue
-            }
+            let at = 12 + i * 12
+            // The distance is counted back from where the trailer starts; a movie's datum may be large.
+            let back = UInt64(SEFTrailer.le32(trailer, at + 4)), length = UInt64(SEFTrailer.le32(trailer, at + 8))
+            guard back <= size - tail, length >= 8, length <= back else { throw SEFTrailer.damaged("entry \(i + 1) points outside the file") }
+            let start = size - tail - back
+            let head = try read(start, 8)
+            let nameLength = UInt64(SEFTrailer.le32(head, 4))
+            guard nameLength <= 256, 8 + nameLength <= length else { throw SEFTrailer.damaged("entry \(i + 1)'s name runs past its data") }
+            let name = String(decoding: try read(start + 8, Int(nameLength)), as: UTF8.self)
+            entries.append(Entry(name: name, offset: start + 8 + nameLength, length: length - 8 - nameLength))
         }
+        return entries
     }
 
     /// "start:end:mode" in milliseconds, `*` between segments; mode m slows by 2^(m−1).

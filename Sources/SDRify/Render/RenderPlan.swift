@@ -123,7 +123,14 @@ struct RenderPlan {
                     Clip(
                         index: i, name: label, spec: spec, content: .color(c), fit: fit, from: .zero,
                         length: spec.duration ?? out.imageDuration))
-            case .video(let path), .image(let path):
+            case .video(var path), .image(var path):
+                if spec.motion {
+                    // A motion photo's movie, read in place out of the photo (FFmpeg's subfile protocol).
+                    guard let movie = try MotionPhoto.find(path: path) else {
+                        throw SDRifyError.usage("\(label): \"motion\": true, but the photo holds no movie (not a motion photo)")
+                    }
+                    path = movie.movieURL(path)
+                }
                 switch try Prober.openClip(path: path, allowTruncated: out.tolerateErrors) {
                 case .still(let w, let h):
                     if spec.from != nil || spec.to != nil {
@@ -151,7 +158,7 @@ struct RenderPlan {
                             "\(path): the audio (\(codec)) cannot be decoded here: \(demuxer.audioStreamIndex == nil ? "silence instead" : "the next audio track instead")"
                         )
                     }
-                    if case .image = spec.source { throw SDRifyError.usage("\(label): is a video, not a still picture") }
+                    if case .image = spec.source, !spec.motion { throw SDRifyError.usage("\(label): is a video, not a still picture") }
                     let orientation = try info.supportedOrientation().then(spec.framing.turn)
                     try spec.framing.check(info.video.displaySize, label: label)
                     let length = try videoLength(info, demuxer)

@@ -59,6 +59,8 @@ public struct TimelineClip: Equatable, Sendable {
     public var speed = Speed.normal
     /// A Ken Burns move over the clip's picture (`"zoom"`; photos and videos), nil for none.
     public var zoom: Zoom? = nil
+    /// A motion photo shows its movie rather than its still (`"motion": true`).
+    public var motion = false
     public init(source: ClipMedia) { self.source = source }
 }
 

@@ -171,7 +171,9 @@ extension Parser {
     func clip(_ v: Any, at path: String, transition: Transition) throws -> TimelineClip {
         let o = try object(
             v, at: path,
-            allowed: ["file", "image", "color", "from", "to", "duration", "fit", "volume", "transition", "rotate", "flip", "crop", "speed", "zoom"])
+            allowed: [
+                "file", "image", "color", "from", "to", "duration", "fit", "volume", "transition", "rotate", "flip", "crop", "speed", "zoom", "motion"
+            ])
         let sources = ["file", "image", "color"].filter { o[$0] != nil }
         guard sources.count == 1 else { throw fail(path, "needs exactly one of file, image or color") }
         let source: ClipMedia
@@ -192,6 +194,11 @@ extension Parser {
             clip.fit = fit
         }
         clip.volume = try nonNegative(o["volume"], at: "\(path).volume") ?? 1
+        if let m = o["motion"] {
+            guard let on = m as? Bool else { throw fail("\(path).motion", "expected true or false") }
+            guard !{ if case .color = source { true } else { false } }() else { throw fail("\(path).motion", "a colour has no movie") }
+            clip.motion = on
+        }
         if let z = o["zoom"] {
             guard !{ if case .color = source { true } else { false } }() else { throw fail("\(path).zoom", "a zoom applies to photos and videos") }
             clip.zoom = try zoom(z, at: "\(path).zoom")

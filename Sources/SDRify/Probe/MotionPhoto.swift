@@ -1,0 +1,91 @@
+import Foundation
+
+/// A motion photo: a still (JPEG or HEIC) with a short movie (MP4) inside the same file, as Google's and Samsung's
+/// cameras write them. Where the movie lies, from what the file says, in this order:
+/// - a HEIF file's top-level `mpvd` box (Samsung HEIC);
+/// - the XMP of Google's format: `Container:Directory` with a `MotionPhoto` item and its `Item:Length` (the movie
+///   is that many bytes at the end of the file, before any `Item:Padding`), or the older `GCamera:MicroVideoOffset`
+///   (the movie starts that many bytes before the end);
+/// - Samsung's SEF trailer entry `MotionPhoto_Data` (the movie follows the entry's name);
+/// and in each case the bytes found must start with an MP4 `ftyp` box. A photo that says it has a movie where
+/// there is none is damage.
+public struct MotionPhoto: Sendable, Equatable {
+    public let format: String  // how the file says it: "Google XMP", "Google MicroVideo", "Samsung SEF", "HEIF mpvd"
+    public let offset: UInt64, length: UInt64  // the movie's bytes
+
+    /// An FFmpeg URL reading the movie alone out of `path` (its subfile protocol: no copy).
+    public func movieURL(_ path: String) -> String { "subfile,,start,\(offset),end,\(offset + length),,:\(path)" }
+
+    static func failure(_ path: String, _ what: String) -> SDRifyError { .invalidInput("\(path): damaged motion photo: \(what)") }
+
+    /// Whether `path` starts as a photo that may hold a movie (a JPEG or a HEIF still): a video file is never one.
+    public static func mayHoldAMovie(path: String) -> Bool {
+        guard let h = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? h.close() }
+        let head = (try? h.read(upToCount: 64)) ?? Data()
+        return head.starts(with: [0xFF, 0xD8]) || HEIFFile.looksLike(head)
+    }
+
+    /// The movie of `path`, nil when it is no motion photo; damage throws.
+    public static func find(path: String) throws -> MotionPhoto? {
+        guard let h = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? h.close() }
+        guard let size = try? h.seekToEnd(), size >= 16 else { return nil }
+        func read(_ at: UInt64, _ n: Int) -> Data? {
+            guard at < size, (try? h.seek(toOffset: at)) != nil else { return nil }
+            return try? h.read(upToCount: n)
+        }
+        func isMovie(_ at: UInt64) -> Bool {
+            guard let head = read(at, 12), head.count == 12 else { return false }
+            let boxSize = QuickTimeMetadata.u32(head, 0)
+            return HEIFFile.fourcc(head, 4) == "ftyp" && boxSize >= 12 && UInt64(boxSize) <= size - at
+        }
+        func found(_ format: String, _ at: UInt64, _ end: UInt64) throws -> MotionPhoto {
+            guard at < end, end <= size, isMovie(at) else { throw failure(path, "the \(format) movie is not where the file says") }
+            return MotionPhoto(format: format, offset: at, length: end - at)
+        }
+        let head = read(0, 1 << 18) ?? Data()
+        // HEIF: the top-level boxes.
+        if HEIFFile.looksLike(head), let top = TopLevelBoxes(path: path), let mpvd = top.boxes.first(where: { $0.type == "mpvd" }) {
+            return try found("HEIF mpvd", mpvd.offset + mpvd.headerSize, mpvd.offset + mpvd.size)
+        }
+        // Google's XMP (in a JPEG's APP1, or anywhere in the first 256 KB of a HEIC).
+        let text = String(decoding: head, as: UTF8.self)
+        if text.contains("MotionPhoto") || text.contains("MicroVideo") {
+            if let item = googleItemLength(text) {
+                guard item.length > 0, item.length + item.padding <= size else { throw failure(path, "its XMP gives the movie \(item.length) bytes") }
+                return try found("Google XMP", size - item.padding - item.length, size - item.padding)
+            }
+            if let offset = number(after: "MicroVideoOffset", in: text), offset > 0, offset <= size {
+                return try found("Google MicroVideo", size - offset, size)
+            }
+        }
+        // Samsung's trailer.
+        if let entry = try SEFTrailer.entry("MotionPhoto_Data", path: path) {
+            return try found("Samsung SEF", entry.offset, entry.offset + entry.length)
+        }
+        return nil
+    }
+
+    /// The `MotionPhoto` item of a Google `Container:Directory`: its `Item:Length`, and the padding after it.
+    static func googleItemLength(_ xmp: String) -> (length: UInt64, padding: UInt64)? {
+        guard let semantic = xmp.range(of: "Item:Semantic=\"MotionPhoto\"") ?? xmp.range(of: "<Item:Semantic>MotionPhoto</Item:Semantic>") else {
+            return nil
+        }
+        // The item's attributes sit around its semantic, within its own element.
+        let start = xmp[..<semantic.lowerBound].range(of: "<", options: .backwards)?.lowerBound ?? semantic.lowerBound
+        let end = xmp[semantic.upperBound...].range(of: ">")?.upperBound ?? xmp.endIndex
+        let element = String(xmp[start..<end])
+        guard let length = number(after: "Item:Length", in: element) else { return nil }
+        return (length, number(after: "Item:Padding", in: element) ?? 0)
+    }
+
+    /// The unsigned number in `name="…"` (or `<name>…</name>`).
+    static func number(after name: String, in text: String) -> UInt64? {
+        for opener in ["\(name)=\"", "<\(name)>"] {
+            guard let r = text.range(of: opener) else { continue }
+            return UInt64(text[r.upperBound...].prefix { $0.isNumber })
+        }
+        return nil
+    }
+}
