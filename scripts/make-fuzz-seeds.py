@@ -168,6 +168,22 @@ def slow_motion_seeds():
     put("temporal-layers", "hevc-avcc", bytes([1 | 3 << 1]) + struct.pack(">I", 3) + bytes([0x02, 0x03, 0x44]))
 
 
+def photo_seeds(work):
+    """HEIF stills and motion photos as scripts/make-heif-vectors.py and make-motion-photos.py write them."""
+    png, jpg, mp4 = (os.path.join(work, n) for n in ("seed.png", "seed.jpg", "seed.mp4"))
+    ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=64x48", "-frames:v", "1", png])
+    ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=64x48", "-frames:v", "1", jpg])
+    ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=64x48:d=0.2", "-c:v", "libx264", "-pix_fmt", "yuv420p", mp4])
+    heif_dir, motion_dir = os.path.join(work, "heif"), os.path.join(work, "motion")
+    subprocess.run(["python3", os.path.join(here, "make-heif-vectors.py"), png, heif_dir], check=True, capture_output=True)
+    subprocess.run(["python3", os.path.join(here, "make-motion-photos.py"), jpg, mp4, os.path.join(heif_dir, "single.heic"), motion_dir],
+                   check=True, capture_output=True)
+    for name in sorted(os.listdir(heif_dir)):
+        put("heif", name, open(os.path.join(heif_dir, name), "rb").read())
+    for name in sorted(os.listdir(motion_dir)):
+        put("motion-photo", name, open(os.path.join(motion_dir, name), "rb").read())
+
+
 def text_seeds():
     for target, files in TEXT_SEEDS.items():
         for name, text in files.items():
@@ -177,6 +193,7 @@ def text_seeds():
 
 with tempfile.TemporaryDirectory() as work:
     binary_seeds(work)
+    photo_seeds(work)
 slow_motion_seeds()
 text_seeds()
 for target in sorted(os.listdir(out)):

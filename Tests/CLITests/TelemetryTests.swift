@@ -91,4 +91,47 @@ final class TelemetryTests: CLITestCase {
         let changed = (0..<early.count).filter { abs(Int(early[$0]) - Int(late[$0])) > 30 }
         XCTAssertGreaterThan(changed.count, 30, "9 km/h then 45 km/h: different text")
     }
+
+    /// `--metadata keep` carries the GPMF and 'mebx' tracks into the output (their sample descriptions, keys
+    /// included), so probe reads the same values back; a cut and a speed retime them; without it they are left out.
+    /// The output still plays in ffmpeg and keeps its movie box first.
+    func testMetadataKeepCarriesTheTimedMetadataTracks() throws {
+        try ffmpeg([
+            "-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30", "-f", "lavfi", "-i", "sine=f=440:sample_rate=48000", "-t", "4",
+            "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", file("base.mp4")
+        ])
+        for kind in ["gpmf", "mebx"] {
+            _ = try withTrack(kind, base: "base.mp4", out: "\(kind).mp4", seconds: 4)
+            let source = try timedLines([file("\(kind).mp4")])
+            XCTAssertFalse(source.isEmpty)
+            var r = try Support.sdrify(file("\(kind).mp4"), file("\(kind)-kept.mp4"), "--metadata", "keep")
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let kept = try timedLines([file("\(kind)-kept.mp4")])
+            XCTAssertEqual(kept.count, source.count, kind)
+            for (a, b) in zip(source, kept) {
+                XCTAssertEqual(a["key"] as? String, b["key"] as? String, kind)
+                XCTAssertEqual(a["t"] as? Double ?? -1, b["t"] as? Double ?? -2, accuracy: 0.001, kind)
+                XCTAssertEqual(a["value"] as? NSObject, b["value"] as? NSObject, kind)
+            }
+            XCTAssertEqual(try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", file("\(kind)-kept.mp4"), "-f", "null", "-"]).status, 0)
+            let head = try Data(contentsOf: URL(fileURLWithPath: file("\(kind)-kept.mp4"))).prefix(64)
+            XCTAssertNotNil(head.range(of: Data("moov".utf8)), "\(kind): fast start kept")
+            // Input seconds 1–3 at twice the speed: a value at input time t shows at (t − 1) / 2.
+            r = try Support.sdrify(
+                file("\(kind).mp4"), file("\(kind)-cut.mp4"), "--metadata", "keep", "--start", "1", "--duration", "2", "--speed", "2")
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let cut = try timedLines([file("\(kind)-cut.mp4")])
+            let expected = source.filter {
+                ($0["t"] as? Double ?? -1) + ($0["duration"] as? Double ?? 0) > 1.000_001 && ($0["t"] as? Double ?? 9) < 2.999_999
+            }
+            XCTAssertEqual(cut.count, expected.count, kind)
+            for (a, b) in zip(expected, cut) {
+                XCTAssertEqual(max(0, ((a["t"] as? Double ?? 0) - 1) / 2), b["t"] as? Double ?? -1, accuracy: 0.001, kind)
+                XCTAssertEqual(a["value"] as? NSObject, b["value"] as? NSObject, kind)
+            }
+            r = try Support.sdrify(file("\(kind).mp4"), file("\(kind)-minimal.mp4"))
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(try timedLines([file("\(kind)-minimal.mp4")]).isEmpty, "\(kind): left out by default")
+        }
+    }
 }

@@ -13,12 +13,16 @@ public enum ParserEntryPoint: String, CaseIterable, Sendable {
     case timeline, overlay, gpx
     case slowMotion = "slow-motion"  // the smta box and the SEF trailer of a slow-motion recording
     case temporalLayers = "temporal-layers"  // a packet's temporal layer and reference mark (H.264 SVC prefix, HEVC)
+    case heif  // a HEIF file's item structure: items, locations, references, properties, a grid, each item's bytes
+    case motionPhoto = "motion-photo"  // where a motion photo's movie lies (XMP, SEF trailer, 'mpvd')
 
     /// The extension of the scratch file (what the CLI would be given), nil for parsers of bytes in memory.
     var fileExtension: String? {
         switch self {
         case .doviRPU, .sei, .gpmf, .mebx, .srt, .webvtt, .ass, .scc, .lrc, .temporalLayers: nil
         case .boxes, .slowMotion: "mp4"
+        case .heif: "heic"
+        case .motionPhoto: "jpg"
         case .ttml: "ttml"
         case .captions: "srt"
         case .timeline, .overlay: "json"
@@ -93,6 +97,14 @@ public enum ParserEntryPoint: String, CaseIterable, Sendable {
             _ = try? DataSeries.gpx(path)
         case .slowMotion:
             _ = SlowMotion.read(path: path, captureTag: "240.000000")?.flattening
+        case .heif:
+            guard let file = try? HEIFFile(data: Data(bytes)) else { return }
+            for (id, item) in file.items {
+                _ = try? file.data(of: id, limit: 1 << 20)
+                if item.type == "grid" { _ = try? file.grid(id) }
+            }
+        case .motionPhoto:
+            _ = try? MotionPhoto.find(path: path)
         default:
             break
         }

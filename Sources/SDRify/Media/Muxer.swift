@@ -13,7 +13,7 @@ public enum MetadataPolicy: String, CaseIterable, Sendable {
 final class Muxer {
     let ctx: UnsafeMutablePointer<AVFormatContext>
     private let path: String
-    private let fd: Int32
+    let fd: Int32  // the output, read and written: fast start reads it back, and tracks FFmpeg cannot write are added after
     private var headerWritten = false
     private var ioOpen = false
 

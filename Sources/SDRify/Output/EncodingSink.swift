@@ -34,6 +34,7 @@ final class EncodingSink: MediaSink {
     /// Each picture's duration by timestamp while it is in the encoder: x264 and x265 do not carry it to their
     /// packets, and the muxer ends the track by the last one's.
     private var durations: [Int64: Int64] = [:]
+    private var dataTracks: [DataTrack] = []  // the input's timed metadata (--metadata keep), added once the muxer is done
     let audioBlock = 1024
 
     /// Creates the output file now (so an output problem shows before any work); `inputs` may not be it.
@@ -73,6 +74,9 @@ final class EncodingSink: MediaSink {
             muxer.copyMetadata(from: input, keepLocation: carry.keepLocation, policy: carry.metadata)
             subtitles = try SoftSubtitles(carry.subtitles, muxer: muxer)
             if carry.keepChapters { try muxer.copyChapters(from: input, onOutput: clock.output, end: clock.length) }
+            if carry.metadata == .keep {
+                dataTracks = try DataTrack.read(from: carry.path, demuxer: try Demuxer(path: carry.path), clock: clock, length: clock.length)
+            }
         }
         try muxer.writeHeader()
         try subtitles?.write(to: muxer)
@@ -108,6 +112,7 @@ final class EncodingSink: MediaSink {
         try sound?.write(upTo: nil, muxer: muxer)
         if let aac { try aac.finish { [muxer, audioStream] in try muxer.write($0, stream: audioStream, from: aac.timeBase) } }
         try muxer.finish()
+        if !dataTracks.isEmpty { try MovieAppender.add(dataTracks, fd: muxer.fd, path: output.finalPath) }
     }
 
     func commit() throws { try output.commit() }
