@@ -6,6 +6,8 @@ usage: make-motion-photos.py STILL.jpg MOVIE.mp4 STILL.heic OUTDIR
                   movie's length) in an APP1 segment after SOI, the MP4 appended
   microvideo.jpg  the older Google format: GCamera:MicroVideo and MicroVideoOffset (bytes from the end)
   samsung.jpg     Samsung's: the MP4 in an SEF trailer entry named MotionPhoto_Data
+  samsung-xmp.jpg as recent Samsung phones write: Google's XMP and the MP4 inside the SEF trailer after it (so the
+                  movie does not end where the XMP's length alone would put it)
   samsung.heic    a HEIC with the MP4 in a top-level 'mpvd' box
   plain.jpg       the JPEG alone (no movie)
 """
@@ -44,7 +46,8 @@ name = b"MotionPhoto_Data"
 datum = bytes([0, 0, 0x30, 0x0a]) + struct.pack("<I", len(name)) + name + mp4
 trailer = b"SEFH" + struct.pack("<II", 106, 1) + bytes([0, 0, 0x30, 0x0a]) + struct.pack("<II", len(datum), len(datum))
 open(os.path.join(out, "samsung.jpg"), "wb").write(jpeg + datum + trailer + struct.pack("<I", len(trailer)) + b"SEFT")
+open(os.path.join(out, "samsung-xmp.jpg"), "wb").write(google[:] + datum + trailer + struct.pack("<I", len(trailer)) + b"SEFT")
 
 open(os.path.join(out, "samsung.heic"), "wb").write(heif + struct.pack(">I4s", 8 + len(mp4), b"mpvd") + mp4)
 open(os.path.join(out, "plain.jpg"), "wb").write(jpeg)
-print(f"wrote google.jpg, microvideo.jpg, samsung.jpg, samsung.heic, plain.jpg in {out}")
+print(f"wrote google.jpg, microvideo.jpg, samsung.jpg, samsung-xmp.jpg, samsung.heic, plain.jpg in {out}")

@@ -164,6 +164,12 @@ final class SpeedAndSlowMotionTests: CLITestCase {
         }
         XCTAssertEqual(try duration(file("flat.mp4"), "audio"), map(2.133), accuracy: 0.05, "the sound follows the same map")
 
+        // As a compose clip it plays the same way: it shows for the map's length.
+        try #"{"clips": [{"file": "\#(sef)"}]}"#.write(toFile: file("sef.json"), atomically: true, encoding: .utf8)
+        let composed = try sdrify("compose", "--timeline", file("sef.json"), "-o", file("composed.mp4"), "--json")
+        let report = try JSONSerialization.jsonObject(with: composed.stdoutData) as? [String: Any] ?? [:]
+        XCTAssertEqual(report["duration"] as? Double ?? 0, map(2.1), accuracy: 1.0 / 30 + 0.001)
+
         // Off: the file's own timing, every picture.
         _ = try sdrify(sef, file("off.mp4"), "--slow-motion", "off")
         XCTAssertEqual(try frameTimes(file("off.mp4")).count, 63)

@@ -40,30 +40,43 @@ public struct MotionPhoto: Sendable, Equatable {
             let boxSize = QuickTimeMetadata.u32(head, 0)
             return HEIFFile.fourcc(head, 4) == "ftyp" && boxSize >= 12 && UInt64(boxSize) <= size - at
         }
-        func found(_ format: String, _ at: UInt64, _ end: UInt64) throws -> MotionPhoto {
-            guard at < end, end <= size, isMovie(at) else { throw failure(path, "the \(format) movie is not where the file says") }
-            return MotionPhoto(format: format, offset: at, length: end - at)
-        }
+        // Every place the file names, in order; the first that holds an MP4 wins (a Samsung photo can carry Google's
+        // XMP and its own trailer, the movie before the trailer). Named places that all fail are damage.
+        var claims: [(format: String, start: UInt64, end: UInt64)] = []
         let head = read(0, 1 << 18) ?? Data()
-        // HEIF: the top-level boxes.
         if HEIFFile.looksLike(head), let top = TopLevelBoxes(path: path), let mpvd = top.boxes.first(where: { $0.type == "mpvd" }) {
-            return try found("HEIF mpvd", mpvd.offset + mpvd.headerSize, mpvd.offset + mpvd.size)
+            claims.append(("HEIF mpvd", mpvd.offset + mpvd.headerSize, mpvd.offset + mpvd.size))
         }
-        // Google's XMP (in a JPEG's APP1, or anywhere in the first 256 KB of a HEIC).
         let text = String(decoding: head, as: UTF8.self)
+        var xmpDamage: String? = nil
         if text.contains("MotionPhoto") || text.contains("MicroVideo") {
             if let item = googleItemLength(text) {
-                guard item.length > 0, item.length + item.padding <= size else { throw failure(path, "its XMP gives the movie \(item.length) bytes") }
-                return try found("Google XMP", size - item.padding - item.length, size - item.padding)
-            }
-            if let offset = number(after: "MicroVideoOffset", in: text), offset > 0, offset <= size {
-                return try found("Google MicroVideo", size - offset, size)
+                if item.length > 0, item.length + item.padding <= size {
+                    claims.append(("Google XMP", size - item.padding - item.length, size - item.padding))
+                } else {
+                    xmpDamage = "its XMP gives the movie \(item.length) bytes"
+                }
+            } else if let offset = number(after: "MicroVideoOffset", in: text), offset > 0 {
+                if offset <= size {
+                    claims.append(("Google MicroVideo", size - offset, size))
+                } else {
+                    xmpDamage = "its XMP puts the movie before the file's start"
+                }
             }
         }
-        // Samsung's trailer.
-        if let entry = try SEFTrailer.entry("MotionPhoto_Data", path: path) {
-            return try found("Samsung SEF", entry.offset, entry.offset + entry.length)
+        var trailerDamage: String? = nil
+        do {
+            if let entry = try SEFTrailer.entry("MotionPhoto_Data", path: path) {
+                claims.append(("Samsung SEF", entry.offset, entry.offset + entry.length))
+            }
+        } catch let e as SDRifyError {
+            trailerDamage = e.message
         }
+        for c in claims where c.start < c.end && c.end <= size && isMovie(c.start) {
+            return MotionPhoto(format: c.format, offset: c.start, length: c.end - c.start)
+        }
+        if let c = claims.first { throw failure(path, "the \(c.format) movie is not where the file says") }
+        if let what = xmpDamage ?? (text.contains("MotionPhoto") ? trailerDamage : nil) { throw failure(path, what) }
         return nil
     }
 
