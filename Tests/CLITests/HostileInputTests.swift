@@ -185,10 +185,15 @@ final class HostileInputTests: CLITestCase {
             XCTAssertEqual(report?["exit_code"] as? Int, Int(code), "\(name): JSON report")
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "\(name): nothing left behind")
             // probe reads headers and the first picture: it refuses what those show, and describes (exit 0)
-            // files whose problem only conversion meets (damage mid-stream, a profile, a codec not decodable here).
-            let probeCode: Int32 = ["corrupt_middle.mp4", "dv_profile5.mp4", "unknown_codec.mp4"].contains(name) ? 0 : code
+            // files whose problem only conversion meets (damage mid-stream, a profile, a codec not decodable here),
+            // and photos (a still is no video to convert, but probe says what it is).
+            let probeCode: Int32 = ["corrupt_middle.mp4", "dv_profile5.mp4", "unknown_codec.mp4", "still.png"].contains(name) ? 0 : code
             let p = try Support.sdrify("probe", path(name), "--json")
             XCTAssertEqual(p.status, probeCode, "\(name): probe: \(p.stderr)")
+            if name == "still.png" {
+                let photo = (try JSONSerialization.jsonObject(with: p.stdoutData) as? [String: Any])?["photo"] as? [String: Any]
+                XCTAssertEqual(photo?["format"] as? String, "png")
+            }
             if name == "unknown_codec.mp4" {
                 let video = (try JSONSerialization.jsonObject(with: p.stdoutData) as? [String: Any])?["video"] as? [String: Any]
                 XCTAssertEqual(video?["decodable"] as? Bool, false)

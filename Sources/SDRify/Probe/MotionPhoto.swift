@@ -13,8 +13,9 @@ public struct MotionPhoto: Sendable, Equatable {
     public let format: String  // how the file says it: "Google XMP", "Google MicroVideo", "Samsung SEF", "HEIF mpvd"
     public let offset: UInt64, length: UInt64  // the movie's bytes
 
-    /// An FFmpeg URL reading the movie alone out of `path` (its subfile protocol: no copy).
-    public func movieURL(_ path: String) -> String { "subfile,,start,\(offset),end,\(offset + length),,:\(path)" }
+    /// An FFmpeg URL reading the movie alone out of `path` (its subfile protocol: no copy; `file:` so a colon in
+    /// the path is not read as a protocol).
+    public func movieURL(_ path: String) -> String { "subfile,,start,\(offset),end,\(offset + length),,:file:\(path)" }
 
     static func failure(_ path: String, _ what: String) -> SDRifyError { .invalidInput("\(path): damaged motion photo: \(what)") }
 

@@ -264,7 +264,10 @@ final class ClipDecoder {
             try tolerate("\(label): damaged timestamps: the picture at \(seconds(frame.pts)) is shown after a later one")
         }
         if verdict.leaveOut { return false }
-        if thinnedOut.remove(sourcePTS) != nil { return false }
+        if thinnedOut.remove(sourcePTS) != nil {
+            layered.remove(sourcePTS)
+            return false
+        }
         if let gap = verdict.preRollGap {
             try tolerate(
                 "\(label): damaged timestamps: a picture is left out before the start "

@@ -61,6 +61,11 @@ struct Retiming: Sendable {
         var r = Retiming.none
         if flatten, let sm = info.slowMotion {
             if let damage = sm.damage {
+                // Samsung writes SEF trailers on ordinary videos too: their damage matters only to a slow-motion capture.
+                guard (sm.captureRate ?? 0) > Int(SlowMotion.fileRate) else {
+                    warn("\(label): \(damage): ignored (not a slow-motion recording)")
+                    return speed == .normal ? .none : Retiming(map: TimeMap.speed(speed), flattened: nil)
+                }
                 guard tolerateErrors else { throw SDRifyError.invalidInput("\(label): \(damage)") }
                 warn("\(label): \(damage): played at the file's own timing")
             } else if let map = sm.flattening {
