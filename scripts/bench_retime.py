@@ -8,7 +8,6 @@ and thinned by time: the worst case). Prints Markdown rows.
 import json
 import os
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
@@ -23,32 +22,38 @@ plain = ensure(os.path.join(CACHE, "retime_1080p30.mp4"), [
 
 
 def samsung(path):
-    """A 240 fps capture stored at 30 pictures a second of file time, with Samsung's smta box (in moov/udta; the
-    movie box is last, so no offset moves) and an SEF trailer."""
+    """A 240 fps capture stored at 30 pictures a second of file time (scripts/make-slow-motion.py adds Samsung's boxes)."""
     if os.path.exists(path):
         return path
     raw = path + ".raw.mp4"
     subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30,noise=alls=12:allf=t",
                     "-f", "lavfi", "-i", "sine=f=1000:r=48000", "-t", "3", "-c:v", "libx264", "-preset", "veryfast", "-crf", "18",
                     "-pix_fmt", "yuv420p", "-c:a", "aac", raw], check=True)
-    data = open(raw, "rb").read()
-    at = data.rfind(b"moov") - 4
-    assert at > 0 and struct.unpack(">I", data[at:at + 4])[0] == len(data) - at, "the movie box is last"
-
-    def box(kind, payload):
-        return struct.pack(">I4s", 8 + len(payload), kind) + payload
-    udta = box(b"udta", box(b"smta", bytes(4) + box(b"saut", bytes([0, 0, 0, 0, 0, 12, 1, 4]))))
-    moov = data[at + 8:] + udta
-    name, body = b"SlowMotion_Data", b"1000:2000:4"
-    datum = bytes([0, 0, 0x90, 0x08]) + struct.pack("<I", len(name)) + name + body
-    trailer = b"SEFH" + struct.pack("<II", 106, 1) + bytes([0, 0, 0x90, 0x08]) + struct.pack("<II", len(datum), len(datum))
-    with open(path, "wb") as f:
-        f.write(data[:at] + box(b"moov", moov) + datum + trailer + struct.pack("<I", len(trailer)) + b"SEFT")
+    here = os.path.dirname(os.path.abspath(__file__))
+    subprocess.run(["python3", os.path.join(here, "make-slow-motion.py"), raw, path, "240", "4", "1000:2000:4"], check=True)
     os.remove(raw)
     return path
 
 
 slowmo = samsung(os.path.join(CACHE, "retime_sef_240.mp4"))
+
+
+def layered(path):
+    """The same as HEVC in two temporal layers (x265: non-reference pictures in layer 1), stated as such."""
+    if os.path.exists(path):
+        return path
+    raw = path + ".raw.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30,noise=alls=12:allf=t",
+                    "-f", "lavfi", "-i", "sine=f=1000:r=48000", "-t", "3", "-c:v", "libx265", "-preset", "veryfast", "-crf", "18",
+                    "-x265-params", "log-level=error:temporal-layers=1:bframes=3:b-pyramid=0", "-tag:v", "hvc1", "-pix_fmt", "yuv420p",
+                    "-c:a", "aac", raw], check=True)
+    here = os.path.dirname(os.path.abspath(__file__))
+    subprocess.run(["python3", os.path.join(here, "make-slow-motion.py"), raw, path, "240", "2", "1000:2000:4"], check=True)
+    os.remove(raw)
+    return path
+
+
+layered_slowmo = layered(os.path.join(CACHE, "retime_sef_240_layered.mp4"))
 
 
 def frames(out):
@@ -65,6 +70,8 @@ cases = [
                         "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "aac", "OUT"]),
     ("slow motion off", [SDRIFY, slowmo, "OUT", "--preset", "1920x1080", "-y", "--slow-motion", "off"]),
     ("slow motion flattened", [SDRIFY, slowmo, "OUT", "--preset", "1920x1080", "-y"]),
+    ("layered off", [SDRIFY, layered_slowmo, "OUT", "--preset", "1920x1080", "-y", "--slow-motion", "off"]),
+    ("layered flattened", [SDRIFY, layered_slowmo, "OUT", "--preset", "1920x1080", "-y"]),
 ]
 walls = {name: [] for name, _ in cases}
 counts = {}
@@ -90,3 +97,7 @@ print(f"| retiming: ms per output picture, 1080p30 SDR → 1920x1080 x264 veryfa
 print(f"| slow motion: ms per output picture, 1080p 240 fps capture (3 s of file time, 1–2 s slowed 8×), no layer marks (all decoded) |"
       f" off {off:.1f} ({counts['slow motion off']} pictures) | flattened {per_frame('slow motion flattened'):.1f} "
       f"({counts['slow motion flattened']} pictures) | {per_frame('slow motion flattened') / off:.2f}× off |")
+loff = per_frame("layered off")
+print(f"| slow motion: the same as HEVC in two temporal layers (x265), layer 1 left out before decoding where it is not shown |"
+      f" off {loff:.1f} ({counts['layered off']} pictures) | flattened {per_frame('layered flattened'):.1f} "
+      f"({counts['layered flattened']} pictures) | {per_frame('layered flattened') / loff:.2f}× off |")

@@ -176,6 +176,42 @@ final class SpeedAndSlowMotionTests: CLITestCase {
         XCTAssertEqual(try duration(file("off.mp4"), "video"), 2.1, accuracy: 0.04)
     }
 
+    /// A layered HEVC capture (x265's temporal layers: non-reference pictures in layer 1) made into a Samsung-style
+    /// 120 fps slow-motion file (scripts/make-slow-motion.py): the layers above what a part plays are left out before
+    /// decoding (HEVC's layers are nested by the standard), and what is kept decodes without damage, each picture
+    /// its source's at the mapped time.
+    func testLayeredHEVCIsThinnedBeforeDecoding() throws {
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=3", "-vf", "scale=out_color_matrix=bt709", "-colorspace", "bt709",
+            "-color_primaries", "bt709", "-color_trc", "bt709", "-c:v", "libx265", "-x265-params",
+            "log-level=error:temporal-layers=1:bframes=3:b-pyramid=0", "-tag:v", "hvc1", file("layered.mp4")
+        ])
+        let made = try Support.run(
+            Support.tool("python3"),
+            [
+                Support.packageRoot.appendingPathComponent("scripts/make-slow-motion.py").path, file("layered.mp4"), file("slow.mp4"), "120", "2",
+                "1000:2000:3"
+            ])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let r = try sdrify(file("slow.mp4"), file("flat.mp4"))
+        XCTAssertFalse(r.stderr.contains("warning"), r.stderr)
+        func map(_ t: Double) -> Double { (t + max(0, min(t, 2) - 1) * 3) * 30 / 120 }
+        let source = try frameTimes(file("slow.mp4")).sorted(), output = try frameTimes(file("flat.mp4"))
+        XCTAssertLessThan(output.count, source.count, "pictures left out outside the segment")
+        XCTAssertEqual(output.filter { $0 >= map(1) - 0.001 && $0 < map(2) - 0.001 }.count, 30, "every picture of the slowed second")
+        var matched: [Int] = []
+        for t in output {
+            let n = source.indices.min { abs(map(source[$0]) - t) < abs(map(source[$1]) - t) }!
+            XCTAssertEqual(map(source[n]), t, accuracy: 0.001)
+            matched.append(n)
+        }
+        for k in [2, 12, 40] where k < output.count {
+            XCTAssertGreaterThan(
+                Support.psnr(try Support.lumaFrame(file("flat.mp4"), index: k), try Support.lumaFrame(file("slow.mp4"), index: matched[k])), 30,
+                "output picture \(k) is source picture \(matched[k])")
+        }
+    }
+
     /// The Android file states only a capture rate: it keeps its own timing (probe says why).
     func testACaptureRateAloneKeepsItsTiming() throws {
         guard RealMediaTests.present() else { return }

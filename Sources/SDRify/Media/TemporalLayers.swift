@@ -4,8 +4,10 @@ import CFFmpeg
 /// coded in layers (layer 0 at the lowest rate, each higher one doubling it), so pictures above a layer can be left
 /// out, as nothing below them refers to them. H.264 states the layer in an SVC prefix NAL unit
 /// (type 14) before each picture, HEVC in every NAL unit's header (nuh_temporal_id_plus1). Length-prefixed
-/// (MP4/MOV, the prefix size from the stream's configuration record) or Annex B start codes. Layers are only a
-/// claim: a picture is left out before decoding only when its own slice header says nothing refers to it.
+/// (MP4/MOV, the prefix size from the stream's configuration record) or Annex B start codes. Layers are a claim
+/// the standard binds (a picture never refers to a higher layer) where the stream is laid out as the standard has
+/// it (`trusted`); otherwise a picture is left out before decoding only when its own slice header says nothing
+/// refers to it.
 final class TemporalLayers {
     private let hevc: Bool
     private let lengthSize: Int?  // nil: Annex B
@@ -39,6 +41,11 @@ final class TemporalLayers {
     struct Picture {
         var layer: Int?
         var disposable: Bool
+        /// Whether the layer can be trusted to say what refers to what: HEVC's temporal sub-layers are nested by the
+        /// standard (nothing refers to a higher one); an H.264 SVC prefix is trusted when the picture's own slice
+        /// follows it as the next unit, as SVC streams have it (the prefix alone over a whole packet is a file made
+        /// some other way, whose marks decoding may not bear out).
+        var trusted = false
     }
 
     func picture(of packet: Packet) -> Picture {
@@ -66,7 +73,7 @@ final class TemporalLayers {
                 guard start + 2 <= b.count else { return result }
                 let type = Int(b[start] >> 1) & 0x3F
                 if type < 32 {  // the picture's first slice: its layer; an even type below 16 is a sub-layer non-reference
-                    return Picture(layer: Int(b[start + 1] & 7) - 1, disposable: type < 16 && type % 2 == 0)
+                    return Picture(layer: Int(b[start + 1] & 7) - 1, disposable: type < 16 && type % 2 == 0, trusted: true)
                 }
             } else {
                 guard start + 4 <= b.count else { return result }
@@ -74,6 +81,7 @@ final class TemporalLayers {
                 if type == 14 || type == 20, b[start + 1] & 0x80 != 0 { result.layer = Int(b[start + 3] >> 5) }
                 if (1...5).contains(type) {  // the first slice: nal_ref_idc 0 is a picture nothing refers to
                     result.disposable = b[start] & 0x60 == 0
+                    result.trusted = result.layer != nil
                     return result
                 }
             }

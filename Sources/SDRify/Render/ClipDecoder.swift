@@ -81,9 +81,9 @@ final class ClipDecoder {
             if let layer = picture.layer {
                 layered.insert(pts)
                 if !rule.keeps(layer: layer, at: MediaTime(ticks: pts, tb)) {
-                    // Above the layers this part plays: left out before decoding when nothing refers to it, else
-                    // decoded (later pictures may refer to it) and left out after.
-                    if picture.disposable { return }
+                    // Above the layers this part plays: left out before decoding when nothing kept can refer to it (its
+                    // layer is trusted, or its slice says nothing refers to it), else decoded and left out after.
+                    if picture.disposable || picture.trusted { return }
                     thinnedOut.insert(pts)
                 }
             }
