@@ -21,39 +21,27 @@ plain = ensure(os.path.join(CACHE, "retime_1080p30.mp4"), [
     "-t", "8", "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-pix_fmt", "yuv420p", "-c:a", "aac"])
 
 
-def samsung(path):
-    """A 240 fps capture stored at 30 pictures a second of file time (scripts/make-slow-motion.py adds Samsung's boxes)."""
+def samsung(path, codec, layers):
+    """A 240 fps capture stored at 30 pictures a second of file time, 1–2 s slowed 8× (scripts/make-slow-motion.py
+    adds Samsung's boxes), coded by `codec` (ffmpeg arguments) in `layers` temporal layers."""
     if os.path.exists(path):
         return path
     raw = path + ".raw.mp4"
     subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30,noise=alls=12:allf=t",
-                    "-f", "lavfi", "-i", "sine=f=1000:r=48000", "-t", "3", "-c:v", "libx264", "-preset", "veryfast", "-crf", "18",
-                    "-pix_fmt", "yuv420p", "-c:a", "aac", raw], check=True)
+                    "-f", "lavfi", "-i", "sine=f=1000:r=48000", "-t", "3"] + codec + ["-pix_fmt", "yuv420p", "-c:a", "aac", raw], check=True)
     here = os.path.dirname(os.path.abspath(__file__))
-    subprocess.run(["python3", os.path.join(here, "make-slow-motion.py"), raw, path, "240", "4", "1000:2000:4"], check=True)
+    subprocess.run(["python3", os.path.join(here, "make-slow-motion.py"), raw, path, "240", str(layers), "1000:2000:4"], check=True)
     os.remove(raw)
     return path
 
 
-slowmo = samsung(os.path.join(CACHE, "retime_sef_240.mp4"))
-
-
-def layered(path):
-    """The same as HEVC in two temporal layers (x265: non-reference pictures in layer 1), stated as such."""
-    if os.path.exists(path):
-        return path
-    raw = path + ".raw.mp4"
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30,noise=alls=12:allf=t",
-                    "-f", "lavfi", "-i", "sine=f=1000:r=48000", "-t", "3", "-c:v", "libx265", "-preset", "veryfast", "-crf", "18",
-                    "-x265-params", "log-level=error:temporal-layers=1:bframes=3:b-pyramid=0", "-tag:v", "hvc1", "-pix_fmt", "yuv420p",
-                    "-c:a", "aac", raw], check=True)
-    here = os.path.dirname(os.path.abspath(__file__))
-    subprocess.run(["python3", os.path.join(here, "make-slow-motion.py"), raw, path, "240", "2", "1000:2000:4"], check=True)
-    os.remove(raw)
-    return path
-
-
-layered_slowmo = layered(os.path.join(CACHE, "retime_sef_240_layered.mp4"))
+# x264 writes no layer marks (every picture decoded, then thinned by time: the worst case); x265 can code two
+# temporal layers (non-reference pictures in layer 1), which are left out before decoding where they are not shown.
+slowmo = samsung(os.path.join(CACHE, "retime_sef_240.mp4"), ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18"], 4)
+layered_slowmo = samsung(
+    os.path.join(CACHE, "retime_sef_240_layered.mp4"),
+    ["-c:v", "libx265", "-preset", "veryfast", "-crf", "18", "-x265-params", "log-level=error:temporal-layers=1:bframes=3:b-pyramid=0",
+     "-tag:v", "hvc1"], 2)
 
 
 def frames(out):

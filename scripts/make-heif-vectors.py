@@ -142,6 +142,17 @@ if photo:
     print(f"wrote {target}")
     sys.exit(0)
 
+def quarters(picture, name, extra):
+    """`picture` padded to 512x512 and cut into 2x2 tiles of 256x256, each coded as HEVC, in row order."""
+    tiles = []
+    for r in range(2):
+        for c in range(2):
+            tile = os.path.join(work, f"{name}{r}{c}.png")
+            run(["ffmpeg", "-v", "error", "-y", "-i", picture, "-vf", f"pad=512:512:0:0:black,crop=256:256:{c * 256}:{r * 256}", tile])
+            tiles.append(coded(tile, "hevc", extra))
+    return tiles
+
+
 with tempfile.TemporaryDirectory() as work:
     base = os.path.join(work, "base.png")
     run(["ffmpeg", "-v", "error", "-y", "-i", source, "-vf", f"scale={W}:{H}", "-pix_fmt", "rgb24", base])
@@ -155,12 +166,7 @@ with tempfile.TemporaryDirectory() as work:
     # stored, which is the upright picture turned back: mirrored top to bottom, then turned 90° clockwise.
     stored = os.path.join(work, "stored.png")
     run(["ffmpeg", "-v", "error", "-y", "-i", base, "-vf", "vflip,transpose=clock", stored])  # 400x480
-    tiles = []
-    for r in range(2):
-        for c in range(2):
-            tile = os.path.join(work, f"tile{r}{c}.png")
-            run(["ffmpeg", "-v", "error", "-y", "-i", stored, "-vf", f"pad=512:512:0:0:black,crop=256:256:{c * 256}:{r * 256}", tile])
-            tiles.append(coded(tile, "hevc", full_range))
+    tiles = quarters(stored, "stored", full_range)
     grid_desc = struct.pack(">BBBBHH", 0, 0, 1, 1, H, W)  # rows-1, columns-1, width 400, height 480 (stored)
     tile_items = [(10 + n, "hvc1", s, [box("hvcC", cfg), ispe(256, 256)], True) for n, (cfg, s) in enumerate(tiles)]
     grid_props = [ispe(H, W), nclx(1, 1, 1, True), box("irot", b"\x01"), box("imir", b"\x00")]
@@ -174,12 +180,7 @@ with tempfile.TemporaryDirectory() as work:
     heif(os.path.join(out, "hlg.heic"), [(1, "hvc1", sample, [box("hvcC", config), ispe(W, H), nclx(9, 18, 9, False)], False)], 1, [])
 
     # iOS 18 HDR photo structure: the picture as a grid (unturned here), and around it what libheif 1.15 refuses.
-    upright_tiles = []
-    for r in range(2):
-        for c in range(2):
-            tile = os.path.join(work, f"up{r}{c}.png")
-            run(["ffmpeg", "-v", "error", "-y", "-i", base, "-vf", f"pad=512:512:0:0:black,crop=256:256:{c * 256}:{r * 256}", tile])
-            upright_tiles.append(coded(tile, "hevc", full_range))
+    upright_tiles = quarters(base, "upright", full_range)
     small = os.path.join(work, "small.png")
     run(["ffmpeg", "-v", "error", "-y", "-i", base, "-vf", "scale=240:200,format=gray", small])
     gain_cfg, gain = coded(small, "hevc")
