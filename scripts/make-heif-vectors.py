@@ -8,6 +8,7 @@ usage: make-heif-vectors.py SOURCE.png OUTDIR
                                                                               tiles, as iPhones write 12 Mpx photos)
 Writes into OUTDIR:
   single.heic    one HEVC picture, 8-bit 4:2:0, nclx BT.709 full range
+  p3.heic        the same picture said to be in Display P3 (nclx primaries 12, sRGB transfer), as iPhone photos are
   grid.heic      a 2x2 grid of 256x256 tiles cut to 480x400, in idat (iloc v1), turned 90° anticlockwise (irot 1)
                  then mirrored top to bottom (imir mode 0, as the amended standard, iPhones and libheif read it)
   hlg.heic       10-bit HLG (nclx 9/18/9), one picture
@@ -161,6 +162,7 @@ with tempfile.TemporaryDirectory() as work:
 
     config, sample = coded(base, "hevc", full_range)
     heif(os.path.join(out, "single.heic"), [(1, "hvc1", sample, [box("hvcC", config), ispe(W, H), nclx(1, 1, 1, True)], False)], 1, [])
+    heif(os.path.join(out, "p3.heic"), [(1, "hvc1", sample, [box("hvcC", config), ispe(W, H), nclx(12, 13, 1, True)], False)], 1, [])
 
     # The grid: 2x2 tiles of 256x256 from the picture padded to 512x512. Tiles are cut from the picture as it is
     # stored, which is the upright picture turned back: mirrored top to bottom, then turned 90° clockwise.

@@ -38,6 +38,20 @@ final class HEIFTests: CLITestCase {
         XCTAssertLessThan(Support.psnr(try shown("\(dir)/grid.heic", "grid-again"), mirrored), 20, "the grid is not shown mirrored")
     }
 
+    /// A Display P3 photo is brought into BT.709's gamut: its colours come out more saturated than the same numbers
+    /// read as BT.709 (the test picture's full primaries clip at BT.709's edge, so the difference is a few percent).
+    func testADisplayP3PhotoIsConvertedIntoBT709() throws {
+        let dir = try vectors()
+        func saturation(_ name: String) throws -> Double {
+            _ = try shown("\(dir)/\(name)", name)
+            let yuv = try Support.rawFrame(file("\(name).mp4"), index: 0, pixelFormat: "yuv444p")
+            let n = 480 * 400
+            return zip(yuv[n..<(2 * n)], yuv[(2 * n)...]).reduce(0.0) { $0 + abs(Double($1.0) - 128) + abs(Double($1.1) - 128) } / Double(n)
+        }
+        let bt709 = try saturation("single.heic"), p3 = try saturation("p3.heic")
+        XCTAssertGreaterThan(p3, bt709 * 1.02, "P3 colours are wider than the same numbers in BT.709")
+    }
+
     /// A 10-bit HLG photo is tone mapped as a video of the same picture is.
     func testAnHLGPhotoIsToneMappedAsVideoIs() throws {
         let dir = try vectors()

@@ -6,6 +6,13 @@ public struct RGBAImage: Sendable {
     public let height: Int
     public let pixels: [UInt8]  // width × height × 4, row-major, R G B A
     public let duration: Double  // seconds (animations); 0 for a still
+    /// The primaries its R'G'B' is in when they are not BT.709/sRGB's (a Display P3 HEIC), so a photo shown as video
+    /// is converted into BT.709's gamut; nil: BT.709/sRGB.
+    public var primaries: ColorPrimaries? = nil
+
+    public init(width: Int, height: Int, pixels: [UInt8], duration: Double, primaries: ColorPrimaries? = nil) {
+        self.width = width; self.height = height; self.pixels = pixels; self.duration = duration; self.primaries = primaries
+    }
 
     /// The part `rect` of the picture (checked to lie inside it: Framing.check; what lies outside is left out).
     func cropped(_ rect: CropRect) -> RGBAImage {
@@ -16,7 +23,7 @@ public struct RGBAImage: Sendable {
             let from = ((y + row) * width + x) * 4, to = row * w * 4
             out[to..<to + w * 4] = pixels[from..<from + w * 4]
         }
-        return RGBAImage(width: w, height: h, pixels: out, duration: duration)
+        return RGBAImage(width: w, height: h, pixels: out, duration: duration, primaries: primaries)
     }
 
     /// The picture made upright (a photo's EXIF orientation, which FFmpeg gives as a display matrix).
@@ -30,7 +37,7 @@ public struct RGBAImage: Sendable {
                 out[to..<to + 4] = pixels[from..<from + 4]
             }
         }
-        return RGBAImage(width: uw, height: uh, pixels: out, duration: duration)
+        return RGBAImage(width: uw, height: uh, pixels: out, duration: duration, primaries: primaries)
     }
 }
 
@@ -124,7 +131,8 @@ enum ImageDecoder {
             frame = try hdr(frame, picture.format, color)
             color = .sdrOutput
         }
-        let image = try rgba(frame.av, duration: 0, path: path, color: color)
+        var image = try rgba(frame.av, duration: 0, path: path, color: color)
+        if ![.bt709, .unspecified].contains(color.primaries) { image.primaries = color.primaries }
         return picture.orientation == .up ? image : image.upright(picture.orientation)
     }
 

@@ -120,6 +120,7 @@ enum StillPicture {
         let fitted = try Frame(width: size.width, height: size.height, format: .yuv420p)
         var srgb = ColorDescription.sdrOutput
         srgb.range = .full
+        if let p = image.primaries { srgb.primaries = p }  // a wide-gamut photo (Display P3) brought into BT.709's
         let graph = try ZimgGraph(
             from: ZimgFormat(width: w, height: h, rgb8: srgb),
             to: ZimgFormat(width: size.width, height: size.height, format: .yuv420p, color: .sdrOutput))
