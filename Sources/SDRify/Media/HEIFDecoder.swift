@@ -12,6 +12,7 @@ struct HEIFPicture {
     let color: ColorDescription
     let orientation: Orientation
     let codec: String  // hevc, av1
+    let brands: [String]  // the file's (avif, heic, mif1…)
     /// What the file holds besides the picture, for probe: "grid 8x6", "gain map", "alpha", "depth", "tmap"…
     let notes: [String]
 }
@@ -113,7 +114,7 @@ enum HEIFDecoder {
         let coded = item.type == "grid" ? heif.items[item.references["dimg"]?.first ?? 0]?.type : item.type
         return HEIFPicture(
             frame: cropped, format: format, color: color, orientation: orientation, codec: coded == "av01" ? "av1" : "hevc",
-            notes: Array(Set(notes)).sorted())
+            brands: heif.brands, notes: Array(Set(notes)).sorted())
     }
 
     private static func check(_ size: (Int, Int), maxPixels: Int, path: String) throws {

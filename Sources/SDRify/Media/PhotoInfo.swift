@@ -54,7 +54,7 @@ extension Prober {
         if HEIFDecoder.isHEIF(path: path) {
             let picture = try HEIFDecoder.decode(path: path, maxPixels: 1 << 30)
             let (w, h) = picture.orientation.uprightSize(width: picture.frame.width, height: picture.frame.height)
-            let avif = (try? HEIFFile(data: FileManager.default.contents(atPath: path) ?? Data()))?.brands.contains("avif") ?? false
+            let avif = picture.brands.contains("avif")
             info = PhotoInfo(
                 path: path, format: avif ? "avif" : "heif", codec: picture.codec, width: w, height: h,
                 hdr: picture.color.hdrKind,

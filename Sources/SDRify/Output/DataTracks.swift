@@ -46,13 +46,13 @@ struct DataTrack {
     /// A track's description from the input's movie box: its first sample entry, media time scale, language and
     /// handler.
     static func described(trackID: Int, in moov: Data) -> DataTrack? {
-        for trak in SlowMotion.children("trak", in: moov) {
-            guard let tkhd = SlowMotion.child("tkhd", in: trak), tkhd.count >= 24 else { continue }
+        for trak in Boxes.children("trak", in: moov) {
+            guard let tkhd = Boxes.child("tkhd", in: trak), tkhd.count >= 24 else { continue }
             let id = Int(QuickTimeMetadata.u32(tkhd, tkhd[tkhd.startIndex] == 1 ? 20 : 12))
-            guard id == trackID, let mdia = SlowMotion.child("mdia", in: trak), let mdhd = SlowMotion.child("mdhd", in: mdia),
-                let hdlr = SlowMotion.child("hdlr", in: mdia), hdlr.count >= 24,
-                let stbl = SlowMotion.child("minf", in: mdia).flatMap({ SlowMotion.child("stbl", in: $0) }),
-                let stsd = SlowMotion.child("stsd", in: stbl), stsd.count >= 16
+            guard id == trackID, let mdia = Boxes.child("mdia", in: trak), let mdhd = Boxes.child("mdhd", in: mdia),
+                let hdlr = Boxes.child("hdlr", in: mdia), hdlr.count >= 24,
+                let stbl = Boxes.child("minf", in: mdia).flatMap({ Boxes.child("stbl", in: $0) }),
+                let stsd = Boxes.child("stsd", in: stbl), stsd.count >= 16
             else { continue }
             let v1 = mdhd[mdhd.startIndex] == 1
             guard mdhd.count >= (v1 ? 34 : 22) else { continue }
@@ -63,7 +63,7 @@ struct DataTrack {
             let entry = Data(stsd[(stsd.startIndex + 8)..<(stsd.startIndex + 8 + entrySize)])
             let name = String(decoding: hdlr.dropFirst(24).prefix { $0 != 0 }, as: UTF8.self)
             return DataTrack(
-                sampleEntry: entry, format: HEIFFile.fourcc(entry, 4), handler: HEIFFile.fourcc(hdlr, 8), handlerName: name, timescale: timescale,
+                sampleEntry: entry, format: Boxes.fourcc(entry, 4), handler: Boxes.fourcc(hdlr, 8), handlerName: name, timescale: timescale,
                 language: language, samples: [])
         }
         return nil
@@ -95,12 +95,12 @@ enum MovieAppender {
             if boxSize == 1, head.count == 16 { boxSize = Int64(QuickTimeMetadata.u64(head, 8)) }
             if boxSize == 0 { boxSize = size - at }
             guard boxSize >= 8, boxSize <= size - at else { throw fail("its boxes do not hold together") }
-            if HEIFFile.fourcc(head, 4) == "moov" { moov = (at, boxSize) }
+            if Boxes.fourcc(head, 4) == "moov" { moov = (at, boxSize) }
             at += boxSize
         }
         guard let moov else { throw fail("no movie box") }
         let old = try read(moov.offset + 8, Int(moov.size - 8))
-        var children = try HEIFFile.boxes(old, in: "'moov'")
+        var children = try Boxes.all(old, in: "'moov'", damage: fail)
         guard let mvhd = children.first(where: { $0.type == "mvhd" })?.payload, mvhd.count >= 32 else { throw fail("no movie header") }
         let v1 = mvhd[mvhd.startIndex] == 1
         let movieScale = QuickTimeMetadata.u32(mvhd, v1 ? 20 : 12)
@@ -108,7 +108,7 @@ enum MovieAppender {
         guard mvhd.count >= nextIDAt + 4, movieScale > 0 else { throw fail("a movie header too short") }
         let firstID = QuickTimeMetadata.u32(mvhd, nextIDAt)
         let videoID =
-            children.first { $0.type == "trak" }.flatMap { SlowMotion.child("tkhd", in: $0.payload) }.map {
+            children.first { $0.type == "trak" }.flatMap { Boxes.child("tkhd", in: $0.payload) }.map {
                 QuickTimeMetadata.u32($0, $0[$0.startIndex] == 1 ? 20 : 12)
             } ?? 1
 
@@ -127,12 +127,12 @@ enum MovieAppender {
         let moovEnd = moov.offset + moov.size
         // Existing chunk offsets past the movie box move with what follows it.
         for i in children.indices where children[i].type == "trak" {
-            children[i] = HEIFFile.Box(type: "trak", payload: try shiftChunkOffsets(children[i].payload, after: moovEnd, by: grow, fail: fail))
+            children[i] = Boxes.Box(type: "trak", payload: try shiftChunkOffsets(children[i].payload, after: moovEnd, by: grow, fail: fail))
         }
         if let i = children.firstIndex(where: { $0.type == "mvhd" }) {
             var header = children[i].payload
             header.replaceSubrange((header.startIndex + nextIDAt)..<(header.startIndex + nextIDAt + 4), with: be32(firstID + UInt32(tracks.count)))
-            children[i] = HEIFFile.Box(type: "mvhd", payload: header)
+            children[i] = Boxes.Box(type: "mvhd", payload: header)
         }
         let newSize = size + grow
         let added = traks(mdatData: newSize + 16)  // after the new media data box's 16-byte header
@@ -164,7 +164,7 @@ enum MovieAppender {
     static func shiftChunkOffsets(_ trak: Data, after: Int64, by: Int64, fail: (String) -> SDRifyError) throws -> Data {
         let containers: Set<String> = ["mdia", "minf", "stbl"]
         var out = Data()
-        for b in try HEIFFile.boxes(trak, in: "'trak'") {
+        for b in try Boxes.all(trak, in: "'trak'", damage: fail) {
             if containers.contains(b.type) {
                 out += box(b.type, try shiftChunkOffsets(b.payload, after: after, by: by, fail: fail))
             } else if b.type == "stco" || b.type == "co64", b.payload.count >= 8 {

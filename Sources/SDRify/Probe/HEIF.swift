@@ -213,38 +213,13 @@ struct HEIFFile {
         return Grid(rows: rows, columns: columns, width: width, height: height)
     }
 
-    // MARK: boxes
+    typealias Box = Boxes.Box
 
-    struct Box { let type: String, payload: Data }
-
-    /// The boxes in `data` from `from`; a box running past its parent is damage (at the file's top level a cut-short
-    /// last box is tolerated only if it is the media data, which is checked where it is read).
     static func boxes(_ data: Data, from: Int = 0, in parent: String, tolerateTail: Bool = false) throws -> [Box] {
-        var out: [Box] = [], at = from
-        while at + 8 <= data.count {
-            var size = UInt64(QuickTimeMetadata.u32(data, at)), header = 8
-            let type = fourcc(data, at + 4)
-            if size == 1 {
-                guard at + 16 <= data.count else { throw failure("the '\(type)' box in \(parent) is cut short") }
-                size = QuickTimeMetadata.u64(data, at + 8)
-                header = 16
-            } else if size == 0 {
-                size = UInt64(data.count - at)
-            }
-            guard size >= UInt64(header) else { throw failure("the '\(type)' box in \(parent) has a size of \(size)") }
-            guard size <= UInt64(data.count - at) else {
-                if tolerateTail && type == "mdat" { break }
-                throw failure("the '\(type)' box in \(parent) runs past its end")
-            }
-            out.append(Box(type: type, payload: Data(data[(data.startIndex + at + header)..<(data.startIndex + at + Int(size))])))
-            at += Int(size)
-        }
-        return out
+        try Boxes.all(data, from: from, in: parent, tolerateTail: tolerateTail, damage: failure)
     }
 
-    static func fourcc(_ d: Data, _ at: Int) -> String {
-        String(decoding: d[(d.startIndex + at)..<(d.startIndex + at + 4)].map { (32...126).contains($0) ? $0 : 63 }, as: UTF8.self)
-    }
+    static func fourcc(_ d: Data, _ at: Int) -> String { Boxes.fourcc(d, at) }
 
     static func property(_ box: Box) throws -> Property {
         var r = Reader(box.payload, "'\(box.type)'")

@@ -39,7 +39,7 @@ public struct MotionPhoto: Sendable, Equatable {
         func isMovie(_ at: UInt64) -> Bool {
             guard let head = read(at, 12), head.count == 12 else { return false }
             let boxSize = QuickTimeMetadata.u32(head, 0)
-            return HEIFFile.fourcc(head, 4) == "ftyp" && boxSize >= 12 && UInt64(boxSize) <= size - at
+            return Boxes.fourcc(head, 4) == "ftyp" && boxSize >= 12 && UInt64(boxSize) <= size - at
         }
         // Every place the file names, in order; the first that holds an MP4 wins (a Samsung photo can carry Google's
         // XMP and its own trailer, the movie before the trailer). Named places that all fail are damage.

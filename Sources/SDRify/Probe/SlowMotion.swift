@@ -89,8 +89,9 @@ public struct SlowMotion: Sendable, Equatable {
     static func smta(inMovie moov: Data) -> (captureRate: Int, layers: Int)? {
         // Any of the movie's user-data boxes may hold it (a file edited by other tools can have two).
         guard
-            let saut = children("udta", in: moov).lazy.compactMap({ udta in child("smta", in: udta).flatMap { child("saut", in: $0, skip: 4) } })
-                .first,
+            let saut = Boxes.children("udta", in: moov).lazy.compactMap({ udta in
+                Boxes.child("smta", in: udta).flatMap { Boxes.child("saut", in: $0, skip: 4) }
+            }).first,
             saut.count >= 8
         else { return nil }
         let b = [UInt8](saut)
@@ -101,22 +102,6 @@ public struct SlowMotion: Sendable, Equatable {
         default: return nil
         }
         return (rate, Int(b[7]))
-    }
-
-    /// The payload of the first `type` box among the boxes of `data` (after `skip` bytes: a full box's header).
-    static func child(_ type: String, in data: Data, skip: Int = 0) -> Data? { children(type, in: data, skip: skip).first }
-
-    /// The payloads of every `type` box among the boxes of `data`, in order (up to the first malformed size).
-    static func children(_ type: String, in data: Data, skip: Int = 0) -> [Data] {
-        var at = skip, found: [Data] = []
-        while at + 8 <= data.count {
-            let size = Int(QuickTimeMetadata.u32(data, at))
-            guard size >= 8, size <= data.count - at else { break }
-            let name = String(decoding: data[(data.startIndex + at + 4)..<(data.startIndex + at + 8)], as: UTF8.self)
-            if name == type { found.append(Data(data[(data.startIndex + at + 8)..<(data.startIndex + at + size)])) }
-            at += size
-        }
-        return found
     }
 }
 
