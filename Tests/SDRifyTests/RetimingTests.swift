@@ -110,6 +110,16 @@ final class RetimingTests: XCTestCase {
         XCTAssertNil(SlowMotion.smta(inMovie: Data(box("udta", box("smta", [0, 0, 0, 0] + box("saut", [0, 0, 0, 0, 0, 99, 1, 3]))))))
     }
 
+    /// Phones tag ordinary 60 fps recordings with their capture rate too: only slow-motion rates count.
+    func testOnlySlowMotionRatesCount() {
+        var sm = SlowMotion()
+        sm.captureRate = 60
+        XCTAssertFalse(sm.isSlowMotion)
+        sm.captureRate = 120
+        XCTAssertTrue(sm.isSlowMotion)
+        XCTAssertFalse(sm.canFlatten, "no segments: the file's own timing")
+    }
+
     func testSlowMotionSegmentsParse() throws {
         let s = try SEFTrailer.segments("88:879:2*1255:1970:4")
         XCTAssertEqual(s.map(\.divisor), [2, 8])

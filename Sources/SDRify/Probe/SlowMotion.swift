@@ -28,8 +28,12 @@ public struct SlowMotion: Sendable, Equatable {
     /// The largest slowing a segment's mode may ask for (mode 7: 64×).
     static let maxDivisor = 64
 
-    /// Whether there is anything slow-motion to say.
-    public var isSlowMotion: Bool { (captureRate ?? 0) > Int(SlowMotion.fileRate) || !segments.isEmpty || superSlowMotion }
+    /// Whether there is anything slow-motion to say: slowed segments, super slow motion, or a capture rate of a
+    /// slow-motion mode (phones tag ordinary 60 fps recordings with their rate too: that is not slow motion).
+    public var isSlowMotion: Bool { (captureRate ?? 0) >= SlowMotion.slowCaptureRate || !segments.isEmpty || superSlowMotion }
+
+    /// The lowest capture rate phones' slow-motion modes use.
+    static let slowCaptureRate = 120
 
     /// Whether it can be played as the phone's gallery plays it: segments, and a capture rate that is a multiple
     /// of the file's 30.

@@ -62,7 +62,7 @@ struct Retiming: Sendable {
         if flatten, let sm = info.slowMotion {
             if let damage = sm.damage {
                 // Samsung writes SEF trailers on ordinary videos too: their damage matters only to a slow-motion capture.
-                guard (sm.captureRate ?? 0) > Int(SlowMotion.fileRate) else {
+                guard (sm.captureRate ?? 0) >= SlowMotion.slowCaptureRate else {
                     warn("\(label): \(damage): ignored (not a slow-motion recording)")
                     return speed == .normal ? .none : Retiming(map: TimeMap.speed(speed), flattened: nil)
                 }
