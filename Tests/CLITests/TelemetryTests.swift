@@ -92,6 +92,23 @@ final class TelemetryTests: CLITestCase {
         XCTAssertGreaterThan(changed.count, 30, "9 km/h then 45 km/h: different text")
     }
 
+    /// At twice the speed a data title shows, at each output time, the value of the input time it shows: output
+    /// picture 37 (input second 74/30) has what a plain conversion has in picture 74.
+    func testDataTitleFollowsASpeedChange() throws {
+        try ffmpeg(["-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30", "-t", "3", "-c:v", "libx264", "-pix_fmt", "yuv420p", file("base.mp4")])
+        _ = try withTrack("gpmf", base: "base.mp4", out: "gopro.mp4", seconds: 3)
+        try Data(#"{"titles": [{"text": "{speed_kmh:.0f} km/h", "source": "track:1", "position": "bottom-right", "size": "12%"}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: file("t.json")))
+        for (name, extra) in [("plain.mp4", [String]()), ("fast.mp4", ["--speed", "2", "--fps", "30"])] {
+            let r = try Support.sdrify([file("gopro.mp4"), file(name), "--overlays", file("t.json"), "--crf", "4"] + extra)
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
+        func corner(_ path: String, _ n: Int) throws -> [UInt8] { try Support.lumaFrame(path, index: n, filter: "crop=160:120:160:120") }
+        let fast = try corner(file("fast.mp4"), 37), sameValue = try corner(file("plain.mp4"), 74), sameTime = try corner(file("plain.mp4"), 37)
+        XCTAssertGreaterThan(Support.psnr(fast, sameValue), 30, "the value of input picture 74")
+        XCTAssertLessThan(Support.psnr(fast, sameTime), Support.psnr(fast, sameValue) - 5, "not the value of input picture 37")
+    }
+
     /// `--metadata keep` carries the GPMF and 'mebx' tracks into the output (their sample descriptions, keys
     /// included), so probe reads the same values back; a cut and a speed retime them; without it they are left out.
     /// The output still plays in ffmpeg and keeps its movie box first.

@@ -92,6 +92,12 @@ final class RetimingTests: XCTestCase {
         XCTAssertEqual(
             (map.output(MediaTime(value: 500, timescale: 1000)) - map.output(MediaTime(value: 100, timescale: 1000))).seconds, 0.4, accuracy: 1e-12)
         XCTAssertEqual(map.rate(at: MediaTime(value: 200, timescale: 1000)), 1)
+        // The inverse, exactly, on both sides of each piece's edge.
+        for ms in [0, 50, 100, 101, 300, 499, 500, 900] as [Int64] {
+            let t = MediaTime(value: ms, timescale: 1000)
+            XCTAssertEqual(map.source(ofOutput: map.output(t)), t, "\(ms) ms")
+            XCTAssertEqual(both.source(ofOutput: both.output(t)), t, "\(ms) ms, twice as fast")
+        }
         XCTAssertEqual(map.pieceEnd(after: MediaTime(value: 200, timescale: 1000)), MediaTime(value: 500, timescale: 1000))
     }
 

@@ -176,4 +176,7 @@ public struct CueClock: Equatable, Sendable {
     public init(map: TimeMap, origin: MediaTime, cut: MediaTime) { self.map = map; self.origin = origin; self.cut = cut }
 
     public func output(_ t: MediaTime) -> MediaTime { map.output(origin + t - cut) - map.output(origin) }
+
+    /// The input's time shown at output time `o` (the inverse).
+    public func input(_ o: MediaTime) -> MediaTime { map.source(ofOutput: o + map.output(origin)) - origin + cut }
 }

@@ -73,7 +73,8 @@ public struct ConvertOptions: Sendable {
             if let clock { spec.captions[i].clock = clock } else { spec.captions[i].offset -= shift }
         }
         for i in spec.titles.indices where spec.titles[i].source.map({ if case .track = $0 { true } else { false } }) ?? false {
-            spec.titles[i].sourceOffset -= shift  // a track of the input runs on the input's clock
+            // A track of the input runs on the input's clock.
+            if let clock { spec.titles[i].clock = clock } else { spec.titles[i].sourceOffset -= shift }
         }
         return spec
     }

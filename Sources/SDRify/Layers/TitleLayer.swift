@@ -31,6 +31,9 @@ public struct TitleSpec: Equatable, Sendable {
     public var look = TextLook(size: .percent(6), outlineColor: .black)
     public var source: DataSource? = nil  // fills {field} or {field:.Nf} in the text per frame
     public var sourceOffset = 0.0  // seconds from the source's clock to the output's
+    /// The input's clock when the output is retimed (a speed, slow motion): the data is read at the input's time
+    /// each output time shows (nil: the offset alone).
+    public var clock: CueClock? = nil
     public init(text: String) { self.text = text }
 
     /// Steps of a data-driven title (its text changes at most this often).
@@ -58,12 +61,14 @@ public struct TitleSpec: Equatable, Sendable {
         }
         // One event per change of the filled text, in steps of 1/30 s, over the title's time (or the data's).
         // Past the data's last sample the text holds: the steps stop there and the last event runs on.
-        let last = min(end ?? .infinity, max(start, data.span.upperBound + sourceOffset) + 1 / TitleSpec.dataRate)
+        func sourceTime(_ t: Double) -> Double { clock.map { $0.input(MediaTime(seconds: t)).seconds } ?? t - sourceOffset }
+        let dataEnd = clock.map { $0.output(MediaTime(seconds: data.span.upperBound)).seconds } ?? data.span.upperBound + sourceOffset
+        let last = min(end ?? .infinity, max(start, dataEnd) + 1 / TitleSpec.dataRate)
         let steps = max(1, Int(((last - start) * TitleSpec.dataRate).rounded(.up)))
         var events: [(from: Double, to: Double, text: String)] = []
         for k in 0..<steps {
             let t = start + Double(k) / TitleSpec.dataRate
-            let filled = escaped(TitleTemplate.fill(text, with: data.fields(at: t - sourceOffset)))
+            let filled = escaped(TitleTemplate.fill(text, with: data.fields(at: sourceTime(t))))
             let to = min(last, t + 1 / TitleSpec.dataRate)
             if let e = events.last, e.text == filled { events[events.count - 1].to = to } else { events.append((t, to, filled)) }
         }

@@ -53,6 +53,13 @@ public struct TimeMap: Equatable, Sendable {
         return outputs[i] + (t - pieces[i].source).scaled(pieces[i].num, pieces[i].den)
     }
 
+    /// The source time that lands at output time `o` (the map's inverse; before the first piece, its rate).
+    public func source(ofOutput o: MediaTime) -> MediaTime {
+        var i = 0
+        while i + 1 < pieces.count, outputs[i + 1] <= o { i += 1 }
+        return pieces[i].source + (o - outputs[i]).scaled(pieces[i].den, pieces[i].num)
+    }
+
     /// The rate (output seconds per source second) at source time `t`.
     public func rate(at t: MediaTime) -> Double { pieces[piece(at: t)].rate }
 
