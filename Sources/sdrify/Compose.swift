@@ -79,6 +79,7 @@ struct Compose: ParsableCommand {
         spec.imageDuration = MediaTime(seconds: imageDuration)
         spec.overwrite = encoding.overwrite
         spec.crf = encoding.crf
+        spec.maxBitRate = encoding.bitRateCap
         spec.encoderPreset = encoding.encoderPreset
         spec.threads = encoding.threads
         spec.toneMap = encoding.toneMap

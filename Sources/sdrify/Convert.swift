@@ -219,6 +219,7 @@ struct Convert: ParsableCommand {
         var options = ConvertOptions(input: input, output: output, preset: encoding.exportPreset)
         options.overwrite = encoding.overwrite
         options.crf = encoding.crf
+        options.maxBitRate = encoding.bitRateCap
         options.encoderPreset = encoding.encoderPreset
         options.start = range.start.map { MediaTime(seconds: $0) }
         options.duration = range.duration.map { MediaTime(seconds: $0) }

@@ -181,6 +181,10 @@ struct EncodingFlags: ParsableArguments {
     )
     var encoderPreset: String?
     @Option(
+        name: .customLong("max-bitrate"), parsing: .unconditional,
+        help: ArgumentHelp("Cap the video's bit rate (the encoder's VBV, with CRF below it): 4M, 2500k.", valueName: "RATE"))
+    var maxBitRate: String?
+    @Option(
         parsing: .unconditional,
         help: "Thread budget shared by decoders and encoder, for running several at once (1: one thread in all; 0 = automatic).") var threads: Int = 0
     @Flag(name: [.short, .long], help: "Print nothing but the error line.") var quiet = false
@@ -197,6 +201,7 @@ struct EncodingFlags: ParsableArguments {
     var progress: String?
 
     var exportPreset: ExportPreset { ExportPreset.named(preset)! }
+    var bitRateCap: BitRate? { maxBitRate.flatMap { BitRate(argument: $0) } }
     var toneMap: ToneMapOperator { ToneMapOperator(rawValue: tonemap)! }
 
     func validate() throws {
@@ -211,6 +216,9 @@ struct EncodingFlags: ParsableArguments {
         output.crf = crf; output.encoderPreset = encoderPreset
         if let problem = output.encodingProblem() { throw ValidationError("--\(problem.setting) \(problem.message)") }
         guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
+        if let maxBitRate, BitRate(argument: maxBitRate) == nil {
+            throw ValidationError("--max-bitrate: expected a rate from 50k to 1000M (4M, 2500k), not '\(maxBitRate)'")
+        }
         // stdout carries the JSON report alone, so it stays parseable.
         if progress == "-", json {
             throw ValidationError("--progress - and --json both write to stdout: give --progress a file descriptor (e.g. --progress 2)")

@@ -445,6 +445,42 @@ final class ConvertFeatureTests: CLITestCase {
         XCTAssertTrue(bad.stderr.contains("'all'"), bad.stderr)
     }
 
+    /// `--max-bitrate` caps the video (x264 and x265, convert and compose): no second of it holds more than the rate
+    /// plus the two seconds of buffer the VBV allows, where the same conversion uncapped takes far more; bad rates
+    /// are usage errors naming the value.
+    func testMaxBitRateCapsTheVideo() throws {
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=s=640x480:r=30:d=4,noise=alls=30:allf=t", "-c:v", "libx264", "-crf", "10", "-pix_fmt", "yuv420p",
+            file("noisy.mp4")
+        ])
+        /// The most bits any one-second window of the output's video holds.
+        func peak(_ path: String) throws -> Int {
+            let r = try Support.run(
+                Support.tool("ffprobe"), ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time,size", "-of", "csv=p=0", path])
+            let packets = r.stdout.split(whereSeparator: \.isNewline).compactMap { line -> (Double, Int)? in
+                let f = line.split(separator: ",")
+                return f.count == 2 ? Double(f[0]).flatMap { t in Int(f[1]).map { (t, $0) } } : nil
+            }
+            return stride(from: 0.0, to: 3.0, by: 0.1).map { x in packets.filter { $0.0 >= x && $0.0 < x + 1 }.reduce(0) { $0 + $1.1 * 8 } }.max()
+                ?? 0
+        }
+        _ = try convert(file("noisy.mp4"), file("free.mp4"), "--crf", "18")
+        XCTAssertGreaterThan(try peak(file("free.mp4")), 8_000_000, "uncapped, this picture takes many megabits a second")
+        for preset in ["1920x1080", "HEVC1920x1080"] {
+            _ = try convert(file("noisy.mp4"), file("\(preset).mp4"), "--crf", "18", "--max-bitrate", "800k", "--preset", preset)
+            XCTAssertLessThanOrEqual(try peak(file("\(preset).mp4")), 800_000 + 1_600_000, preset)
+        }
+        let c = try Support.sdrify("compose", file("noisy.mp4"), "-o", file("composed.mp4"), "--crf", "18", "--max-bitrate", "0.8M")
+        XCTAssertEqual(c.status, 0, c.stderr)
+        XCTAssertLessThanOrEqual(try peak(file("composed.mp4")), 2_400_000)
+        for bad in ["0", "abc", "40k", "2G", "-1M"] {
+            let r = try Support.sdrify(file("noisy.mp4"), file("bad.mp4"), "--max-bitrate", bad)
+            XCTAssertEqual(r.status, 64, "\(bad): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("'\(bad)'"), r.stderr)
+        }
+        XCTAssertEqual(try Support.sdrify(file("noisy.mp4"), file("p.mp4"), "--preset", "Passthrough", "--max-bitrate", "4M").status, 64)
+    }
+
     func testPresetsTableListsEveryPreset() throws {
         let r = try Support.sdrify("presets", "--json")
         let rows = try JSONSerialization.jsonObject(with: r.stdoutData) as? [[String: Any]] ?? []

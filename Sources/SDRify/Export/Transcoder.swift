@@ -8,6 +8,7 @@ public struct ConvertOptions: Sendable {
     public var overwrite = false
     public var crf: Int? = nil
     public var encoderPreset: String? = nil  // x264/x265 speed preset; default from the preset
+    public var maxBitRate: BitRate? = nil  // --max-bitrate: the encoder's VBV cap
     public var start: MediaTime? = nil  // from the beginning of the input
     public var duration: MediaTime? = nil
     public var keepLocation = false
@@ -51,6 +52,7 @@ public struct ConvertOptions: Sendable {
     public var timeline: Timeline {
         var out = OutputSpec(path: output, preset: preset)
         out.overwrite = overwrite; out.crf = crf; out.encoderPreset = encoderPreset; out.threads = threads
+        out.maxBitRate = maxBitRate
         out.toneMap = toneMap; out.tolerateErrors = tolerateErrors; out.background = background
         out.checkBitstream = checkBitstream; out.fps = fps; out.poster = poster
         out.flattenSlowMotion = flattenSlowMotion
@@ -179,10 +181,10 @@ public enum Transcoder {
         }
         if options.preset.passthrough,
             options.fps != nil || options.poster != nil || !options.framing.isIdentity
-                || options.audioTrack != .automatic || options.speed != .normal
+                || options.audioTrack != .automatic || options.speed != .normal || options.maxBitRate != nil
         {
             throw SDRifyError.usage(
-                "Passthrough copies the file; a frame rate, a poster, a rotation, a flip, a crop, a speed or a choice of audio tracks needs a preset that re-encodes"
+                "Passthrough copies the file; a frame rate, a poster, a rotation, a flip, a crop, a speed, a bit-rate cap or a choice of audio tracks needs a preset that re-encodes"
             )
         }
 

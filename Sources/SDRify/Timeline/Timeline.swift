@@ -99,6 +99,7 @@ public struct OutputSpec: Sendable {
     public var overwrite = false
     public var crf: Int? = nil
     public var encoderPreset: String? = nil
+    public var maxBitRate: BitRate? = nil  // --max-bitrate
     public var threads = 0
     public var toneMap = ToneMapOperator.default
     public var tolerateErrors = false
@@ -131,7 +132,8 @@ public struct OutputSpec: Sendable {
 
     /// The encoder's settings, with its share of the thread budget.
     func encoderSettings(threads: Int) -> VideoEncoderSettings {
-        VideoEncoderSettings(codec: preset.codec, crf: crf ?? preset.crf, preset: encoderPreset ?? preset.encoderPreset, threads: threads)
+        VideoEncoderSettings(
+            codec: preset.codec, crf: crf ?? preset.crf, preset: encoderPreset ?? preset.encoderPreset, threads: threads, maxBitRate: maxBitRate)
     }
 }
 
