@@ -27,7 +27,6 @@ struct HEIFFile {
     struct Item {
         let id: UInt32
         var type = ""
-        var hidden = false
         var properties: [Property] = []
         var inIdat = false  // construction method 1
         var baseOffset: UInt64 = 0
@@ -94,13 +93,12 @@ struct HEIFFile {
                 for infe in try HEIFFile.boxes(box.payload, from: r.at, in: "'iinf'") where infe.type == "infe" {
                     var e = Reader(infe.payload, "'infe'")
                     let v = try e.u8()
-                    let flags = try e.u24()
+                    try e.skip(3)  // flags (hidden or not: the primary item is what is shown)
                     guard v >= 2 else { continue }  // versions 0 and 1 describe files, not pictures
                     let id = try v == 2 ? UInt32(e.u16()) : e.u32()
                     try e.skip(2)  // protection index
                     var it = item(id)
                     it.type = try e.fourcc()
-                    it.hidden = flags & 1 != 0
                     items[id] = it
                 }
             case "iloc":

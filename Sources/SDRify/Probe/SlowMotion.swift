@@ -198,7 +198,7 @@ struct SEFTrailer {
         let segments = try trimmed.split(separator: "*", omittingEmptySubsequences: false).map { part in
             let v = part.split(separator: ":", omittingEmptySubsequences: false).map { Int64($0) }
             guard v.count == 3, let start = v[0], let end = v[1], let mode = v[2], start >= 0, end > start, end < 1 << 40,
-                (1...7).contains(mode)
+                mode >= 1, mode <= Int64(SlowMotion.maxDivisor.trailingZeroBitCount) + 1  // slowed 2^(mode−1), at most maxDivisor
             else { throw damaged("the slow-motion segment \"\(part.prefix(40))\" is not start:end:mode") }
             return SlowMotion.Segment(
                 start: MediaTime(value: start, timescale: 1000), end: MediaTime(value: end, timescale: 1000), divisor: 1 << (mode - 1))
