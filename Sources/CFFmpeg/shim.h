@@ -52,7 +52,9 @@ static inline void cffmpeg_strerror(int e, char *buf, size_t size) {
 // only when complete): libavformat's I/O callbacks are C function pointers. pread/pwrite at each context's own
 // offset, so the read-back context movenc opens for fast start (through io_open, by the output's name) and the
 // writing one never disturb each other.
-typedef struct cffmpeg_fd_io { int fd; int64_t pos; } cffmpeg_fd_io;
+// `origin`: where the current descriptor's byte 0 lies in the stream (a segmented output moves to a new file
+// per segment, cffmpeg_fd_avio_next_file).
+typedef struct cffmpeg_fd_io { int fd; int64_t pos; int64_t origin; } cffmpeg_fd_io;
 
 static inline int cffmpeg_fd_write(void *opaque, uint8_t *buf, int size) {
     cffmpeg_fd_io *io = opaque;
@@ -80,11 +82,14 @@ static inline int64_t cffmpeg_fd_seek(void *opaque, int64_t offset, int whence) 
     struct stat st;
     if (whence == AVSEEK_SIZE) return fstat(io->fd, &st) == 0 ? (int64_t)st.st_size : AVERROR(errno);
     whence &= ~AVSEEK_FORCE;
-    int64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? io->pos : -1;
-    if (whence == SEEK_END) { if (fstat(io->fd, &st) != 0) return AVERROR(errno); base = st.st_size; }
-    if (base < 0 || base + offset < 0) return AVERROR(EINVAL);
-    io->pos = base + offset;
-    return io->pos;
+    int64_t target;
+    if (whence == SEEK_SET) target = offset - io->origin;
+    else if (whence == SEEK_CUR) target = io->pos + offset;
+    else if (whence == SEEK_END) { if (fstat(io->fd, &st) != 0) return AVERROR(errno); target = st.st_size + offset; }
+    else return AVERROR(EINVAL);
+    if (target < 0) return AVERROR(EINVAL);
+    io->pos = target;
+    return io->origin + io->pos;
 }
 
 static inline AVIOContext *cffmpeg_fd_avio(int fd, int writable) {
@@ -93,7 +98,7 @@ static inline AVIOContext *cffmpeg_fd_avio(int fd, int writable) {
     AVIOContext *pb = io && buffer ? avio_alloc_context(buffer, 1 << 16, writable, io, cffmpeg_fd_read,
                                                         writable ? cffmpeg_fd_write : NULL, cffmpeg_fd_seek) : NULL;
     if (!pb) { free(io); av_free(buffer); return NULL; }
-    io->fd = fd; io->pos = 0;
+    io->fd = fd; io->pos = 0; io->origin = 0;
     return pb;
 }
 
@@ -127,6 +132,16 @@ static inline int cffmpeg_use_fd(AVFormatContext *s, int fd) {
     s->flags |= AVFMT_FLAG_CUSTOM_IO;
     s->pb = cffmpeg_fd_avio(fd, 1);
     return s->pb ? 0 : AVERROR(ENOMEM);
+}
+
+/// Everything written so far goes to the current descriptor; what follows goes to `fd` from its byte 0 (the next
+/// segment of a segmented output). Returns the AVIO error, if any.
+static inline int cffmpeg_fd_avio_next_file(AVIOContext *pb, int fd) {
+    avio_flush(pb);
+    cffmpeg_fd_io *io = pb->opaque;
+    io->origin = avio_tell(pb);
+    io->fd = fd; io->pos = 0;
+    return pb->error;
 }
 
 // Damage a decoder conceals and only logs ("CABAC_MAX_BIN", "cu_qp_delta … outside the valid range", "error

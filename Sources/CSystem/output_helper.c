@@ -10,8 +10,12 @@
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
+#include <stdint.h>
+#include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "seccomp_arch.h"
@@ -62,8 +66,9 @@ int sdrify_place_output(int fd, const char *directory, const char *final_path, c
 
 // The helper's own filter: an allow list of what naming, removing and flushing need; anything else fails (EPERM),
 // so even a helper driven by a compromised worker can only place or remove the files named at its start.
-static int confine_helper(void) {
-    struct sock_filter code[64];
+// A directory helper also lists, makes and hands back files in its temporary directory (getdents64, sendmsg).
+static int confine_helper(int directory) {
+    struct sock_filter code[96];
     int n = 0;
 #define EMIT(s) code[n++] = (struct sock_filter)s
 #define ALLOW_NR(nr) EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1)); EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW))
@@ -88,6 +93,16 @@ static int confine_helper(void) {
     ALLOW_NR(__NR_rename);
     ALLOW_NR(__NR_unlink);
 #endif
+    if (directory) {
+        ALLOW_NR(__NR_getdents64);
+        ALLOW_NR(__NR_sendmsg);
+#ifdef __NR_newfstatat
+        ALLOW_NR(__NR_newfstatat);
+#endif
+#ifdef __NR_lstat
+        ALLOW_NR(__NR_lstat);
+#endif
+    }
     ALLOW_NR(__NR_exit);
     ALLOW_NR(__NR_exit_group);
     ALLOW_NR(__NR_rt_sigreturn);
@@ -126,7 +141,7 @@ static void helper_main(int sock, int fd, const char *directory, const char *fin
     int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE};
     for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) signal(ignored[i], SIG_IGN);
     close_others(sock, fd);
-    (void)confine_helper();  // where the kernel cannot, the helper still works; the worker's sandbox says so
+    (void)confine_helper(0);  // where the kernel cannot, the helper still works; the worker's sandbox says so
     int placed = 0;
     for (;;) {
         char request;
@@ -186,4 +201,188 @@ int sdrify_output_helper_request(int sock, char request) {
         got += (size_t)r;
     }
     return err;
+}
+
+// ---- Directory outputs (hls, sprites): many files that appear together or not at all. ----
+// The worker makes no files under its sandbox: this helper makes each one in a hidden temporary directory beside
+// the output, on request, and hands back its descriptor; `place` renames the directory into place; when the worker
+// goes without placing it, the helper empties and removes it. Only flat directories: the helper removes regular
+// files directly inside one and nothing below, so a mistaken path can never cost more than that.
+
+// Removes the files directly in `path`, then the directory itself. 0 or errno (ENOTEMPTY: something else is in it).
+static int remove_flat(const char *path) {
+    int dir = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dir < 0) return errno == ENOENT ? 0 : errno;
+    char buf[4096] __attribute__((aligned(8)));
+    for (;;) {
+        long n = syscall(__NR_getdents64, dir, buf, sizeof buf);
+        if (n <= 0) break;
+        for (long at = 0; at < n;) {
+            struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *e = (void *)(buf + at);
+            at += e->reclen;
+            if (strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0) continue;
+            unlinkat(dir, e->name, 0);  // a subdirectory stays (EISDIR), and so does the directory
+        }
+    }
+    close(dir);
+    return unlinkat(AT_FDCWD, path, AT_REMOVEDIR) == 0 ? 0 : errno;
+}
+
+static int valid_name(const char *name) {
+    if (name[0] == 0 || name[0] == '.') return 0;
+    for (const char *c = name; *c; c++) if (*c == '/') return 0;
+    return 1;
+}
+
+static void reply_with_fd(int sock, int err, int fd) {
+    struct iovec iov = {.iov_base = &err, .iov_len = sizeof err};
+    union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } control;
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (fd >= 0) {
+        msg.msg_control = control.buf;
+        msg.msg_controllen = sizeof control.buf;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    }
+    ssize_t w;
+    do { w = sendmsg(sock, &msg, MSG_NOSIGNAL); } while (w < 0 && errno == EINTR);
+}
+
+static int read_full(int sock, void *into, size_t size) {
+    size_t got = 0;
+    while (got < size) {
+        ssize_t r = read(sock, (char *)into + got, size - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return 0;
+        got += (size_t)r;
+    }
+    return 1;
+}
+
+static int place_directory(const char *temp_dir, const char *final_dir, const char *spare_dir, const char *parent,
+                           int overwrite) {
+    if (syscall(__NR_renameat2, AT_FDCWD, temp_dir, AT_FDCWD, final_dir, 1 /* RENAME_NOREPLACE */) != 0) {
+        int err = errno;
+        if (err == EEXIST && overwrite) {
+            // The earlier output goes aside and is removed once the new one is in place.
+            if (rename(final_dir, spare_dir) != 0) return errno;
+            if (rename(temp_dir, final_dir) != 0) {
+                err = errno;
+                rename(spare_dir, final_dir);
+                return err;
+            }
+            remove_flat(spare_dir);
+        } else if (err == EINVAL || err == ENOSYS) {
+            // No RENAME_NOREPLACE on this file system: rename replaces only an empty directory, so look first.
+            struct stat st;
+            if (!overwrite && lstat(final_dir, &st) == 0) return EEXIST;
+            if (rename(temp_dir, final_dir) != 0) return errno;
+        } else {
+            return err;
+        }
+    }
+    int dir = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+        fsync(dir);
+        close(dir);
+    }
+    return 0;
+}
+
+static void directory_helper_main(int sock, const char *temp_dir, const char *final_dir, const char *spare_dir,
+                                  const char *parent, int overwrite) {
+    int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE};
+    for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) signal(ignored[i], SIG_IGN);
+    close_others(sock, sock);
+    (void)confine_helper(1);
+    int placed = 0;
+    for (;;) {
+        char request;
+        ssize_t r = read(sock, &request, 1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        switch (request) {
+        case SDRIFY_HELPER_CREATE: {
+            unsigned char length;
+            char name[256];
+            if (!read_full(sock, &length, 1) || !read_full(sock, name, length)) goto gone;
+            name[length] = 0;
+            if (placed || !valid_name(name)) { reply_with_fd(sock, EINVAL, -1); break; }
+            int dir = open(temp_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            int fd = dir < 0 ? -1 : openat(dir, name, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0644);
+            int err = fd < 0 ? errno : 0;
+            if (dir >= 0) close(dir);
+            reply_with_fd(sock, err, fd);
+            if (fd >= 0) close(fd);
+            break;
+        }
+        case SDRIFY_HELPER_PLACE: {
+            if (placed) { reply(sock, EALREADY); break; }
+            int err = place_directory(temp_dir, final_dir, spare_dir, parent, overwrite);
+            placed = err == 0;
+            reply(sock, err);
+            break;
+        }
+        case SDRIFY_HELPER_REVOKE:
+            reply(sock, placed ? remove_flat(final_dir) : 0);
+            break;
+        case SDRIFY_HELPER_DISCARD:
+            reply(sock, placed ? 0 : remove_flat(temp_dir));
+            if (!placed) placed = -1;  // nothing left to remove at the end
+            break;
+        default:
+            reply(sock, EINVAL);
+        }
+    }
+gone:
+    if (placed == 0) remove_flat(temp_dir);
+    _exit(0);
+}
+
+int sdrify_directory_helper_start(const char *temp_dir, const char *final_dir, const char *spare_dir,
+                                  const char *parent, int overwrite) {
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return -errno;
+    pid_t pid = fork();
+    if (pid < 0) {
+        int err = errno;
+        close(pair[0]);
+        close(pair[1]);
+        return -err;
+    }
+    if (pid == 0) directory_helper_main(pair[1], temp_dir, final_dir, spare_dir, parent, overwrite);
+    close(pair[1]);
+    return pair[0];
+}
+
+int sdrify_directory_helper_create(int sock, const char *name) {
+    size_t length = strlen(name);
+    if (length == 0 || length > 255) return -EINVAL;
+    char request[257];
+    request[0] = SDRIFY_HELPER_CREATE;
+    request[1] = (char)length;
+    memcpy(request + 2, name, length);
+    size_t sent = 0;
+    while (sent < length + 2) {
+        ssize_t w = write(sock, request + sent, length + 2 - sent);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return w < 0 ? -errno : -EPIPE;
+        sent += (size_t)w;
+    }
+    int err = 0;
+    struct iovec iov = {.iov_base = &err, .iov_len = sizeof err};
+    union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } control;
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
+    ssize_t r;
+    do { r = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC); } while (r < 0 && errno == EINTR);
+    if (r != (ssize_t)sizeof err) return r < 0 ? -errno : -EPIPE;
+    if (err != 0) return -err;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) return -EPROTO;
+    int fd;
+    memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    return fd;
 }

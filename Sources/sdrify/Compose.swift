@@ -39,6 +39,7 @@ struct Compose: ParsableCommand {
     @OptionGroup var service: ServiceFlags
 
     func validate() throws {
+        try encoding.checkOneBitRate()
         if timeline != nil && !clips.isEmpty { throw ValidationError("give CLIP arguments or --timeline, not both") }
         if timeline == nil && clips.isEmpty { throw ValidationError("no clips: give CLIP arguments or --timeline EDIT.json") }
         if let fps, FrameRate(parsing: fps) == nil { throw ValidationError("--fps must be a rate from 1 to 240 (30, 29.97 or 30000/1001)") }

@@ -143,6 +143,7 @@ struct Convert: ParsableCommand {
     }
 
     func validate() throws {
+        try encoding.checkOneBitRate()
         guard (1...Batch.maxJobs).contains(jobs) else { throw ValidationError("--jobs must be from 1 to \(Batch.maxJobs)") }
         let targets = try targets
         if case .single = targets {

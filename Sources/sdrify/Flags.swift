@@ -143,8 +143,14 @@ struct ServiceFlags: ParsableArguments {
 
     /// Opens the output (unnamed until finished) and closes the sandbox behind it, before any input is read: from
     /// then on only `reads` (the job's files) and what the libraries need can be read.
-    static func beginOutput(path: String, overwrite: Bool, also others: [String] = [], reading reads: [String]) throws {
-        try OutputReservation.reserve(path: path, overwrite: overwrite)
+    static func beginOutput(
+        path: String, overwrite: Bool, also others: [String] = [], directory: Bool = false, reading reads: [String]
+    ) throws {
+        if directory {
+            try OutputReservation.reserveDirectory(path: path, overwrite: overwrite)
+        } else {
+            try OutputReservation.reserve(path: path, overwrite: overwrite)
+        }
         for other in others { try OutputReservation.reserve(path: other, overwrite: overwrite) }
         Sandbox.enter(reading: reads)
     }
@@ -181,9 +187,11 @@ struct EncodingFlags: ParsableArguments {
     )
     var encoderPreset: String?
     @Option(
-        name: .customLong("max-bitrate"), parsing: .unconditional,
-        help: ArgumentHelp("Cap the video's bit rate (the encoder's VBV, with CRF below it): 4M, 2500k.", valueName: "RATE"))
-    var maxBitRate: String?
+        name: .customLong("max-bitrate"), parsing: .unconditionalSingleValue,
+        help: ArgumentHelp(
+            "Cap the video's bit rate (the encoder's VBV, with CRF below it): 4M, 2500k. hls: one for all renditions, or one per rung in ladder order (repeat it).",
+            valueName: "RATE"))
+    var maxBitRate: [String] = []
     @Option(
         parsing: .unconditional,
         help: "Thread budget shared by decoders and encoder, for running several at once (1: one thread in all; 0 = automatic).") var threads: Int = 0
@@ -201,7 +209,13 @@ struct EncodingFlags: ParsableArguments {
     var progress: String?
 
     var exportPreset: ExportPreset { ExportPreset.named(preset)! }
-    var bitRateCap: BitRate? { maxBitRate.flatMap { BitRate(argument: $0) } }
+    var bitRateCaps: [BitRate] { maxBitRate.compactMap { BitRate(argument: $0) } }
+    var bitRateCap: BitRate? { bitRateCaps.first }
+
+    /// convert and compose write one video: one cap.
+    func checkOneBitRate() throws {
+        if maxBitRate.count > 1 { throw ValidationError("--max-bitrate is given once here (one video), not \(maxBitRate.count) times") }
+    }
     var toneMap: ToneMapOperator { ToneMapOperator(rawValue: tonemap)! }
 
     func validate() throws {
@@ -216,7 +230,7 @@ struct EncodingFlags: ParsableArguments {
         output.crf = crf; output.encoderPreset = encoderPreset
         if let problem = output.encodingProblem() { throw ValidationError("--\(problem.setting) \(problem.message)") }
         guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
-        if let maxBitRate, BitRate(argument: maxBitRate) == nil {
+        for maxBitRate in maxBitRate where BitRate(argument: maxBitRate) == nil {
             throw ValidationError("--max-bitrate: expected a rate from 50k to 1000M (4M, 2500k), not '\(maxBitRate)'")
         }
         // stdout carries the JSON report alone, so it stays parseable.

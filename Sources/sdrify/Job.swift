@@ -12,10 +12,12 @@ struct Job {
     let output: (path: String, overwrite: Bool)
     let poster: String?  // a second output of the same run
     let reads: [String]  // every file the run reads: all the sandbox lets it read of the user's
+    let directory: Bool  // the output is a directory (hls, sprites)
 
-    init(_ flags: EncodingFlags, output: String, overwrite: Bool, poster: String? = nil, reads: [String]) {
+    init(_ flags: EncodingFlags, output: String, overwrite: Bool, poster: String? = nil, directory: Bool = false, reads: [String]) {
         json = flags.json; quiet = flags.quiet; progress = flags.progress
         self.output = (output, overwrite)
+        self.directory = directory
         self.poster = poster
         self.reads = reads
     }
@@ -36,7 +38,8 @@ struct Job {
             reporter.input = input
         }
         do {
-            try ServiceFlags.beginOutput(path: output.path, overwrite: output.overwrite, also: poster.map { [$0] } ?? [], reading: reads)
+            try ServiceFlags.beginOutput(
+                path: output.path, overwrite: output.overwrite, also: poster.map { [$0] } ?? [], directory: directory, reading: reads)
             FailureReport.prepareStops()  // the sandbox's state is known now
             let (report, concealed, summary) = try body(warn, reporter.report)
             if concealed > 0 { warn("concealed \(concealed) decode errors") }

@@ -27,6 +27,19 @@ int sdrify_output_helper_start(int fd, const char *directory, const char *final_
 /// write and read, so it may be called from a signal handler.
 int sdrify_output_helper_request(int socket, char request);
 
+/// Starts a directory helper (outputs that are directories: hls, sprites): it makes files in `temp_dir` (a hidden
+/// directory beside the output, already made) on request and hands them back, renames `temp_dir` to `final_dir`
+/// on PLACE (with `overwrite`, an existing output is moved to `spare_dir` and its files removed once the new one is
+/// in place), removes the placed directory's files on REVOKE, and empties and removes `temp_dir` on DISCARD or when
+/// the worker goes without placing it. Returns the socket, or -errno.
+int sdrify_directory_helper_start(const char *temp_dir, const char *final_dir, const char *spare_dir,
+                                  const char *parent, int overwrite);
+#define SDRIFY_HELPER_CREATE 'F'  // make a file in the temporary directory; answered with its descriptor
+
+/// Asks the directory helper for a new file `name` (no '/', not starting with '.') in its temporary directory:
+/// the file's descriptor (read and write), or -errno (EEXIST if the name was made already).
+int sdrify_directory_helper_create(int socket, const char *name);
+
 /// Enters the sandbox for this process and all its threads: no_new_privs, then a seccomp filter (see sandbox.c for
 /// each rule). Returns 0, or an errno value when the kernel cannot (no seccomp: ENOSYS or EINVAL).
 int sdrify_sandbox_enter(void);

@@ -39,6 +39,10 @@ public struct ConvertOptions: Sendable {
     public var retimedSound = true
     /// Play a phone's slow-motion recording as its gallery does (`--slow-motion auto`); false keeps the file's timing.
     public var flattenSlowMotion = true
+    /// Render for a ladder (`hls`): at its top rendition's size instead of the preset's box (RenderPlan.renditions).
+    public var ladder: Ladder? = nil
+    /// `output` is a video file; false when the sinks write something else there (a directory, images).
+    public var writesVideoFile = true
 
     public init(input: String, output: String, preset: ExportPreset) {
         self.input = input; self.output = output; self.preset = preset
@@ -56,6 +60,7 @@ public struct ConvertOptions: Sendable {
         out.toneMap = toneMap; out.tolerateErrors = tolerateErrors; out.background = background
         out.checkBitstream = checkBitstream; out.fps = fps; out.poster = poster
         out.flattenSlowMotion = flattenSlowMotion
+        out.isVideoFile = writesVideoFile
         var clip = TimelineClip(source: .video(input))
         clip.framing = framing
         clip.speed = speed
@@ -226,7 +231,8 @@ public enum Transcoder {
 
         try options.framing.check(video.displaySize, label: options.input)
         let (dw, dh) = options.framing.size(video.displaySize)
-        let target = TargetSize.fit(width: dw, height: dh, into: options.preset.box)
+        let renditions = options.ladder.map { TargetSize.renditions(of: $0, width: dw, height: dh) } ?? []
+        let target = renditions.first.map { ($0.width, $0.height) } ?? TargetSize.fit(width: dw, height: dh, into: options.preset.box)
         // The part of the input used, on the clock its pictures, sound, chapters and subtitles all follow.
         // --start/--duration are the input's own times; a speed or a flattened slow motion retimes what they select.
         let retiming = try Retiming.decide(
@@ -266,9 +272,10 @@ public enum Transcoder {
             ? nil
             : try OverlayStage(
                 spec: options.outputOverlays(clock: cueClock), frameWidth: target.0, frameHeight: target.1, input: options.input, warn: warn)
-        let plan = try RenderPlan.single(
+        var plan = try RenderPlan.single(
             timeline, info: info, demuxer: demuxer, orientation: orientation, size: target,
             clock: clock, rate: options.fps)
+        plan.renditions = renditions
         let settings = timeline.output.decodeSettings
         let (decodeThreads, encodeThreads) = Renderer.threads(plan, settings: settings)
         var carryOver = InputCarryOver(path: options.input, clock: clock, videoStart: demuxer.videoStart)

@@ -82,6 +82,7 @@ final class VideoEncoder {
         if profile.1 != FF_PROFILE_UNKNOWN { c.pointee.profile = profile.1 }
         av_dict_set(&opts, "profile", profile.0, 0)
         for (key, value) in entry.options { av_dict_set(&opts, key, value, 0) }
+        av_dict_set(&opts, "forced-idr", "1", 0)  // a keyframe asked for (a segment's start) is an IDR picture
         defer { av_dict_free(&opts) }
         try ffCheck(
             avcodec_open2(c, codec, &opts),
@@ -93,8 +94,10 @@ final class VideoEncoder {
         avcodec_free_context(&p)
     }
 
-    func send(_ frame: Frame?) throws {
-        if let f = frame { f.av.pointee.pict_type = AV_PICTURE_TYPE_NONE }
+    /// Encodes a picture (nil: the end); with `keyframe` it starts a closed group of pictures (an IDR picture:
+    /// where a segment of a stream that is cut begins).
+    func send(_ frame: Frame?, keyframe: Bool = false) throws {
+        if let f = frame { f.av.pointee.pict_type = keyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE }
         let r = avcodec_send_frame(ctx, frame?.av)
         if r == ffEOF { return }
         try ffCheck(r, "encoding video")

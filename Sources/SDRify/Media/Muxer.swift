@@ -8,6 +8,18 @@ public enum MetadataPolicy: String, CaseIterable, Sendable {
     case keep
 }
 
+/// Where a segmented output (HLS: fragmented MP4, CMAF) puts its segments: the muxer asks before each packet
+/// whether it begins a new segment, and for the new segment's file when one begins (the previous one is then
+/// complete). The header (ftyp + moov) goes to the file the muxer was made with: the init segment.
+protocol SegmentedOutput: AnyObject {
+    /// Whether a packet starting at `time` (on the output's clock) begins a new segment; the first always does.
+    func beginsSegment(at time: MediaTime, keyframe: Bool) -> Bool
+    /// The file the segment starting at `time` is written to; the one before is complete.
+    func nextSegment(startingAt time: MediaTime) throws -> Int32
+    /// A packet was written that ends at `time`.
+    func wrote(until time: MediaTime)
+}
+
 /// Writes an MP4/MOV file: streams from the encoder or copied from the input, fast start (moov first),
 /// no display matrix and no HDR side data on the video stream.
 final class Muxer {
@@ -16,6 +28,18 @@ final class Muxer {
     let fd: Int32  // the output, read and written: fast start reads it back, and tracks FFmpeg cannot write are added after
     private var headerWritten = false
     private var ioOpen = false
+    /// Fragmented and cut into segments (HLS), or nil for one file with the index first (fast start).
+    weak var segments: SegmentedOutput? = nil
+    private var segmentOpen = false
+    /// A segmented output's clock starts this late: every track's decode times then stay positive (B-frame
+    /// reordering puts the first picture's decode time before 0, AAC priming the first sound's), so each fragment
+    /// states its absolute decode time and tracks in separate files (HLS renditions) stay in sync, as MPEG-TS HLS
+    /// starts its clock late too. Without it, movenc starts every track's decode time at 0 and the video shows its
+    /// reordering delay late.
+    var segmentedStart = MediaTime.zero
+    /// movenc (frag_discont) takes the first packet's presentation time as the first fragment's decode time, which
+    /// puts every picture late by the first packet's reordering delay: taken off again, so times are exact.
+    private var firstReorderDelay: Int64? = nil
 
     /// Writes through `fd` (opened for reading and writing: fast start reads the file back); `path` names the
     /// output in messages.
@@ -155,17 +179,55 @@ final class Muxer {
         try ffCheck(cffmpeg_use_fd(ctx, fd), "\(path): cannot write", status: .outputProblem)
         ioOpen = true
         var opts: OpaquePointer? = nil
-        av_dict_set(&opts, "movflags", writesMetadataKeys ? "+faststart+use_metadata_tags" : "+faststart", 0)
+        if segments != nil {
+            ctx.pointee.avoid_negative_ts = AVFMT_AVOID_NEG_TS_DISABLED
+            // One fragment per segment, cut where the segmenter says; moov empty in the init segment; every moof
+            // addressing its own data (CMAF, as HLS and DASH players expect); no trailing index.
+            // frag_discont: the first fragment states its own decode time (tfdt) instead of 0.
+            av_dict_set(&opts, "movflags", "+frag_custom+empty_moov+default_base_moof+cmaf+skip_trailer+frag_discont", 0)
+        } else {
+            av_dict_set(&opts, "movflags", writesMetadataKeys ? "+faststart+use_metadata_tags" : "+faststart", 0)
+        }
         defer { av_dict_free(&opts) }
         try ffCheck(avformat_write_header(ctx, &opts), "\(path): writing the header", status: .outputProblem)
         headerWritten = true
     }
+
+    /// The stream's RFC 6381 codec name as written (`avc1.640028`, `hvc1.1.6.L93.B0`, `mp4a.40.2`).
+    func codecString(ofStream i: Int) -> String? { CodecString.of(ctx.pointee.streams[i]!.pointee.codecpar) }
+
+    /// The stream's channel count (an audio stream's).
+    func channels(ofStream i: Int) -> Int { Int(ctx.pointee.streams[i]!.pointee.codecpar.pointee.ch_layout.nb_channels) }
 
     func timeBase(ofStream i: Int) -> AVRational { ctx.pointee.streams[i]!.pointee.time_base }
 
     /// Writes a packet whose timestamps are in `from`, rescaled to the output stream's time base.
     func write(_ packet: Packet, stream: Int, from: AVRational) throws {
         packet.av.pointee.stream_index = Int32(stream)
+        if let segments, let pts = packet.pts {
+            let start = MediaTime(ticks: pts, TimeBase(from))
+            if !segmentOpen || segments.beginsSegment(at: start, keyframe: packet.isKeyframe) {
+                // The fragment so far ends the segment before; what follows goes to the new segment's file.
+                if segmentOpen { try ffCheck(av_write_frame(ctx, nil), "\(path): writing a segment", status: .outputProblem) }
+                try ffCheck(
+                    cffmpeg_fd_avio_next_file(ctx.pointee.pb, try segments.nextSegment(startingAt: start)), "\(path): writing",
+                    status: .outputProblem)
+                segmentOpen = true
+            }
+            segments.wrote(until: start + MediaTime(ticks: packet.duration, TimeBase(from)))
+            if firstReorderDelay == nil {
+                let dts = packet.av.pointee.dts
+                firstReorderDelay = dts == ffNoPTS ? 0 : max(0, pts - dts)
+            }
+            let lead = segmentedStart.ticks(TimeBase(from)) - firstReorderDelay!
+            packet.av.pointee.pts += lead
+            if packet.av.pointee.dts != ffNoPTS {
+                packet.av.pointee.dts += lead
+                guard packet.av.pointee.dts >= 0 else {
+                    throw SDRifyError.conversion("\(path): a decode time before the segmented output's start")
+                }
+            }
+        }
         av_packet_rescale_ts(packet.av, from, timeBase(ofStream: stream))
         packet.av.pointee.pos = -1
         try ffCheck(av_interleaved_write_frame(ctx, packet.av), "\(path): writing", status: .outputProblem)

@@ -159,6 +159,11 @@ final class AtomicOutput {
 public enum OutputReservation {
     /// Opens the output file (unnamed until finished) before anything reads an input.
     public static func reserve(path: String, overwrite: Bool) throws { try AtomicOutput.reserve(finalPath: path, overwrite: overwrite) }
-    /// Drops it if the run failed before using it.
-    public static func release() { AtomicOutput.releaseReserved() }
+    /// The same for an output that is a directory (`hls`, `sprites`): its temporary directory and helper.
+    public static func reserveDirectory(path: String, overwrite: Bool) throws { try AtomicDirectory.reserve(finalPath: path, overwrite: overwrite) }
+    /// Drops them if the run failed before using them.
+    public static func release() {
+        AtomicOutput.releaseReserved()
+        AtomicDirectory.releaseReserved()
+    }
 }

@@ -56,6 +56,8 @@ struct RenderPlan {
     var clips: [Clip]
     /// Output pictures (with the source's clock: as many as the nominal rate gives, for progress only).
     let totalFrames: Int
+    /// A ladder's renditions (`hls`), largest first: the first is the canvas, the sinks scale the others from it.
+    var renditions: [Ladder.Rendition] = []
 
     var totalSeconds: Double { fps.time(ofFrame: totalFrames).seconds }
 

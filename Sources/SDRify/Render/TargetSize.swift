@@ -20,4 +20,21 @@ public enum TargetSize {
         let limitH = min(height, box.map { width >= height ? $0.short : $0.long } ?? height)
         return (even(maxW, limit: limitW), even(maxH, limit: limitH))
     }
+
+    /// The renditions for an upright picture of `width`×`height`, largest first: the rungs at or below its short
+    /// edge, or the source size alone when every rung is above it.
+    public static func renditions(of ladder: Ladder, width: Int, height: Int) -> [Ladder.Rendition] {
+        let short = min(width, height)
+        var made: [Ladder.Rendition] = []
+        for rung in ladder.rungs where rung <= short {
+            let size = TargetSize.fit(width: width, height: height, into: BoundingBox(long: Int.max / 4, short: rung))
+            guard !made.contains(where: { $0.width == size.width && $0.height == size.height }) else { continue }
+            made.append(Ladder.Rendition(rung: rung, width: size.width, height: size.height))
+        }
+        if made.isEmpty {
+            let size = TargetSize.fit(width: width, height: height, into: nil)
+            made.append(Ladder.Rendition(rung: short, width: size.width, height: size.height))
+        }
+        return made
+    }
 }

@@ -108,6 +108,9 @@ public struct OutputSpec: Sendable {
     /// Play a phone's slow-motion recordings as its gallery does (`--slow-motion auto`, `"slow_motion"`); false keeps
     /// the file's own timing.
     public var flattenSlowMotion = true
+    /// The path is a video file (its extension names the container); false for outputs whose sinks check their own
+    /// paths (an HLS directory, images).
+    public var isVideoFile = true
     public init(path: String, preset: ExportPreset) { self.path = path; self.preset = preset }
 
     /// The encoder's settings against the codec table: nil when they fit, else which setting ("crf" or
@@ -159,7 +162,7 @@ public struct Timeline: Sendable {
 
     /// Checks every value that does not need the media; `where` names each clip (a JSON path or "clip 3").
     public func validate(where name: (Int) -> String = { "clip \($0 + 1)" }) throws {
-        _ = try CodecCatalog.muxer(forOutput: output.path)
+        if output.isVideoFile { _ = try CodecCatalog.muxer(forOutput: output.path) }
         guard !clips.isEmpty else { throw SDRifyError.usage("a timeline needs at least one clip") }
         guard output.preset.passthrough == false || clips.count == 1 else {
             throw SDRifyError.usage("Passthrough copies one file; a composition needs a preset that re-encodes")

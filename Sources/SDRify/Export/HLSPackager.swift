@@ -1,0 +1,71 @@
+import Foundation
+
+/// What `hls` is asked to do: a conversion (its input, part, frame rate, tone mapping, encoder settings) whose
+/// output is a directory of renditions.
+public struct HLSOptions: Sendable {
+    public var conversion: ConvertOptions
+    public var ladder = Ladder.standard
+    public var segmentLength: MediaTime = 4
+    /// `--max-bitrate`: one cap for every rendition, or one per rung in the ladder's order as given.
+    public var maxBitRates: [BitRate] = []
+    /// The ladder's rungs as given (for matching caps to rungs).
+    public var rungsAsGiven: [Int] = Ladder.standard.rungs
+
+    public static let segmentLengths: ClosedRange<Double> = 1...30
+
+    public init(input: String, directory: String, preset: ExportPreset) {
+        conversion = ConvertOptions(input: input, output: directory, preset: preset)
+    }
+
+    /// The cap for a rung: the one given for all, or the one at its place in the ladder as given.
+    func cap(forRung rung: Int) -> BitRate? {
+        if maxBitRates.count == 1 { return maxBitRates[0] }
+        guard !maxBitRates.isEmpty else { return nil }
+        // A source smaller than every rung makes one rendition of its own size: it takes the smallest rung's cap.
+        let i = rungsAsGiven.firstIndex(of: rung) ?? rungsAsGiven.indices.min(by: { rungsAsGiven[$0] < rungsAsGiven[$1] })!
+        return i < maxBitRates.count ? maxBitRates[i] : nil
+    }
+}
+
+/// What `hls --json` reports.
+public struct HLSResult: Sendable {
+    public var conversion: ConversionResult
+    public var renditions: [HLSRenditionResult]
+    public var segmentLength: Double
+
+    public var json: JSONValue {
+        guard case .object(var fields) = conversion.json else { return conversion.json }
+        fields.insert(("segment_seconds", .double(segmentLength)), at: 3)
+        fields.insert(("renditions", .array(renditions.map(\.json))), at: 4)
+        return .object(fields)
+    }
+}
+
+/// `hls IN OUTDIR`: one render (decoded, oriented, tone mapped once) into an HLS ladder (HLSSink).
+public enum HLSPackager {
+    public static func run(
+        _ options: HLSOptions, warn: @escaping WarningHandler = { _ in }, progress: @escaping ProgressHandler = { _ in }
+    ) throws -> HLSResult {
+        if options.maxBitRates.count > 1, options.maxBitRates.count != options.rungsAsGiven.count {
+            throw SDRifyError.usage(
+                "--max-bitrate: give one rate for every rendition or one per rung (\(options.rungsAsGiven.count)), not \(options.maxBitRates.count)")
+        }
+        var convert = options.conversion
+        convert.ladder = options.ladder
+        convert.writesVideoFile = false
+        convert.poster = nil
+        var sink: HLSSink? = nil
+        let result = try Transcoder.render(convert, pictures: true, warn: warn, progress: progress) { plan, encodeThreads, carryOver in
+            let directory = try AtomicDirectory.open(finalPath: convert.output, inputPaths: convert.filesRead, overwrite: convert.overwrite)
+            let requests = plan.renditions.map { r in
+                var output = plan.timeline.output
+                output.maxBitRate = options.cap(forRung: r.rung)
+                return HLSRenditionRequest(rendition: r, settings: output.encoderSettings(threads: encodeThreads))
+            }
+            let made = try HLSSink(directory: directory, renditions: requests, segmentLength: options.segmentLength, carryOver: carryOver)
+            sink = made
+            return [made]
+        }
+        return HLSResult(conversion: result, renditions: sink?.results ?? [], segmentLength: options.segmentLength.seconds)
+    }
+}
