@@ -166,16 +166,63 @@ func checkBackground(_ text: String) throws {
     }
 }
 
-/// The options every command that encodes takes, checked in one place.
-struct EncodingFlags: ParsableArguments {
-    @Option(help: "Export preset (see `sdrify presets`).") var preset: String = ExportPreset.defaultName
+/// The options every command that renders the picture takes (convert, compose, hls, thumbnail, sheet, sprites),
+/// checked in one place.
+struct RenderFlags: ParsableArguments {
     @Option(
         help:
             "Tone-mapping operator for HDR input: auto follows each scene's light; fixed curves: \(ToneMapOperator.allCases.filter { $0 != .auto }.map(\.rawValue).joined(separator: ", "))."
     )
     var tonemap: String = ToneMapOperator.default.rawValue
-    @Flag(name: [.customShort("y"), .long], help: "Replace an existing output file.") var overwrite = false
+    @Flag(name: [.customShort("y"), .long], help: "Replace an existing output.") var overwrite = false
     @Flag(help: "Print a JSON report on stdout when done (and the error object when not).") var json = false
+    @Option(
+        parsing: .unconditional,
+        help: "Thread budget shared by decoders and encoder, for running several at once (1: one thread in all; 0 = automatic).") var threads: Int = 0
+    @Flag(name: [.short, .long], help: "Print nothing but the error line.") var quiet = false
+    @Flag(name: .customLong("tolerate-errors"), help: "Conceal decode errors and continue (they are counted) instead of failing.")
+    var tolerateErrors = false
+    @Flag(
+        name: .customLong("no-bitstream-check"),
+        help:
+            "Skip sdrify's own check of HEVC slice data (it finds damage the decoder hides; it costs CPU time in proportion to the bitrate, ~25% for 60 Mbit/s 4K). For inputs you trust."
+    )
+    var noBitstreamCheck = false
+    @Option(help: ArgumentHelp("Write ffmpeg-style key=value progress blocks to a file descriptor, or - for stdout.", valueName: "FD|-"))
+    var progress: String?
+
+    var toneMap: ToneMapOperator { ToneMapOperator(rawValue: tonemap)! }
+
+    func validate() throws {
+        guard ToneMapOperator(rawValue: tonemap) != nil else {
+            throw ValidationError("--tonemap: " + unknownChoice("tone-map operator", tonemap, ToneMapOperator.allCases.map(\.rawValue)))
+        }
+        guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
+        // stdout carries the JSON report alone, so it stays parseable.
+        if progress == "-", json {
+            throw ValidationError("--progress - and --json both write to stdout: give --progress a file descriptor (e.g. --progress 2)")
+        }
+        if let progress, progress != "-" {
+            guard let fd = Int32(progress), fd >= 0 else { throw ValidationError("--progress takes a file descriptor number or -") }
+            guard fcntl(fd, F_GETFD) != -1 else { throw ValidationError("--progress: file descriptor \(fd) is not open") }
+        }
+    }
+
+    /// The conversion these flags ask for, of `input` into `output`.
+    func options(input: String, output: String, preset: ExportPreset = ExportPreset.named(ExportPreset.defaultName)!) -> ConvertOptions {
+        var o = ConvertOptions(input: input, output: output, preset: preset)
+        o.overwrite = overwrite
+        o.threads = threads
+        o.toneMap = toneMap
+        o.tolerateErrors = tolerateErrors
+        o.checkBitstream = !noBitstreamCheck
+        return o
+    }
+}
+
+/// The options every command that encodes video takes: the render's, and the encoder's.
+struct EncodingFlags: ParsableArguments {
+    @Option(help: "Export preset (see `sdrify presets`).") var preset: String = ExportPreset.defaultName
     @Option(
         parsing: .unconditional,
         help: "Constant rate factor of the preset's encoder, x264 (H.264) or x265 (HEVC): 0–51, lower is better; default from the preset.")
@@ -192,54 +239,35 @@ struct EncodingFlags: ParsableArguments {
             "Cap the video's bit rate (the encoder's VBV, with CRF below it): 4M, 2500k. hls: one for all renditions, or one per rung in ladder order (repeat it).",
             valueName: "RATE"))
     var maxBitRate: [String] = []
-    @Option(
-        parsing: .unconditional,
-        help: "Thread budget shared by decoders and encoder, for running several at once (1: one thread in all; 0 = automatic).") var threads: Int = 0
-    @Flag(name: [.short, .long], help: "Print nothing but the error line.") var quiet = false
-    @Flag(name: .customLong("tolerate-errors"), help: "Conceal decode errors and continue (they are counted) instead of failing.")
-    var tolerateErrors = false
-
-    @Flag(
-        name: .customLong("no-bitstream-check"),
-        help:
-            "Skip sdrify's own check of HEVC slice data (it finds damage the decoder hides; it costs CPU time in proportion to the bitrate, ~25% for 60 Mbit/s 4K). For inputs you trust."
-    )
-    var noBitstreamCheck = false
-    @Option(help: ArgumentHelp("Write ffmpeg-style key=value progress blocks to a file descriptor, or - for stdout.", valueName: "FD|-"))
-    var progress: String?
+    @OptionGroup var render: RenderFlags
 
     var exportPreset: ExportPreset { ExportPreset.named(preset)! }
     var bitRateCaps: [BitRate] { maxBitRate.compactMap { BitRate(argument: $0) } }
     var bitRateCap: BitRate? { bitRateCaps.first }
+    var toneMap: ToneMapOperator { render.toneMap }
+    var overwrite: Bool { render.overwrite }
+    var json: Bool { render.json }
+    var quiet: Bool { render.quiet }
+    var threads: Int { render.threads }
+    var tolerateErrors: Bool { render.tolerateErrors }
+    var noBitstreamCheck: Bool { render.noBitstreamCheck }
+    var progress: String? { render.progress }
 
     /// convert and compose write one video: one cap.
     func checkOneBitRate() throws {
         if maxBitRate.count > 1 { throw ValidationError("--max-bitrate is given once here (one video), not \(maxBitRate.count) times") }
     }
-    var toneMap: ToneMapOperator { ToneMapOperator(rawValue: tonemap)! }
 
     func validate() throws {
         guard ExportPreset.named(preset) != nil else {
             throw ValidationError(unknownChoice("preset", preset, ExportPreset.all.map(\.name)))
         }
-        guard ToneMapOperator(rawValue: tonemap) != nil else {
-            throw ValidationError("--tonemap: " + unknownChoice("tone-map operator", tonemap, ToneMapOperator.allCases.map(\.rawValue)))
-        }
         // The codec table's ranges, checked by the library (the flags only name the setting).
         var output = OutputSpec(path: "", preset: exportPreset)
         output.crf = crf; output.encoderPreset = encoderPreset
         if let problem = output.encodingProblem() { throw ValidationError("--\(problem.setting) \(problem.message)") }
-        guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
         for maxBitRate in maxBitRate where BitRate(argument: maxBitRate) == nil {
             throw ValidationError("--max-bitrate: expected a rate from 50k to 1000M (4M, 2500k), not '\(maxBitRate)'")
-        }
-        // stdout carries the JSON report alone, so it stays parseable.
-        if progress == "-", json {
-            throw ValidationError("--progress - and --json both write to stdout: give --progress a file descriptor (e.g. --progress 2)")
-        }
-        if let progress, progress != "-" {
-            guard let fd = Int32(progress), fd >= 0 else { throw ValidationError("--progress takes a file descriptor number or -") }
-            guard fcntl(fd, F_GETFD) != -1 else { throw ValidationError("--progress: file descriptor \(fd) is not open") }
         }
     }
 }

@@ -15,6 +15,10 @@ struct Job {
     let directory: Bool  // the output is a directory (hls, sprites)
 
     init(_ flags: EncodingFlags, output: String, overwrite: Bool, poster: String? = nil, directory: Bool = false, reads: [String]) {
+        self.init(flags.render, output: output, overwrite: overwrite, poster: poster, directory: directory, reads: reads)
+    }
+
+    init(_ flags: RenderFlags, output: String, overwrite: Bool, poster: String? = nil, directory: Bool = false, reads: [String]) {
         json = flags.json; quiet = flags.quiet; progress = flags.progress
         self.output = (output, overwrite)
         self.directory = directory

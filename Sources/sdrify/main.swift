@@ -57,7 +57,9 @@ struct SDRifyCommand: ParsableCommand {
         usage: usage,
         discussion: "Every clip comes out upright, tone mapped to BT.709 SDR, H.264/AAC in a fast-start MP4.\n\n" + examples,
         version: SDRifyVersion.report,
-        subcommands: [Convert.self, Compose.self, Hls.self, Captions.self, Probe.self, Presets.self, SandboxCheck.self],
+        subcommands: [
+            Convert.self, Compose.self, Hls.self, Thumbnail.self, Sheet.self, Sprites.self, Captions.self, Probe.self, Presets.self, SandboxCheck.self
+        ],
         defaultSubcommand: Convert.self)
 
     /// `sdrify --help` and bare `sdrify`: the main form first, then examples, then the commands.

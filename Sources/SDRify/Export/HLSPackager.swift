@@ -51,7 +51,7 @@ public enum HLSPackager {
                 "--max-bitrate: give one rate for every rendition or one per rung (\(options.rungsAsGiven.count)), not \(options.maxBitRates.count)")
         }
         var convert = options.conversion
-        convert.ladder = options.ladder
+        convert.size = .ladder(options.ladder)
         convert.writesVideoFile = false
         convert.poster = nil
         var sink: HLSSink? = nil

@@ -39,8 +39,8 @@ public struct ConvertOptions: Sendable {
     public var retimedSound = true
     /// Play a phone's slow-motion recording as its gallery does (`--slow-motion auto`); false keeps the file's timing.
     public var flattenSlowMotion = true
-    /// Render for a ladder (`hls`): at its top rendition's size instead of the preset's box (RenderPlan.renditions).
-    public var ladder: Ladder? = nil
+    /// The size the picture is rendered at (the preset's box unless asked otherwise).
+    public var size = OutputSize.preset
     /// `output` is a video file; false when the sinks write something else there (a directory, images).
     public var writesVideoFile = true
 
@@ -86,6 +86,16 @@ public struct ConvertOptions: Sendable {
         return spec
     }
 
+}
+
+/// How a conversion's picture is sized.
+public enum OutputSize: Sendable, Equatable {
+    /// Inside the preset's box, whichever way round the picture is (convert, thumbnail by default).
+    case preset
+    /// Inside `width`×`height` as given, not turned with the picture (`thumbnail --size`, sprite tiles, sheet tiles).
+    case box(width: Int, height: Int)
+    /// A ladder's renditions (`hls`): rendered at the top one's size (RenderPlan.renditions).
+    case ladder(Ladder)
 }
 
 /// What a finished conversion reports (`convert --json`).
@@ -231,8 +241,15 @@ public enum Transcoder {
 
         try options.framing.check(video.displaySize, label: options.input)
         let (dw, dh) = options.framing.size(video.displaySize)
-        let renditions = options.ladder.map { TargetSize.renditions(of: $0, width: dw, height: dh) } ?? []
-        let target = renditions.first.map { ($0.width, $0.height) } ?? TargetSize.fit(width: dw, height: dh, into: options.preset.box)
+        var renditions: [Ladder.Rendition] = []
+        let target: (Int, Int)
+        switch options.size {
+        case .preset: target = TargetSize.fit(width: dw, height: dh, into: options.preset.box)
+        case .box(let w, let h): target = TargetSize.inside(width: dw, height: dh, frameWidth: w, frameHeight: h)
+        case .ladder(let ladder):
+            renditions = TargetSize.renditions(of: ladder, width: dw, height: dh)
+            target = (renditions[0].width, renditions[0].height)
+        }
         // The part of the input used, on the clock its pictures, sound, chapters and subtitles all follow.
         // --start/--duration are the input's own times; a speed or a flattened slow motion retimes what they select.
         let retiming = try Retiming.decide(

@@ -1,0 +1,116 @@
+import Foundation
+
+/// What `thumbnail`, `sheet` and `sprites` report (`--json`): the conversion's fields plus their own.
+public struct StillsResult: Sendable {
+    public var conversion: ConversionResult
+    public var fields: [(String, JSONValue)]
+
+    public var json: JSONValue {
+        guard case .object(var all) = conversion.json else { return conversion.json }
+        all.insert(contentsOf: fields, at: 2)
+        return .object(all)
+    }
+}
+
+/// Stills of the video, each the very picture the MP4 shows then (upright, tone mapped, rendered by the same path
+/// from the start of the video, so scene-adaptive tone mapping has seen what it sees in the MP4), scaled to the
+/// size asked for: a thumbnail (`thumbnail`), a contact sheet (`sheet`), seek-preview sprites (`sprites`).
+public enum Stills {
+    /// How much of the video `--best` looks at: the first 40 %, at least 1 s and at most 20 s.
+    static func bestWindow(length: MediaTime) -> MediaTime { min(MediaTime(20), max(MediaTime(1), length.scaled(2, 5))) }
+
+    /// `thumbnail IN OUT`: the picture at `at` (default: 1 s in, or the middle of a video under 2 s), or with
+    /// `best` the most representative of the first part (BestPictureSink).
+    public static func thumbnail(
+        _ options: ConvertOptions, at: MediaTime?, best: Bool, warn: @escaping WarningHandler = { _ in },
+        progress: @escaping ProgressHandler = { _ in }
+    ) throws -> StillsResult {
+        var convert = options
+        convert.writesVideoFile = false
+        guard ImageFileType(path: options.output) != nil else {
+            throw SDRifyError.usage("\(options.output): a thumbnail is a \(ImageFileType.extensions) file")
+        }
+        // Rendered from the start to just past the picture needed: its length is read from the headers first.
+        let length = try Prober.open(path: options.input, allowTruncated: options.tolerateErrors).info.format.duration.map { MediaTime(seconds: $0) }
+        let window = best ? bestWindow(length: length ?? 20) : nil
+        let time = at ?? PosterRequest.defaultTime(outputLength: length)
+        if let length, !best, time >= length {
+            throw SDRifyError.usage("the thumbnail time (\(time)) is past the end of the video (\(length))")
+        }
+        convert.duration = (window ?? time) + MediaTime(1).half
+        var chosen: MediaTime? = nil
+        var bestSink: BestPictureSink? = nil, atSink: PosterSink? = nil
+        let result = try Transcoder.render(convert, pictures: true, warn: warn, progress: progress) { plan, _, _ in
+            if let window {
+                let sink = try BestPictureSink(
+                    path: options.output, inputs: convert.filesRead, overwrite: options.overwrite, spacing: window.scaled(1, 32))
+                bestSink = sink
+                return [sink]
+            }
+            let sink = try PosterSink(
+                PosterRequest(path: options.output, at: time), inputs: convert.filesRead, overwrite: options.overwrite,
+                outputLength: plan.expectedLength)
+            atSink = sink
+            return [sink]
+        }
+        chosen = bestSink?.chosen?.time ?? atSink?.result.map { MediaTime(seconds: $0.pictureTime) }
+        var fields: [(String, JSONValue)] = [("time", .double(((chosen ?? time).seconds * 1e6).rounded() / 1e6))]
+        if let look = bestSink?.chosen?.look {
+            fields.append(("chosen_by", .string("best")))
+            fields.append(
+                (
+                    "look",
+                    .object([
+                        ("mean", .double((look.mean * 1000).rounded() / 1000)), ("contrast", .double((look.contrast * 1000).rounded() / 1000)),
+                        ("sharpness", .double((look.sharpness * 1000).rounded() / 1000))
+                    ])
+                ))
+        }
+        return StillsResult(conversion: result, fields: fields)
+    }
+
+    /// `sheet IN OUT`: columns × rows pictures at even times, each labelled, tiles `width` wide in all.
+    public static func sheet(
+        _ options: ConvertOptions, columns: Int, rows: Int, width: Int, warn: @escaping WarningHandler = { _ in },
+        progress: @escaping ProgressHandler = { _ in }
+    ) throws -> StillsResult {
+        var convert = options
+        convert.writesVideoFile = false
+        let tileWidth = max(2, (width - (columns + 1) * ContactSheetSink.gap) / columns & ~1)
+        convert.size = .box(width: tileWidth, height: tileWidth * 4)
+        var sheet: ContactSheetSink? = nil
+        let result = try Transcoder.render(convert, pictures: true, warn: warn, progress: progress) { plan, _, _ in
+            guard let length = plan.expectedLength else { throw SDRifyError.invalidInput("\(options.input): its length is not known") }
+            let sink = try ContactSheetSink(
+                path: options.output, inputs: convert.filesRead, overwrite: options.overwrite, columns: columns, rows: rows, length: length)
+            sheet = sink
+            return [sink]
+        }
+        let times = (sheet?.times ?? []).map { JSONValue.double(($0.seconds * 1000).rounded() / 1000) }
+        return StillsResult(conversion: result, fields: [("grid", .string("\(columns)x\(rows)")), ("times", .array(times))])
+    }
+
+    /// `sprites IN OUTDIR`: a tile every `every`, columns × rows to a sprite image, and thumbnails.vtt.
+    public static func sprites(
+        _ options: ConvertOptions, every: MediaTime, columns: Int, rows: Int, tileBox: (width: Int, height: Int),
+        warn: @escaping WarningHandler = { _ in }, progress: @escaping ProgressHandler = { _ in }
+    ) throws -> StillsResult {
+        var convert = options
+        convert.writesVideoFile = false
+        convert.size = .box(width: tileBox.width, height: tileBox.height)
+        var sprites: SpriteSink? = nil
+        let result = try Transcoder.render(convert, pictures: true, warn: warn, progress: progress) { plan, _, _ in
+            guard let length = plan.expectedLength else { throw SDRifyError.invalidInput("\(options.input): its length is not known") }
+            let directory = try AtomicDirectory.open(finalPath: options.output, inputPaths: convert.filesRead, overwrite: options.overwrite)
+            let sink = SpriteSink(directory: directory, every: every, columns: columns, rows: rows, length: length)
+            sprites = sink
+            return [sink]
+        }
+        return StillsResult(
+            conversion: result,
+            fields: [
+                ("tiles", .int(Int64(sprites?.tiles ?? 0))), ("sprites", .int(Int64(sprites?.sprites ?? 0))),
+                ("every_s", .double(every.seconds)), ("vtt", .string("thumbnails.vtt"))
+            ])
+    }
+}

@@ -1,0 +1,134 @@
+import ArgumentParser
+import Foundation
+import SDRify
+
+/// `COLSxROWS` or `WxH`: two whole numbers from 1 up, or nil.
+func pair(_ text: String) -> (Int, Int)? {
+    let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+    guard parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]), a > 0, b > 0 else { return nil }
+    return (a, b)
+}
+
+struct Thumbnail: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write one picture of the video (upright, tone mapped) as JPEG, PNG or WebP.",
+        usage: "sdrify thumbnail IN OUT.jpg|.png|.webp [--at TIME | --best] [--size WxH] [options]",
+        discussion: """
+            The picture is the one the converted MP4 shows at that time. --best picks the most representative picture of \
+            the first part of the video (the first 40 %, 1 to 20 s): not black or washed out, not flat (a fade), not \
+            blurred, and of those the one nearest the part's average light (see README).
+            """)
+
+    @Argument(help: "The input video.") var input: String
+    @Argument(help: ArgumentHelp("The image to write.", valueName: "OUT")) var output: String
+    @Option(parsing: .unconditional, help: ArgumentHelp("The time (default 1 s, or the middle of a video under 2 s).", valueName: "TIME"))
+    var at: TimeArgument?
+    @Flag(help: "Choose the most representative picture of the first part of the video.") var best = false
+    @Option(help: ArgumentHelp("Fit inside this box (never enlarged); default the convert default (1920x1080 either way round).", valueName: "WxH"))
+    var size: String?
+    @OptionGroup var render: RenderFlags
+    @OptionGroup var service: ServiceFlags
+
+    func validate() throws {
+        if at != nil, best { throw ValidationError("give --at TIME or --best, not both") }
+        if let at, !(at.seconds >= 0) { throw ValidationError("--at must be 0 or more seconds") }
+        if let size, pair(size).map({ $0.0 >= 2 && $0.1 >= 2 && $0.0 <= 16384 && $0.1 <= 16384 }) != true {
+            throw ValidationError("--size: expected WxH in pixels (2 to 16384 each), not '\(size)'")
+        }
+        if ImageFileType(path: output) == nil { throw ValidationError("\(output): a thumbnail is a .jpg, .png or .webp file") }
+    }
+
+    func run() throws {
+        FailureReport.identity = [("input", .string(input)), ("output", .string(output))]
+        service.apply()
+        var options = render.options(input: input, output: output)
+        if let size, let (w, h) = pair(size) { options.size = .box(width: w, height: h) }
+        try Job(render, output: output, overwrite: render.overwrite, reads: options.filesRead).run { warn, report in
+            let result = try Stills.thumbnail(options, at: at.map { MediaTime(seconds: $0.seconds) }, best: best, warn: warn, progress: report)
+            return (
+                result.json, result.conversion.decodeErrors,
+                "sdrify: wrote \(output) (\(result.conversion.width)x\(result.conversion.height))"
+            )
+        }
+    }
+}
+
+struct Sheet: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write a contact sheet: pictures at even times, each labelled with its time, as one JPEG or PNG.",
+        usage: "sdrify sheet IN OUT.jpg|.png [--grid COLSxROWS] [--width PIXELS] [options]")
+
+    @Argument(help: "The input video.") var input: String
+    @Argument(help: ArgumentHelp("The image to write.", valueName: "OUT")) var output: String
+    @Option(help: ArgumentHelp("Columns and rows of pictures (default 4x4).", valueName: "COLSxROWS")) var grid: String = "4x4"
+    @Option(parsing: .unconditional, help: ArgumentHelp("The sheet's width (default 1920).", valueName: "PIXELS")) var width: Int = 1920
+    @OptionGroup var render: RenderFlags
+    @OptionGroup var service: ServiceFlags
+
+    func validate() throws {
+        guard let (c, r) = pair(grid), c <= 32, r <= 32 else {
+            throw ValidationError("--grid: expected COLSxROWS, each from 1 to 32, not '\(grid)'")
+        }
+        guard (64...16384).contains(width), (width - (c + 1) * 8) / c >= 16 else {
+            throw ValidationError("--width: expected 64 to 16384 pixels, room for \(c) pictures at least 16 wide, not \(width)")
+        }
+        guard let type = ImageFileType(path: output), type != .webp else {
+            throw ValidationError("\(output): a contact sheet is a .jpg or .png file")
+        }
+    }
+
+    func run() throws {
+        FailureReport.identity = [("input", .string(input)), ("output", .string(output))]
+        service.apply()
+        let options = render.options(input: input, output: output)
+        let (columns, rows) = pair(grid)!
+        try Job(render, output: output, overwrite: render.overwrite, reads: options.filesRead).run { warn, report in
+            let result = try Stills.sheet(options, columns: columns, rows: rows, width: width, warn: warn, progress: report)
+            return (result.json, result.conversion.decodeErrors, "sdrify: wrote \(output) (\(columns)x\(rows) pictures)")
+        }
+    }
+}
+
+struct Sprites: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write seek-preview sprites (tiles every few seconds) and thumbnails.vtt into a new directory.",
+        usage: "sdrify sprites IN OUTDIR [--every SECONDS] [--tile COLSxROWS] [--size WxH] [options]",
+        discussion: """
+            OUTDIR gets sprite-1.jpg, sprite-2.jpg … (COLSxROWS tiles each, row by row) and thumbnails.vtt, whose cues cover \
+            the whole video, each naming its tile as sprite-N.jpg#xywh=X,Y,W,H. The directory appears when complete.
+            """)
+
+    @Argument(help: "The input video.") var input: String
+    @Argument(help: ArgumentHelp("The directory to make.", valueName: "OUTDIR")) var directory: String
+    @Option(parsing: .unconditional, help: ArgumentHelp("One tile every this many seconds (default 5).", valueName: "SECONDS"))
+    var every: Double = 5
+    @Option(help: ArgumentHelp("Tiles per sprite image, columns and rows (default 5x5).", valueName: "COLSxROWS")) var tile: String = "5x5"
+    @Option(help: ArgumentHelp("Each tile fits inside this box (default 160x90).", valueName: "WxH")) var size: String = "160x90"
+    @OptionGroup var render: RenderFlags
+    @OptionGroup var service: ServiceFlags
+
+    func validate() throws {
+        guard every.isFinite, every >= 0.1, every <= 3600 else {
+            throw ValidationError("--every must be from 0.1 to 3600 seconds, not \(every)")
+        }
+        guard let (c, r) = pair(tile), c <= 64, r <= 64 else {
+            throw ValidationError("--tile: expected COLSxROWS, each from 1 to 64, not '\(tile)'")
+        }
+        guard let (w, h) = pair(size), (8...1920).contains(w), (8...1920).contains(h), w * c <= 16384, h * r <= 16384 else {
+            throw ValidationError("--size: expected WxH, each 8 to 1920 pixels (a sprite at most 16384 each way), not '\(size)'")
+        }
+    }
+
+    func run() throws {
+        FailureReport.identity = [("input", .string(input)), ("output", .string(directory))]
+        service.apply()
+        let options = render.options(input: input, output: directory)
+        let (columns, rows) = pair(tile)!
+        let (w, h) = pair(size)!
+        try Job(render, output: directory, overwrite: render.overwrite, directory: true, reads: options.filesRead).run { warn, report in
+            let result = try Stills.sprites(
+                options, every: MediaTime(seconds: every), columns: columns, rows: rows, tileBox: (w, h), warn: warn, progress: report)
+            return (result.json, result.conversion.decodeErrors, "sdrify: wrote \(directory)")
+        }
+    }
+}
