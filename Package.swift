@@ -37,6 +37,12 @@ let package = Package(
             pkgConfig: "rubberband",
             providers: [.apt(["librubberband-dev"])]
         ),
+        .systemLibrary(
+            name: "CEbur128",
+            path: "Sources/CEbur128",
+            pkgConfig: "libebur128",
+            providers: [.apt(["libebur128-dev"])]
+        ),
         // Our own hot per-pixel kernels (auto-vectorised C with an AVX2 clone); see include/sdrify_kernels.h.
         .target(
             name: "CKernels",
@@ -51,7 +57,7 @@ let package = Package(
         ),
         .target(
             name: "SDRify",
-            dependencies: ["CFFmpeg", "CZimg", "CAss", "CRubberBand", "CKernels", "CSystem", "CBitstream"],
+            dependencies: ["CFFmpeg", "CZimg", "CAss", "CRubberBand", "CEbur128", "CKernels", "CSystem", "CBitstream"],
             swiftSettings: []
         ),
         .executableTarget(

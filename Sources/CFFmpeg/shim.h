@@ -124,8 +124,18 @@ static inline int cffmpeg_fd_io_close2(AVFormatContext *s, AVIOContext *pb) {
     return err;
 }
 
+static inline int cffmpeg_discard_write(void *opaque, uint8_t *buf, int size) { (void)opaque; (void)buf; return size; }
+
 /// Makes `s` write to `fd` and reopen it through the descriptor; the caller frees s->pb with cffmpeg_fd_avio_free.
+/// A negative `fd` discards everything written (a pass that only measures).
 static inline int cffmpeg_use_fd(AVFormatContext *s, int fd) {
+    if (fd < 0) {
+        unsigned char *buffer = av_malloc(1 << 12);
+        s->pb = buffer ? avio_alloc_context(buffer, 1 << 12, 1, NULL, NULL, cffmpeg_discard_write, NULL) : NULL;
+        if (!s->pb) { av_free(buffer); return AVERROR(ENOMEM); }
+        s->flags |= AVFMT_FLAG_CUSTOM_IO;
+        return 0;
+    }
     s->opaque = (void *)(intptr_t)fd;
     s->io_open = cffmpeg_fd_io_open;
     s->io_close2 = cffmpeg_fd_io_close2;

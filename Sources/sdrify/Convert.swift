@@ -72,6 +72,7 @@ struct Convert: ParsableCommand {
             valueName: "auto|off"))
     var slowMotion: String = "auto"
     @OptionGroup var posterFlags: PosterFlags
+    @OptionGroup var sound: LoudnessFlag
     @Option(parsing: .unconditional, help: ArgumentHelp("Start the output this far into the input (frame-accurate).", valueName: "TIME"))
     var start: TimeArgument?
     @Option(parsing: .unconditional, help: ArgumentHelp("Make the output this long.", valueName: "TIME")) var duration: TimeArgument?
@@ -221,6 +222,7 @@ struct Convert: ParsableCommand {
         options.overwrite = encoding.overwrite
         options.crf = encoding.crf
         options.maxBitRate = encoding.bitRateCap
+        options.loudness = sound.loudness
         options.encoderPreset = encoding.encoderPreset
         options.start = range.start.map { MediaTime(seconds: $0) }
         options.duration = range.duration.map { MediaTime(seconds: $0) }

@@ -220,6 +220,22 @@ struct RenderFlags: ParsableArguments {
     }
 }
 
+/// `--loudness LUFS`: the output's sound brought to an integrated loudness (EBU R128), true peak held at −1 dBTP.
+struct LoudnessFlag: ParsableArguments {
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Bring the sound to this integrated loudness (EBU R128; -16, -14, -23), true peak held at -1 dBTP by a limiter.",
+            valueName: "LUFS"))
+    var loudness: Double?
+
+    func validate() throws {
+        if let loudness, !ConvertOptions.loudnessTargets.contains(loudness) {
+            throw ValidationError("--loudness must be from -70 to 0 LUFS, not \(loudness)")
+        }
+    }
+}
+
 /// The options every command that encodes video takes: the render's, and the encoder's.
 struct EncodingFlags: ParsableArguments {
     @Option(help: "Export preset (see `sdrify presets`).") var preset: String = ExportPreset.defaultName

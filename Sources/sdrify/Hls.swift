@@ -22,6 +22,7 @@ struct Hls: ParsableCommand {
     var segment: Double = 4
     @Option(help: ArgumentHelp("The video codec: h264 (x264, High) or hevc (x265, Main, hvc1).", valueName: "h264|hevc")) var codec: String = "h264"
     @OptionGroup var encoding: EncodingFlags
+    @OptionGroup var sound: LoudnessFlag
     @Option(
         help:
             "Constant output frame rate (30, 29.97, 30000/1001); default: the source's own picture times."
@@ -86,6 +87,7 @@ struct Hls: ParsableCommand {
         c.checkBitstream = !encoding.noBitstreamCheck
         c.fps = fps.flatMap { FrameRate(parsing: $0) }
         c.audioTrack = audioTrack.flatMap(AudioTrackChoice.init(argument:)) ?? .automatic
+        c.loudness = sound.loudness
         options.conversion = c
         try Job(encoding, output: directory, overwrite: encoding.overwrite, directory: true, reads: c.filesRead).run { warn, report in
             let result = try HLSPackager.run(options, warn: warn, progress: report)

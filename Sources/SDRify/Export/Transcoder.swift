@@ -39,6 +39,9 @@ public struct ConvertOptions: Sendable {
     public var retimedSound = true
     /// Play a phone's slow-motion recording as its gallery does (`--slow-motion auto`); false keeps the file's timing.
     public var flattenSlowMotion = true
+    /// `--loudness`: the integrated loudness (LUFS) the sound is brought to, its true peak held at −1 dBTP.
+    public var loudness: Double? = nil
+    public static let loudnessTargets: ClosedRange<Double> = -70...0
     /// The size the picture is rendered at (the preset's box unless asked otherwise).
     public var size = OutputSize.preset
     /// `output` is a video file; false when the sinks write something else there (a directory, images).
@@ -121,6 +124,8 @@ public struct ConversionResult: Sendable {
     /// How the input was retimed: its speed, and whether a slow-motion recording was flattened.
     public var speed = Speed.normal
     public var slowMotionFlattened = false
+    /// `--loudness`: the target, the gain, and the first kept track's loudness before and after.
+    public var loudness: (target: Double, gainDB: Double, input: LoudnessReport, output: LoudnessReport)? = nil
 
     public var json: JSONValue {
         var fields: [(String, JSONValue)] = [
@@ -132,6 +137,16 @@ public struct ConversionResult: Sendable {
         if let toneMappingDetail { fields.append(("tone_mapping", toneMappingDetail)) }
         fields.append(("speed", .double(speed.value)))
         fields.append(("slow_motion", .string(slowMotionFlattened ? "flattened" : "file timing")))
+        if let loudness {
+            fields.append(
+                (
+                    "loudness",
+                    .object([
+                        ("target_lufs", .double(loudness.target)), ("gain_db", .double((loudness.gainDB * 100).rounded() / 100)),
+                        ("input", loudness.input.json), ("output", loudness.output.json)
+                    ])
+                ))
+        }
         fields.append(("decode_errors", .int(Int64(decodeErrors))))
         if let slicesChecked {
             fields.append(
@@ -196,10 +211,10 @@ public enum Transcoder {
         }
         if options.preset.passthrough,
             options.fps != nil || options.poster != nil || !options.framing.isIdentity
-                || options.audioTrack != .automatic || options.speed != .normal || options.maxBitRate != nil
+                || options.audioTrack != .automatic || options.speed != .normal || options.maxBitRate != nil || options.loudness != nil
         {
             throw SDRifyError.usage(
-                "Passthrough copies the file; a frame rate, a poster, a rotation, a flip, a crop, a speed, a bit-rate cap or a choice of audio tracks needs a preset that re-encodes"
+                "Passthrough copies the file; a frame rate, a poster, a rotation, a flip, a crop, a speed, a bit-rate cap, a loudness or a choice of audio tracks needs a preset that re-encodes"
             )
         }
 
@@ -303,6 +318,12 @@ public enum Transcoder {
         carryOver.audio = options.audioTrack
         carryOver.keepSound = clock.map.isIdentity || options.retimedSound
         carryOver.metadata = options.metadata
+        // --loudness: a first pass over the sound alone, then each kept track's gain and limiter.
+        var measured: [LoudnessReport] = [], encodedPeaks: [Double?] = []
+        if let target = options.loudness {
+            (carryOver.loudness, measured, encodedPeaks) = try LoudnessSurvey.normalizers(carryOver, target: target, warn: warn)
+            if measured.isEmpty { warn("--loudness: the output has no sound to bring to \(target) LUFS") }
+        }
         let sinks = try makeSinks(plan, encodeThreads, carryOver)
         // On the source's clock the chain's pictures go straight to the sinks: its ring holds what they may hold.
         let ringSize = options.fps == nil ? Compositor.ringSize : 1
@@ -328,6 +349,11 @@ public enum Transcoder {
         result.speed = options.speed
         result.slowMotionFlattened = retiming.flattened != nil
         result.slicesChecked = outcome?.slicesChecked
+        if let target = options.loudness, let first = carryOver.loudness.first {
+            var output = first.outputReport
+            if let peak = encodedPeaks.first ?? nil { output.truePeak = peak }  // as the AAC decodes
+            result.loudness = (target, first.gainDB, measured[0], output)
+        }
         result.poster = sinks.lazy.compactMap { ($0 as? PosterSink)?.result }.first
         return result
     }

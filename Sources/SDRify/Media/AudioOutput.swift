@@ -3,7 +3,7 @@ import CFFmpeg
 /// One audio track of the output: an audio stream of the input, copied when it is AAC, otherwise transcoded to
 /// AAC-LC (AudioTranscoder); trimmed and shifted to a cut range. Packets are dropped whole, so a cut is exact
 /// to an AAC frame (21 ms at 48 kHz). Retimed sound (a speed, slow motion: a time map) is always transcoded,
-/// time-stretched on the way.
+/// time-stretched on the way, and so is sound with a stage (`--loudness`).
 final class AudioOutput {
     private let index: Int  // input stream
     private let inTimeBase: AVRational
@@ -21,7 +21,8 @@ final class AudioOutput {
     /// Input stream `a` as an output track (its language kept; `isDefault`: the track players pick). `shift`:
     /// absolute input time that becomes 0 (0 keeps timestamps).
     init(
-        demuxer: Demuxer, stream a: Int, muxer: Muxer, shift: MediaTime, end: MediaTime?, isDefault: Bool = true, map: TimeMap = .identity
+        demuxer: Demuxer, stream a: Int, muxer: Muxer, shift: MediaTime, end: MediaTime?, isDefault: Bool = true, map: TimeMap = .identity,
+        stage: SoundStage? = nil
     ) throws {
         index = a
         let stream = demuxer.stream(a)
@@ -30,12 +31,13 @@ final class AudioOutput {
         self.end = end
         self.map = map
         outputShift = map.output(shift)
-        if stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_AAC, map.isIdentity {
+        if stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_AAC, map.isIdentity, stage == nil {
             transcoder = nil
             outStream = try muxer.addCopiedStream(from: stream, isDefault: isDefault)
             checker = try? Decoder(stream: stream, threads: 1, label: "audio")
         } else {
-            let t = try AudioTranscoder(stream: stream, globalHeader: muxer.needsGlobalHeader, label: "\(demuxer.path): audio", map: map)
+            let t = try AudioTranscoder(
+                stream: stream, globalHeader: muxer.needsGlobalHeader, label: "\(demuxer.path): audio", map: map, stage: stage)
             transcoder = t
             outStream = try muxer.addStream(audio: t.encoder, like: stream, isDefault: isDefault)
             checker = nil

@@ -14,13 +14,17 @@ final class AudioTranscoder {
     private var startSet = false  // the first decoded sample's time given to the encoder
     private let map: TimeMap
     private var retimer: SoundRetimer? = nil  // made at the first sample, when the map is not the identity
+    private let stage: SoundStage?  // --loudness: its survey, or its gain and limiter
     private let frame: UnsafeMutablePointer<AVFrame>
     private let outFrame: UnsafeMutablePointer<AVFrame>
     static let sampleRate = AACEncoder.sampleRate
 
-    init(stream: UnsafeMutablePointer<AVStream>, globalHeader: Bool, label: String, map: TimeMap = .identity) throws {
+    init(
+        stream: UnsafeMutablePointer<AVStream>, globalHeader: Bool, label: String, map: TimeMap = .identity, stage: SoundStage? = nil
+    ) throws {
         self.label = label
         self.map = map
+        self.stage = stage
         inTimeBase = stream.pointee.time_base
         let par = stream.pointee.codecpar!
         guard let dec = avcodec_find_decoder(par.pointee.codec_id), let d = avcodec_alloc_context3(dec) else {
@@ -64,7 +68,8 @@ final class AudioTranscoder {
         }
         if packet == nil {
             try resample(nil)
-            try retimer?.finish { try buffer($0, $1) }
+            try retimer?.finish { try staged($0, $1) }
+            try stage?.finish { try buffer($0, $1) }
             try encodeFIFO(final: true, write: write)
             try aac.finish(write: write)
         }
@@ -116,11 +121,16 @@ final class AudioTranscoder {
                 UnsafePointer(outFrame.pointee.extended_data[$0]!.withMemoryRebound(to: Float.self, capacity: 1) { $0 })
             }
             if let retimer {
-                try retimer.process(planes, count: Int(converted)) { try buffer($0, $1) }
+                try retimer.process(planes, count: Int(converted)) { try staged($0, $1) }
             } else {
-                try buffer(planes, Int(converted))
+                try staged(planes, Int(converted))
             }
         }
+    }
+
+    /// Through the stage (--loudness), if any, into the FIFO.
+    private func staged(_ planes: [UnsafePointer<Float>], _ count: Int) throws {
+        if let stage { try stage.process(planes, count: count) { try buffer($0, $1) } } else { try buffer(planes, count) }
     }
 
     /// Into the FIFO the encoder takes whole frames from.

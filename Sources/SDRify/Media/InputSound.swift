@@ -39,15 +39,18 @@ final class InputSound {
 
     /// nil when there is no audio to keep. `streams`: the input's audio tracks to keep (Demuxer.audioStreams), the
     /// first marked default; `shift`: the input time that becomes 0; `map`: how the input is retimed (a speed); `end`: the input time where the cut ends;
-    /// `seek`: where the pictures' demuxer was sent (the same place, so the sound starts where the pictures do).
+    /// `seek`: where the pictures' demuxer was sent (the same place, so the sound starts where the pictures do);
+    /// `stages`: what is done to each track's sound before it is encoded (`--loudness`), in the order of `streams`.
     /// `demuxer`: a demuxer of the input of its own (this one reads only the sound from it).
     init?(
         demuxer: Demuxer, streams: [Int], muxer: Muxer, shift: MediaTime, end: MediaTime?, seek: MediaTime?, tolerateErrors: Bool,
-        map: TimeMap = .identity
+        map: TimeMap = .identity, stages: [SoundStage] = []
     ) throws {
         guard !streams.isEmpty else { return nil }
         outputs = try streams.enumerated().map { n, i in
-            try AudioOutput(demuxer: demuxer, stream: i, muxer: muxer, shift: shift, end: end, isDefault: n == 0, map: map)
+            try AudioOutput(
+                demuxer: demuxer, stream: i, muxer: muxer, shift: shift, end: end, isDefault: n == 0, map: map,
+                stage: n < stages.count ? stages[n] : nil)
         }
         demuxer.readOnly(streams: streams)
         if let seek { try demuxer.seek(to: seek) }

@@ -196,14 +196,21 @@ final class Muxer {
     /// The stream's RFC 6381 codec name as written (`avc1.640028`, `hvc1.1.6.L93.B0`, `mp4a.40.2`).
     func codecString(ofStream i: Int) -> String? { CodecString.of(ctx.pointee.streams[i]!.pointee.codecpar) }
 
+    /// The output stream `i` (for a decoder of what is written).
+    func stream(_ i: Int) -> UnsafeMutablePointer<AVStream> { ctx.pointee.streams[i]! }
+
     /// The stream's channel count (an audio stream's).
     func channels(ofStream i: Int) -> Int { Int(ctx.pointee.streams[i]!.pointee.codecpar.pointee.ch_layout.nb_channels) }
 
     func timeBase(ofStream i: Int) -> AVRational { ctx.pointee.streams[i]!.pointee.time_base }
 
+    /// Sees every packet before it is written (a pass that measures what the encoders made).
+    var watcher: ((Packet, Int) throws -> Void)? = nil
+
     /// Writes a packet whose timestamps are in `from`, rescaled to the output stream's time base.
     func write(_ packet: Packet, stream: Int, from: AVRational) throws {
         packet.av.pointee.stream_index = Int32(stream)
+        try watcher?(packet, stream)
         if let segments, let pts = packet.pts {
             let start = MediaTime(ticks: pts, TimeBase(from))
             if !segmentOpen || segments.beginsSegment(at: start, keyframe: packet.isKeyframe) {

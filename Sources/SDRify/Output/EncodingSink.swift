@@ -15,6 +15,8 @@ struct InputCarryOver {
     var audio = AudioTrackChoice.automatic
     var keepSound = true  // false: a retimed conversion with --speed-audio mute
     var metadata = MetadataPolicy.minimal
+    /// `--loudness`: each kept track's gain and limiter (in the order of the kept tracks), from the first pass.
+    var loudness: [LoudnessNormalizer] = []
 }
 
 /// H.264/HEVC + AAC in MP4/MOV, written through an AtomicOutput (in place only once finished). Its sound is the
@@ -70,7 +72,8 @@ final class EncodingSink: MediaSink {
             sound = try InputSound(
                 demuxer: input, streams: carry.keepSound ? try input.audioStreams(for: carry.audio) : [], muxer: muxer, shift: clock.origin,
                 end: clock.end,
-                seek: clock.seekTarget(videoStart: carry.videoStart), tolerateErrors: carry.tolerateErrors, map: clock.map)
+                seek: clock.seekTarget(videoStart: carry.videoStart), tolerateErrors: carry.tolerateErrors, map: clock.map,
+                stages: carry.loudness)
             muxer.copyMetadata(from: input, keepLocation: carry.keepLocation, policy: carry.metadata)
             subtitles = try SoftSubtitles(carry.subtitles, muxer: muxer)
             if carry.keepChapters { try muxer.copyChapters(from: input, onOutput: clock.output, end: clock.length) }

@@ -99,7 +99,8 @@ final class HLSSink: MediaSink {
                 let clock = carry.clock
                 if let sound = try InputSound(
                     demuxer: input, streams: [stream], muxer: muxer, shift: clock.origin, end: clock.end,
-                    seek: clock.seekTarget(videoStart: carry.videoStart), tolerateErrors: carry.tolerateErrors, map: clock.map)
+                    seek: clock.seekTarget(videoStart: carry.videoStart), tolerateErrors: carry.tolerateErrors, map: clock.map,
+                    stages: Array(carry.loudness.prefix(1)))
                 {
                     try muxer.writeHeader()
                     self.sound = (sound, muxer, segments, muxer.channels(ofStream: 0))
