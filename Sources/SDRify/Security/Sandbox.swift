@@ -38,13 +38,14 @@ public enum Sandbox {
 
     /// What the libraries read by themselves besides the job's files: fontconfig's configuration, fonts and caches
     /// (libass), shared data and libraries (gconv modules, time zones), this process's own /proc and cgroup entries
-    /// (memory and processor limits), /dev/null and /dev/urandom. No user's files and nothing under /etc but these.
+    /// (memory and processor limits), the NUMA nodes (x265 asks libnuma, and says so on stderr when refused), /dev/null
+    /// and /dev/urandom. No user's files and nothing under /etc but these.
     static var libraryReads: [String] {
         let env = ProcessInfo.processInfo.environment
         var paths = [
             "/usr/share", "/usr/local/share", "/usr/lib", "/usr/lib64", "/usr/local/lib", "/lib", "/lib64", "/etc/fonts",
             "/var/cache/fontconfig", "/etc/ld.so.cache", "/etc/localtime", "/proc/self", "/sys/fs/cgroup",
-            "/sys/devices/system/cpu", "/dev/null", "/dev/urandom"
+            "/sys/devices/system/cpu", "/sys/devices/system/node", "/dev/null", "/dev/urandom"
         ]
         if let home = env["HOME"] {
             paths += [".fonts", ".local/share/fonts", ".cache/fontconfig", ".config/fontconfig"].map { "\(home)/\($0)" }
