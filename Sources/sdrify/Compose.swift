@@ -35,6 +35,7 @@ struct Compose: ParsableCommand {
     @Option(help: ArgumentHelp("Stickers and captions (JSON) on the output's clock.", valueName: "FILE.json")) var overlays: String?
     @OptionGroup var captionFlags: CaptionFlags
     @OptionGroup var encoding: EncodingFlags
+    @OptionGroup var sound: LoudnessFlag
     @OptionGroup var posterFlags: PosterFlags
     @OptionGroup var service: ServiceFlags
 
@@ -81,6 +82,7 @@ struct Compose: ParsableCommand {
         spec.overwrite = encoding.overwrite
         spec.crf = encoding.crf
         spec.maxBitRate = encoding.bitRateCap
+        spec.loudness = sound.loudness
         spec.encoderPreset = encoding.encoderPreset
         spec.threads = encoding.threads
         spec.toneMap = encoding.toneMap

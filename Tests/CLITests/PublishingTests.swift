@@ -371,7 +371,8 @@ final class PublishingTests: CLITestCase {
     }
 
     /// `--loudness`: music-like sound at −30 LUFS with transients comes out within ±1 LU of the target as ffmpeg's
-    /// own meter reads it, its true peak at most −1 dBTP; the JSON report agrees; the HLS audio rendition too.
+    /// own meter reads it, its true peak at most −1 dBTP; the JSON report agrees; a composition's mix, an audio-only
+    /// input and the HLS audio rendition too.
     func testLoudnessReachesTheTargetWithoutClipping() throws {
         try ffmpeg([
             "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=12", "-f", "lavfi",
@@ -394,6 +395,19 @@ final class PublishingTests: CLITestCase {
             XCTAssertEqual(output["true_peak_dbtp"] as? Double ?? 0, after.truePeak, accuracy: 0.3)
             XCTAssertNotNil(output["range_lu"] as? Double)
         }
+        // A composition's mix (two clips' sound), and an audio-only input (converted as a composition).
+        let c = try Support.sdrify(
+            "compose", file("music.mp4"), "color:#203040:2", file("music.mp4"), "-o", file("mix.mp4"), "--loudness", "-18", "--json")
+        XCTAssertEqual(c.status, 0, c.stderr)
+        let mix = try ebur128(file("mix.mp4"))
+        XCTAssertEqual(mix.integrated, -18, accuracy: 1)
+        XCTAssertLessThanOrEqual(mix.truePeak, -1)
+        let mixReport = (try JSONSerialization.jsonObject(with: c.stdoutData) as? [String: Any])?["loudness"] as? [String: Any] ?? [:]
+        XCTAssertEqual((mixReport["output"] as? [String: Any])?["integrated_lufs"] as? Double ?? 0, mix.integrated, accuracy: 0.3)
+        try ffmpeg(["-i", file("music.mp4"), "-vn", "-c:a", "copy", file("sound.m4a")])
+        XCTAssertEqual(try Support.sdrify(file("sound.m4a"), file("sound.mp4"), "--loudness", "-20").status, 0)
+        XCTAssertEqual(try ebur128(file("sound.mp4")).integrated, -20, accuracy: 1)
+
         let h = try Support.sdrify("hls", file("music.mp4"), file("hls"), "--loudness", "-14", "--ladder", "240")
         XCTAssertEqual(h.status, 0, h.stderr)
         let audio = try ebur128(file("hls/audio.m3u8"))

@@ -19,7 +19,7 @@ final class CompositionTests: XCTestCase {
 
     func render(_ timeline: Timeline, regions: [(Double, Double, Double, Double)] = []) throws -> (CompositionResult, ChecksumSink) {
         let sink = ChecksumSink(regions: regions)
-        let result = try Composer.render(timeline) { _, _ in [sink] }
+        let result = try Composer.render(timeline) { _, _, _ in [sink] }
         XCTAssertTrue(sink.finished)
         return (result, sink)
     }

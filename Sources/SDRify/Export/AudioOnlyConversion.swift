@@ -49,11 +49,14 @@ enum AudioOnlyConversion {
         music.speed = options.speed
         if !options.retimedSound, !map.isIdentity { music.volume = 0 }
         edit.music = music
+        edit.output.loudness = options.loudness  // the input's sound is the mix
         let result = try Composer.run(edit, clipName: { _ in "background" }, warn: warn, progress: progress)
-        return ConversionResult(
+        var converted = ConversionResult(
             input: options.input, output: options.output, preset: options.preset.name,
             width: result.width, height: result.height, duration: result.duration, frames: result.frames,
             hdr: .sdr, orientationExif: 1, toneMapping: "none", decodeErrors: result.decodeErrors,
             elapsed: result.elapsed)
+        converted.loudness = result.loudness
+        return converted
     }
 }

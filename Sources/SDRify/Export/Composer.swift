@@ -30,6 +30,8 @@ public struct CompositionResult: Sendable {
     /// The poster written, if one was asked for.
     public var poster: PosterResult?
     public var elapsed: Double
+    /// `--loudness`: the target, the gain, and the mix's loudness before and after.
+    public var loudness: (target: Double, gainDB: Double, input: LoudnessReport, output: LoudnessReport)? = nil
 
     public var json: JSONValue {
         let clipRows: [JSONValue] = clips.map { c in
@@ -52,6 +54,8 @@ public struct CompositionResult: Sendable {
                 ("decode_errors", .int(Int64(decodeErrors))), ("max_clips_open", .int(Int64(mostClipsOpen)))
             ]
                 + (poster.map { [("poster", $0.json)] } ?? [])
+                + (loudness.map { [("loudness", LoudnessReport.json(target: $0.target, gainDB: $0.gainDB, input: $0.input, output: $0.output))] }
+                    ?? [])
                 + [("elapsed_s", .double((elapsed * 1000).rounded() / 1000))])
     }
 }
@@ -64,23 +68,24 @@ public enum Composer {
         warn: @escaping WarningHandler = { _ in },
         progress: @escaping ProgressHandler = { _ in }
     ) throws -> CompositionResult {
-        try render(timeline, clipName: clipName, warn: warn, progress: progress) { plan, codecThreads in
+        try render(timeline, clipName: clipName, warn: warn, progress: progress) { plan, codecThreads, mixStage in
             let out = timeline.output
             let inputs = plan.clips.compactMap(\.path) + (timeline.music.map { [$0.path] } ?? [])
             let video = try EncodingSink(
                 path: out.path, inputs: inputs, overwrite: out.overwrite,
-                settings: out.encoderSettings(threads: codecThreads))
+                settings: out.encoderSettings(threads: codecThreads), mixStage: mixStage)
             let poster = try out.poster.map { try PosterSink($0, inputs: inputs, overwrite: out.overwrite, outputLength: plan.expectedLength) }
             return [video] + (poster.map { [$0] } ?? [])
         }
     }
 
-    /// Renders into the sinks `makeSinks` gives once the plan is made (given the plan and the encoder's thread count).
+    /// Renders into the sinks `makeSinks` gives once the plan is made (given the plan, the encoder's thread count and,
+    /// with `--loudness`, the mix's gain and limiter).
     static func render(
         _ timeline: Timeline, clipName: @escaping (Int) -> String = { "clip \($0 + 1)" },
         warn: @escaping WarningHandler = { _ in },
         progress: @escaping ProgressHandler = { _ in },
-        sinks makeSinks: (RenderPlan, Int) throws -> [MediaSink]
+        sinks makeSinks: (RenderPlan, Int, LoudnessNormalizer?) throws -> [MediaSink]
     ) throws -> CompositionResult {
         let started = Date()
         try timeline.validate(where: clipName)
@@ -100,15 +105,27 @@ public enum Composer {
         let (decodeThreads, encodeThreads) = Renderer.threads(plan, settings: settings)
         let fps = plan.fps
         let sound = plan.soundSegments(rate: AudioMixer.rate)
-        let mixer = try AudioMixer(
-            segments: sound.segments, totalSamples: sound.totalSamples, music: timeline.music,
-            tolerateErrors: out.tolerateErrors
-        ) { index in
-            let clip = plan.clips[index]
-            guard case .video(let info, _) = clip.content else { return nil }
-            return try PCMReader(path: info.path, start: clip.sourceStart + clip.from, tolerateErrors: out.tolerateErrors, map: clip.clock.map)
+        func makeMixer() throws -> AudioMixer {
+            try AudioMixer(
+                segments: sound.segments, totalSamples: sound.totalSamples, music: timeline.music,
+                tolerateErrors: out.tolerateErrors
+            ) { index in
+                let clip = plan.clips[index]
+                guard case .video(let info, _) = clip.content else { return nil }
+                return try PCMReader(path: info.path, start: clip.sourceStart + clip.from, tolerateErrors: out.tolerateErrors, map: clip.clock.map)
+            }
         }
-        let sinks = try makeSinks(plan, encodeThreads)  // the output exists from here on: everything read is checked
+        let mixer = try makeMixer()
+        // --loudness: passes over the mix alone first (LoudnessSurvey), then the mix's gain and limiter.
+        var loudness: (normalizer: LoudnessNormalizer, measured: LoudnessReport, encodedPeak: Double?)? = nil
+        if let target = out.loudness {
+            if mixer.hasSound {
+                loudness = try LoudnessSurvey.normalizer(mixing: makeMixer, target: target, warn: warn)
+            } else {
+                warn("--loudness: the output has no sound to bring to \(target) LUFS")
+            }
+        }
+        let sinks = try makeSinks(plan, encodeThreads, loudness?.normalizer)  // the output exists from here on: everything read is checked
         let report = try Renderer.run(
             plan, overlays: overlays, mixer: mixer, sinks: sinks, settings: settings,
             open: { clip, inline in
@@ -147,11 +164,17 @@ public enum Composer {
         }
         let anyHDR = clips.contains { $0.hdr != .sdr }
         let poster = sinks.lazy.compactMap { ($0 as? PosterSink)?.result }.first
-        return CompositionResult(
+        var result = CompositionResult(
             output: out.path, preset: out.preset.name, width: canvas.width, height: canvas.height, frameRate: fps,
             duration: plan.totalSeconds, frames: report.frames, hasAudio: mixer.hasSound, clips: clips,
             toneMapping: anyHDR ? out.toneMap.rawValue : "none",
             decodeErrors: report.errorsConcealed, mostClipsOpen: report.mostClipsOpen,
             poster: poster, elapsed: Date().timeIntervalSince(started))
+        if let target = out.loudness, let loudness {
+            var output = loudness.normalizer.outputReport
+            if let peak = loudness.encodedPeak { output.truePeak = peak }  // as the AAC decodes
+            result.loudness = (target, loudness.normalizer.gainDB, loudness.measured, output)
+        }
+        return result
     }
 }

@@ -139,13 +139,7 @@ public struct ConversionResult: Sendable {
         fields.append(("slow_motion", .string(slowMotionFlattened ? "flattened" : "file timing")))
         if let loudness {
             fields.append(
-                (
-                    "loudness",
-                    .object([
-                        ("target_lufs", .double(loudness.target)), ("gain_db", .double((loudness.gainDB * 100).rounded() / 100)),
-                        ("input", loudness.input.json), ("output", loudness.output.json)
-                    ])
-                ))
+                ("loudness", LoudnessReport.json(target: loudness.target, gainDB: loudness.gainDB, input: loudness.input, output: loudness.output)))
         }
         fields.append(("decode_errors", .int(Int64(decodeErrors))))
         if let slicesChecked {

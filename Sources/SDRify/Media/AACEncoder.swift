@@ -68,6 +68,33 @@ final class AACEncoder {
             }, write: write)
     }
 
+    /// Samples in any number (a stage hands on 1 ms blocks): encoded in whole frames as they fill, the rest at
+    /// `finishFeeding`.
+    func feed(_ planes: [UnsafePointer<Float>], count: Int, write: (Packet) throws -> Void) throws {
+        if pending.isEmpty { pending = Array(repeating: [], count: planes.count) }
+        for c in planes.indices { pending[c] += UnsafeBufferPointer(start: planes[c], count: count) }
+        while pending[0].count >= frameSize { try encodePending(frameSize, write: write) }
+    }
+
+    /// The last samples fed (a short frame), then the encoder's tail.
+    func finishFeeding(write: (Packet) throws -> Void) throws {
+        if let first = pending.first, !first.isEmpty { try encodePending(first.count, write: write) }
+        try finish(write: write)
+    }
+
+    private var pending: [[Float]] = []
+
+    private func encodePending(_ n: Int, write: (Packet) throws -> Void) throws {
+        try encode(
+            count: n,
+            fill: { planes in
+                planes.withMemoryRebound(to: UnsafeMutablePointer<Float>?.self, capacity: pending.count) { out in
+                    for c in pending.indices { pending[c].withUnsafeBufferPointer { out[c]!.update(from: $0.baseAddress!, count: n) } }
+                }
+            }, write: write)
+        for c in pending.indices { pending[c].removeFirst(n) }
+    }
+
     func finish(write: (Packet) throws -> Void) throws {
         let r = avcodec_send_frame(ctx, nil)
         if r != ffEOF { try ffCheck(r, "encoding audio") }

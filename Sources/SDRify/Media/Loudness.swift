@@ -12,6 +12,14 @@ public struct LoudnessReport: Equatable, Sendable {
         func value(_ v: Double?) -> JSONValue { v.map { .double(($0 * 100).rounded() / 100) } ?? .null }
         return .object([("integrated_lufs", value(integrated)), ("range_lu", value(range)), ("true_peak_dbtp", value(truePeak))])
     }
+
+    /// What `--json` says of `--loudness`: the target, the gain, the sound before and after.
+    static func json(target: Double, gainDB: Double, input: LoudnessReport, output: LoudnessReport) -> JSONValue {
+        .object([
+            ("target_lufs", .double(target)), ("gain_db", .double((gainDB * 100).rounded() / 100)), ("input", input.json),
+            ("output", output.json)
+        ])
+    }
 }
 
 /// A loudness meter (libebur128: integrated loudness, loudness range and true peak) over planar float samples.

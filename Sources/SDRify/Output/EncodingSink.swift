@@ -37,10 +37,16 @@ final class EncodingSink: MediaSink {
     /// packets, and the muxer ends the track by the last one's.
     private var durations: [Int64: Int64] = [:]
     private var dataTracks: [DataTrack] = []  // the input's timed metadata (--metadata keep), added once the muxer is done
+    /// A composition's `--loudness`: the mix's gain and limiter, before the AAC encoder.
+    private let mixStage: LoudnessNormalizer?
     let audioBlock = 1024
 
     /// Creates the output file now (so an output problem shows before any work); `inputs` may not be it.
-    init(path: String, inputs: [String], overwrite: Bool, settings: VideoEncoderSettings, carryOver: InputCarryOver? = nil) throws {
+    init(
+        path: String, inputs: [String], overwrite: Bool, settings: VideoEncoderSettings, carryOver: InputCarryOver? = nil,
+        mixStage: LoudnessNormalizer? = nil
+    ) throws {
+        self.mixStage = mixStage
         output = try AtomicOutput.open(finalPath: path, inputPaths: inputs, overwrite: overwrite)
         muxer = try Muxer(fd: output.fd, path: path, formatName: try CodecCatalog.muxer(forOutput: path))
         self.settings = settings
@@ -105,6 +111,12 @@ final class EncodingSink: MediaSink {
 
     func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int) throws {
         guard let aac else { return }
+        if let mixStage {
+            try mixStage.process([left, right], count: count) { planes, n in
+                try aac.feed(planes, count: n) { [muxer, audioStream] in try muxer.write($0, stream: audioStream, from: aac.timeBase) }
+            }
+            return
+        }
         try aac.encode(left: left, right: right, count: count) { [muxer, audioStream] in try muxer.write($0, stream: audioStream, from: aac.timeBase)
         }
     }
@@ -113,7 +125,15 @@ final class EncodingSink: MediaSink {
         try encoder?.send(nil)
         try drainVideo()
         try sound?.write(upTo: nil, muxer: muxer)
-        if let aac { try aac.finish { [muxer, audioStream] in try muxer.write($0, stream: audioStream, from: aac.timeBase) } }
+        if let aac {
+            let write: (Packet) throws -> Void = { [muxer, audioStream] in try muxer.write($0, stream: audioStream, from: aac.timeBase) }
+            if let mixStage {
+                try mixStage.finish { planes, n in try aac.feed(planes, count: n, write: write) }
+                try aac.finishFeeding(write: write)
+            } else {
+                try aac.finish(write: write)
+            }
+        }
         try muxer.finish()
         if !dataTracks.isEmpty { try MovieAppender.add(dataTracks, fd: muxer.fd, path: output.finalPath) }
     }

@@ -100,6 +100,7 @@ public struct OutputSpec: Sendable {
     public var crf: Int? = nil
     public var encoderPreset: String? = nil
     public var maxBitRate: BitRate? = nil  // --max-bitrate
+    public var loudness: Double? = nil  // --loudness: the mix's integrated loudness (LUFS)
     public var threads = 0
     public var toneMap = ToneMapOperator.default
     public var tolerateErrors = false
