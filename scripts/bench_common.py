@@ -25,6 +25,19 @@ def lift(trc):
     return f"zscale=tin=bt709:pin=bt709:min=bt709:rin=limited:t={trc}:p=bt2020:m=bt2020nc:r=limited:npl=203,format=yuv420p10le"
 
 
+# ffmpeg's canonical SDR chain for HDR input (linear light, BT.709 primaries, hable, BT.709): the baseline.
+CHAIN = "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
+
+
+def hlg_4k_portrait(cache):
+    """The 4K HLG phone-portrait clip (4 s, grain, a tone; matrix 0,1,-1,0) the conversion and ladder benchmarks use."""
+    return ensure(os.path.join(cache, "hlg_4k_portrait.mov"), [
+        "-f", "lavfi", "-i", "testsrc2=size=3840x2160:rate=30,noise=alls=14:allf=t", "-f", "lavfi", "-i", "sine=duration=4",
+        "-t", "4", "-vf", lift("arib-std-b67"), "-c:v", "libx265", "-preset", "ultrafast", "-b:v", "60M",
+        "-x265-params", "log-level=error", "-tag:v", "hvc1", "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020",
+        "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", "-c:a", "aac"], portrait_height=2160)
+
+
 def timed(cmd):
     """Wall time (s) and peak RSS (KiB, GNU time) of one run."""
     t = time.perf_counter()

@@ -13,11 +13,10 @@ import sys
 import tempfile
 import time
 
-from bench_common import ensure, lift, timed
+from bench_common import CHAIN, ensure, hlg_4k_portrait, lift, timed
 
 SDRIFY, CACHE, RUNS = sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 3
 X264 = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "copy"]
-CHAIN = "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
 
 
 
@@ -25,12 +24,7 @@ CHAIN = "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap
 
 
 def inputs():
-    grain = "noise=alls=14:allf=t"
-    hlg = ensure(os.path.join(CACHE, "hlg_4k_portrait.mov"), [
-        "-f", "lavfi", "-i", f"testsrc2=size=3840x2160:rate=30,{grain}", "-f", "lavfi", "-i", "sine=duration=4",
-        "-t", "4", "-vf", lift("arib-std-b67"), "-c:v", "libx265", "-preset", "ultrafast", "-b:v", "60M",
-        "-x265-params", "log-level=error", "-tag:v", "hvc1", "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020",
-        "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", "-c:a", "aac"], portrait_height=2160)
+    hlg = hlg_4k_portrait(CACHE)
     pq = os.path.join(CACHE, "pq_1080p.mp4")  # made by scripts/bench
     return [("4K HLG portrait (matrix 0,1,-1,0) → 960x540", hlg, "960x540", 540, 960),
             ("1080p PQ → 1920x1080", pq, "1920x1080", 1920, 1080)]

@@ -170,9 +170,11 @@ static void helper_main(int sock, int fd, const char *directory, const char *fin
     _exit(0);
 }
 
-int sdrify_output_helper_start(int fd, const char *directory, const char *final_path, const char *named_temp,
-                               const char *spare_temp, int overwrite) {
+// Makes the worker's socket to a new helper and forks it: in the child, *in_child is set and the child's end is
+// returned; in the worker, the worker's end; -errno when either step fails.
+static int fork_helper(int *in_child) {
     int pair[2];
+    *in_child = 0;
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return -errno;
     pid_t pid = fork();
     if (pid < 0) {
@@ -182,10 +184,19 @@ int sdrify_output_helper_start(int fd, const char *directory, const char *final_
         return -err;
     }
     if (pid == 0) {
-        helper_main(pair[1], fd, directory, final_path, named_temp, spare_temp, overwrite);
+        *in_child = 1;
+        return pair[1];
     }
     close(pair[1]);
     return pair[0];
+}
+
+int sdrify_output_helper_start(int fd, const char *directory, const char *final_path, const char *named_temp,
+                               const char *spare_temp, int overwrite) {
+    int in_child;
+    int sock = fork_helper(&in_child);
+    if (in_child) helper_main(sock, fd, directory, final_path, named_temp, spare_temp, overwrite);
+    return sock;
 }
 
 int sdrify_output_helper_request(int sock, char request) {
@@ -344,18 +355,10 @@ gone:
 
 int sdrify_directory_helper_start(const char *temp_dir, const char *final_dir, const char *spare_dir,
                                   const char *parent, int overwrite) {
-    int pair[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return -errno;
-    pid_t pid = fork();
-    if (pid < 0) {
-        int err = errno;
-        close(pair[0]);
-        close(pair[1]);
-        return -err;
-    }
-    if (pid == 0) directory_helper_main(pair[1], temp_dir, final_dir, spare_dir, parent, overwrite);
-    close(pair[1]);
-    return pair[0];
+    int in_child;
+    int sock = fork_helper(&in_child);
+    if (in_child) directory_helper_main(sock, temp_dir, final_dir, spare_dir, parent, overwrite);
+    return sock;
 }
 
 int sdrify_directory_helper_create(int sock, const char *name) {

@@ -33,10 +33,11 @@ public struct HLSResult: Sendable {
     public var renditions: [HLSRenditionResult]
     public var segmentLength: Double
 
+    /// Convert's report, its `preset` (not one here) giving way to the segment length and the renditions.
     public var json: JSONValue {
         guard case .object(var fields) = conversion.json else { return conversion.json }
-        fields.insert(("segment_seconds", .double(segmentLength)), at: 3)
-        fields.insert(("renditions", .array(renditions.map(\.json))), at: 4)
+        fields.removeAll { $0.0 == "preset" }
+        fields.insert(contentsOf: [("segment_seconds", .double(segmentLength)), ("renditions", .array(renditions.map(\.json)))], at: 2)
         return .object(fields)
     }
 }

@@ -5,8 +5,10 @@ public struct StillsResult: Sendable {
     public var conversion: ConversionResult
     public var fields: [(String, JSONValue)]
 
+    /// Convert's report with these fields after `input` and `output` (and no `preset`: the size is the still's).
     public var json: JSONValue {
         guard case .object(var all) = conversion.json else { return conversion.json }
+        all.removeAll { $0.0 == "preset" }
         all.insert(contentsOf: fields, at: 2)
         return .object(all)
     }

@@ -33,12 +33,12 @@ public struct BitRate: Equatable, Sendable, CustomStringConvertible {
         bitsPerSecond = bits
     }
 
-    /// The encoder's VBV for the cap: its maximum rate 90 % of the cap and a buffer of half a second of it. x264 and
-    /// x265 hold their VBV only on average over a frame's estimate, and a segment's forced IDR picture comes on top:
-    /// with the maximum rate at the cap one-second windows of noisy video reached 1.15× it whatever the buffer;
-    /// at 90 % they stay under 1.1× after the first second (ConvertFeatureTests, PublishingTests).
-    var encoderMaxRate: Int64 { bitsPerSecond * 9 / 10 }
-    var bufferBits: Int64 { bitsPerSecond / 2 }
+    /// The encoder's VBV for the cap: its maximum rate 85 % of the cap and a buffer of a quarter second of it, so by
+    /// the VBV's own bound no one-second window holds more than 0.85 + 0.25 = 1.1× the cap. (x264 and x265 hold a
+    /// VBV only on a frame's estimate, and a segment's forced IDR picture comes on top: with the maximum rate at the
+    /// cap and a two-second buffer, windows of noisy video reached 1.17×; at 90 % with half a second, 1.13×.)
+    var encoderMaxRate: Int64 { bitsPerSecond * 85 / 100 }
+    var bufferBits: Int64 { bitsPerSecond / 4 }
     public var description: String { bitsPerSecond % 1_000_000 == 0 ? "\(bitsPerSecond / 1_000_000)M" : "\(bitsPerSecond / 1000)k" }
 }
 

@@ -13,7 +13,7 @@ final class PictureScaler {
         guard
             let s = sws_getContext(
                 Int32(fromWidth), Int32(fromHeight), AV_PIX_FMT_YUV420P, Int32(toWidth), Int32(toHeight), AV_PIX_FMT_YUV420P,
-                SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nil, nil, nil)
+                SWS_BICUBIC, nil, nil, nil)
         else {
             throw SDRifyError.conversion("cannot scale \(fromWidth)x\(fromHeight) to \(toWidth)x\(toHeight)")
         }

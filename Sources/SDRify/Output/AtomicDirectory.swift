@@ -46,12 +46,19 @@ final class AtomicDirectory {
                 }
             }
         }
-        if let i = reserved.firstIndex(where: { $0.finalPath == finalPath }) { return reserved.remove(at: i) }
+        if let i = reserved.firstIndex(where: { $0.finalPath == trimmed(finalPath) }) { return reserved.remove(at: i) }
         return try AtomicDirectory(finalPath: finalPath, overwrite: overwrite)
     }
 
+    /// `out/` and `out` name the same directory.
+    private static func trimmed(_ path: String) -> String {
+        var p = path
+        while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
+        return p
+    }
+
     private init(finalPath: String, overwrite: Bool) throws {
-        let trimmed = finalPath.count > 1 && finalPath.hasSuffix("/") ? String(finalPath.dropLast()) : finalPath
+        let trimmed = AtomicDirectory.trimmed(finalPath)
         self.finalPath = trimmed
         try AtomicDirectory.checkReplaceable(trimmed, overwrite: overwrite)
         let parent = URL(fileURLWithPath: trimmed).deletingLastPathComponent().path

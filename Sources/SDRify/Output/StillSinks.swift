@@ -7,10 +7,19 @@ struct StillPicker {
     let times: [MediaTime]  // ascending
     private(set) var picked: [Frame] = []
     private var held: Frame? = nil
+    private var timeBase = TimeBase(num: 1, den: 1)
+    /// The pictures' size (a tile's, for the sinks that lay them out).
+    private(set) var size = (width: 0, height: 0)
 
     init(times: [MediaTime]) { self.times = times.sorted() }
 
-    mutating func offer(_ picture: Frame, timeBase: TimeBase) throws {
+    /// The render's format (its clock and picture size), before the first picture.
+    mutating func begin(_ format: RenderFormat) {
+        timeBase = format.timeBase
+        size = (format.width, format.height)
+    }
+
+    mutating func offer(_ picture: Frame) throws {
         let start = MediaTime(ticks: picture.pts ?? 0, timeBase)
         while picked.count < times.count, times[picked.count] < start, let held { picked.append(held) }
         held = try picture.reference()

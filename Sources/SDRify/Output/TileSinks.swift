@@ -56,8 +56,6 @@ final class ContactSheetSink: MediaSink {
     private let type: ImageFileType
     private var picker: StillPicker
     private let columns: Int, rows: Int
-    private var timeBase = TimeBase(num: 1, den: 1)
-    private var tileSize = (width: 0, height: 0)
     let audioBlock = 1024
     static let gap = 8
 
@@ -74,15 +72,12 @@ final class ContactSheetSink: MediaSink {
 
     var times: [MediaTime] { picker.times }
 
-    func begin(_ format: RenderFormat) throws {
-        timeBase = format.timeBase
-        tileSize = (format.width, format.height)
-    }
-
-    func write(picture: Frame) throws { try picker.offer(picture, timeBase: timeBase) }
+    func begin(_ format: RenderFormat) throws { picker.begin(format) }
+    func write(picture: Frame) throws { try picker.offer(picture) }
 
     func finish() throws {
         guard let pictures = picker.finish() else { throw SDRifyError.conversion("\(output.finalPath): no picture for the contact sheet") }
+        let tileSize = picker.size
         let grid = TileGrid(columns: columns, rows: rows, tileWidth: tileSize.width, tileHeight: tileSize.height, gap: ContactSheetSink.gap)
         let sheet = try grid.compose(pictures, shade: 40)
         // Each tile's time, bottom left inside it, drawn by libass like any caption.
@@ -115,8 +110,6 @@ final class SpriteSink: MediaSink {
     private let columns: Int, rows: Int
     private let every: MediaTime
     private let length: MediaTime
-    private var timeBase = TimeBase(num: 1, den: 1)
-    private var tileSize = (width: 0, height: 0)
     let audioBlock = 1024
     private(set) var sprites = 0
 
@@ -134,15 +127,12 @@ final class SpriteSink: MediaSink {
 
     var tiles: Int { picker.times.count }
 
-    func begin(_ format: RenderFormat) throws {
-        timeBase = format.timeBase
-        tileSize = (format.width, format.height)
-    }
-
-    func write(picture: Frame) throws { try picker.offer(picture, timeBase: timeBase) }
+    func begin(_ format: RenderFormat) throws { picker.begin(format) }
+    func write(picture: Frame) throws { try picker.offer(picture) }
 
     func finish() throws {
         guard let pictures = picker.finish() else { throw SDRifyError.conversion("\(directory.finalPath): no picture for the sprites") }
+        let tileSize = picker.size
         let perSprite = columns * rows
         var cues: [Cue] = []
         for start in stride(from: 0, to: pictures.count, by: perSprite) {
