@@ -38,15 +38,6 @@ struct Convert: ParsableCommand {
     )
     var fps: String?
     @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp(
-            "Turn the picture this many degrees clockwise on top of the file's own orientation (a clip filmed lying flat).", valueName: "90|180|270"))
-    var rotate: Int?
-    @Option(help: ArgumentHelp("Mirror the picture after any --rotate: h (left and right swap) or v (top and bottom).", valueName: "h|v"))
-    var flip: String?
-    @Option(help: ArgumentHelp("Keep only this part of the picture as it shows (after any --rotate and --flip), in pixels.", valueName: "X,Y,W,H"))
-    var crop: String?
-    @Option(
         name: .customLong("audio-track"),
         help: ArgumentHelp(
             "Which audio to keep: a track's index (as probe lists it), a language (eng, fra…) or all (each with its language).",
@@ -57,22 +48,9 @@ struct Convert: ParsableCommand {
             "minimal: the creation time (and location with --keep-location); keep: every tag people rely on (make, model, software, location, Apple and Android keys).",
             valueName: "minimal|keep"))
     var metadata: String = MetadataPolicy.minimal.rawValue
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("Play this many times as fast (0.25 to 4): pictures retimed, sound time-stretched with its pitch kept.", valueName: "X"))
-    var speed: Double?
-    @Option(
-        name: .customLong("speed-audio"),
-        help: ArgumentHelp("The sound of a retimed output: keep (time-stretched, pitch kept) or mute.", valueName: "keep|mute"))
-    var speedAudio: String = "keep"
-    @Option(
-        name: .customLong("slow-motion"),
-        help: ArgumentHelp(
-            "A phone's slow-motion recording: auto plays it as the phone's gallery does (real speed outside its slowed parts); off keeps the file's own timing.",
-            valueName: "auto|off"))
-    var slowMotion: String = "auto"
     @OptionGroup var posterFlags: PosterFlags
     @OptionGroup var sound: LoudnessFlag
+    @OptionGroup var picture: PictureFlags
     @Option(parsing: .unconditional, help: ArgumentHelp("Start the output this far into the input (frame-accurate).", valueName: "TIME"))
     var start: TimeArgument?
     @Option(parsing: .unconditional, help: ArgumentHelp("Make the output this long.", valueName: "TIME")) var duration: TimeArgument?
@@ -85,10 +63,6 @@ struct Convert: ParsableCommand {
         false
     @Flag(name: .customLong("no-subtitles"), help: "Drop the input's subtitle tracks (text ones are kept by default, retimed).") var noSubtitles =
         false
-    @Option(help: ArgumentHelp("Stickers described in a JSON file (see README).", valueName: "FILE.json")) var overlays: String?
-    @Option(help: ArgumentHelp("A sticker: FILE@X,Y[,WxH][,START-END]; X, Y, W, H in pixels or percent.", valueName: "SPEC"))
-    var sticker: [String] = []
-    @OptionGroup var captionFlags: CaptionFlags
     @Option(
         help: ArgumentHelp(
             "Add a soft subtitle track (mov_text) from a caption file, with its ISO 639-2 language (repeatable).",
@@ -162,19 +136,9 @@ struct Convert: ParsableCommand {
         }
         if let background { try checkBackground(background) }
         if let fps, FrameRate(parsing: fps) == nil { throw ValidationError("--fps must be a rate from 1 to 240 (30, 29.97 or 30000/1001)") }
-        if let rotate, ![0, 90, 180, 270].contains(rotate) {
-            throw ValidationError("--rotate must be 90, 180 or 270 (degrees clockwise), not \(rotate)")
-        }
-        if let flip, Orientation.Flip(rawValue: flip) == nil { throw ValidationError("--flip must be h or v, not '\(flip)'") }
-        if let speed, Speed(speed) == nil { throw ValidationError("--speed must be from 0.25 to 4, not \(speed)") }
-        if !["keep", "mute"].contains(speedAudio) { throw ValidationError("--speed-audio must be keep or mute, not '\(speedAudio)'") }
-        if !["auto", "off"].contains(slowMotion) { throw ValidationError("--slow-motion must be auto or off, not '\(slowMotion)'") }
         if MetadataPolicy(rawValue: metadata) == nil { throw ValidationError("--metadata must be minimal or keep, not '\(metadata)'") }
         if let audioTrack, AudioTrackChoice(argument: audioTrack) == nil {
             throw ValidationError("--audio-track: expected a track number, a language code (eng, fra…) or all, not '\(audioTrack)'")
-        }
-        if let crop, CropRect(argument: crop) == nil {
-            throw ValidationError("--crop: expected X,Y,W,H in whole pixels (X and Y 0 or more, W and H 2 or more), not '\(crop)'")
         }
         if posterFlags.poster != nil, case .folder = targets { throw ValidationError("--poster names one file: it applies to one input") }
         for entry in subtitles {
@@ -229,9 +193,6 @@ struct Convert: ParsableCommand {
         options.keepLocation = keepLocation
         options.keepChapters = !noChapters
         options.keepSubtitles = !noSubtitles
-        if let overlays { options.overlays = try OverlaySpec.load(jsonFile: overlays) }
-        options.overlays.stickers += try sticker.map { try OverlaySpec.sticker(shorthand: $0) }
-        options.overlays.captions += captionFlags.tracks
         if let background { options.background = Background(argument: background)! }
         options.subtitles = subtitles.map(Convert.subtitleEntry)
         options.threads = threads
@@ -241,12 +202,7 @@ struct Convert: ParsableCommand {
         options.fps = fps.flatMap { FrameRate(parsing: $0) }
         options.audioTrack = audioTrack.flatMap(AudioTrackChoice.init(argument:)) ?? .automatic
         options.metadata = MetadataPolicy(rawValue: metadata) ?? .minimal
-        options.speed = speed.flatMap { Speed($0) } ?? .normal
-        options.retimedSound = speedAudio == "keep"
-        options.flattenSlowMotion = slowMotion == "auto"
-        options.framing = Framing(
-            turn: Orientation(rotate: rotate ?? 0, flip: flip.flatMap(Orientation.Flip.init(rawValue:))) ?? .up,
-            crop: crop.flatMap(CropRect.init(argument:)))
+        try picture.apply(to: &options)
         options.poster = posterFlags.request
         try Job(encoding, output: output, overwrite: encoding.overwrite, poster: options.poster?.path, reads: options.filesRead).run {
             warn, report in

@@ -156,6 +156,64 @@ struct ServiceFlags: ParsableArguments {
     }
 }
 
+/// What convert and hls do to the picture and its timing besides converting it: a turn, a mirror and a crop on top
+/// of the file's orientation; a speed and slow motion; stickers, effects and burned-in captions.
+struct PictureFlags: ParsableArguments {
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Turn the picture this many degrees clockwise on top of the file's own orientation (a clip filmed lying flat).", valueName: "90|180|270"))
+    var rotate: Int?
+    @Option(help: ArgumentHelp("Mirror the picture after any --rotate: h (left and right swap) or v (top and bottom).", valueName: "h|v"))
+    var flip: String?
+    @Option(help: ArgumentHelp("Keep only this part of the picture as it shows (after any --rotate and --flip), in pixels.", valueName: "X,Y,W,H"))
+    var crop: String?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Play this many times as fast (0.25 to 4): pictures retimed, sound time-stretched with its pitch kept.", valueName: "X"))
+    var speed: Double?
+    @Option(
+        name: .customLong("speed-audio"),
+        help: ArgumentHelp("The sound of a retimed output: keep (time-stretched, pitch kept) or mute.", valueName: "keep|mute"))
+    var speedAudio: String = "keep"
+    @Option(
+        name: .customLong("slow-motion"),
+        help: ArgumentHelp(
+            "A phone's slow-motion recording: auto plays it as the phone's gallery does (real speed outside its slowed parts); off keeps the file's own timing.",
+            valueName: "auto|off"))
+    var slowMotion: String = "auto"
+    @Option(help: ArgumentHelp("Stickers described in a JSON file (see README).", valueName: "FILE.json")) var overlays: String?
+    @Option(help: ArgumentHelp("A sticker: FILE@X,Y[,WxH][,START-END]; X, Y, W, H in pixels or percent.", valueName: "SPEC"))
+    var sticker: [String] = []
+    @OptionGroup var captionFlags: CaptionFlags
+
+    func validate() throws {
+        if let rotate, ![0, 90, 180, 270].contains(rotate) {
+            throw ValidationError("--rotate must be 90, 180 or 270 (degrees clockwise), not \(rotate)")
+        }
+        if let flip, Orientation.Flip(rawValue: flip) == nil { throw ValidationError("--flip must be h or v, not '\(flip)'") }
+        if let crop, CropRect(argument: crop) == nil {
+            throw ValidationError("--crop: expected X,Y,W,H in whole pixels (X and Y 0 or more, W and H 2 or more), not '\(crop)'")
+        }
+        if let speed, Speed(speed) == nil { throw ValidationError("--speed must be from 0.25 to 4, not \(speed)") }
+        if !["keep", "mute"].contains(speedAudio) { throw ValidationError("--speed-audio must be keep or mute, not '\(speedAudio)'") }
+        if !["auto", "off"].contains(slowMotion) { throw ValidationError("--slow-motion must be auto or off, not '\(slowMotion)'") }
+    }
+
+    /// Into a conversion's options (layer files are read here: a bad one fails before any output exists).
+    func apply(to options: inout ConvertOptions) throws {
+        if let overlays { options.overlays = try OverlaySpec.load(jsonFile: overlays) }
+        options.overlays.stickers += try sticker.map { try OverlaySpec.sticker(shorthand: $0) }
+        options.overlays.captions += captionFlags.tracks
+        options.speed = speed.flatMap { Speed($0) } ?? .normal
+        options.retimedSound = speedAudio == "keep"
+        options.flattenSlowMotion = slowMotion == "auto"
+        options.framing = Framing(
+            turn: Orientation(rotate: rotate ?? 0, flip: flip.flatMap(Orientation.Flip.init(rawValue:))) ?? .up,
+            crop: crop.flatMap(CropRect.init(argument:)))
+    }
+}
+
 /// `--background`: a colour, blur[:RADIUS], or a readable image file.
 func checkBackground(_ text: String) throws {
     guard let b = Background(argument: text) else {

@@ -6,7 +6,8 @@ struct Hls: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hls",
         abstract: "Make an HLS ladder (fMP4/CMAF segments, master and media playlists) from one decode.",
-        usage: "sdrify hls IN OUTDIR [--ladder 1080,720,480,360] [--segment SECONDS] [--codec h264|hevc] [--max-bitrate RATE]... [options]",
+        usage:
+            "sdrify hls IN OUTDIR [--ladder 1080,720,480,360] [--segment SECONDS] [--codec h264|hevc] [--loudness LUFS] [--max-bitrate RATE]... [options]",
         discussion: """
             Each rung is a rendition's short edge (1080: 1920x1080 landscape, 1080x1920 portrait); rungs above the source \
             are dropped, at least one rendition is made. The picture is decoded, turned upright and tone mapped once and \
@@ -23,6 +24,7 @@ struct Hls: ParsableCommand {
     @Option(help: ArgumentHelp("The video codec: h264 (x264, High) or hevc (x265, Main, hvc1).", valueName: "h264|hevc")) var codec: String = "h264"
     @OptionGroup var encoding: EncodingFlags
     @OptionGroup var sound: LoudnessFlag
+    @OptionGroup var picture: PictureFlags
     @Option(
         help:
             "Constant output frame rate (30, 29.97, 30000/1001); default: the source's own picture times."
@@ -88,6 +90,7 @@ struct Hls: ParsableCommand {
         c.fps = fps.flatMap { FrameRate(parsing: $0) }
         c.audioTrack = audioTrack.flatMap(AudioTrackChoice.init(argument:)) ?? .automatic
         c.loudness = sound.loudness
+        try picture.apply(to: &c)
         options.conversion = c
         try Job(encoding, output: directory, overwrite: encoding.overwrite, directory: true, reads: c.filesRead).run { warn, report in
             let result = try HLSPackager.run(options, warn: warn, progress: report)

@@ -210,6 +210,10 @@ final class PublishingTests: CLITestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: file("small/240p.m3u8")))
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("small/360p.m3u8")), "the earlier ladder was replaced")
 
+        // convert's picture options apply: a further quarter turn makes the portrait clip landscape.
+        XCTAssertEqual(try Support.sdrify("hls", input, file("turned"), "--rotate", "90", "--ladder", "240").status, 0)
+        XCTAssertTrue(try lines(file("turned/master.m3u8")).contains { $0.contains("RESOLUTION=426x240") })
+
         try FileManager.default.createDirectory(atPath: file("precious/sub"), withIntermediateDirectories: true)
         let refused = try Support.sdrify("hls", input, file("precious"), "-y")
         XCTAssertEqual(refused.status, 4, refused.stderr)
