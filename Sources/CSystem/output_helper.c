@@ -130,6 +130,25 @@ static void close_others(int keep_a, int keep_b) {
     }
 }
 
+// A helper's start: the group's signals ignored (a Ctrl-C is the worker's to handle: the helper goes when the
+// worker has gone), every descriptor but `sock` and `keep` closed, its own filter (where the kernel cannot, the
+// helper still works; the worker's sandbox says so).
+static void helper_setup(int sock, int keep, int directory) {
+    int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE};
+    for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) signal(ignored[i], SIG_IGN);
+    close_others(sock, keep);
+    (void)confine_helper(directory);
+}
+
+// The worker's next one-byte request; 0 when the worker has gone.
+static int next_request(int sock, char *request) {
+    for (;;) {
+        ssize_t r = read(sock, request, 1);
+        if (r < 0 && errno == EINTR) continue;
+        return r == 1;
+    }
+}
+
 static void reply(int sock, int err) {
     ssize_t w;
     do { w = write(sock, &err, sizeof err); } while (w < 0 && errno == EINTR);
@@ -137,17 +156,10 @@ static void reply(int sock, int err) {
 
 static void helper_main(int sock, int fd, const char *directory, const char *final_path, const char *named_temp,
                         const char *spare_temp, int overwrite) {
-    // Signals to the group (a Ctrl-C) are the worker's to handle: the helper goes when the worker has gone.
-    int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE};
-    for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) signal(ignored[i], SIG_IGN);
-    close_others(sock, fd);
-    (void)confine_helper(0);  // where the kernel cannot, the helper still works; the worker's sandbox says so
+    helper_setup(sock, fd, 0);
     int placed = 0;
-    for (;;) {
-        char request;
-        ssize_t r = read(sock, &request, 1);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
+    char request;
+    while (next_request(sock, &request)) {
         switch (request) {
         case SDRIFY_HELPER_PLACE: {
             if (placed) { reply(sock, EALREADY); break; }
@@ -305,16 +317,10 @@ static int place_directory(const char *temp_dir, const char *final_dir, const ch
 
 static void directory_helper_main(int sock, const char *temp_dir, const char *final_dir, const char *spare_dir,
                                   const char *parent, int overwrite) {
-    int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE};
-    for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) signal(ignored[i], SIG_IGN);
-    close_others(sock, sock);
-    (void)confine_helper(1);
+    helper_setup(sock, sock, 1);
     int placed = 0;
-    for (;;) {
-        char request;
-        ssize_t r = read(sock, &request, 1);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
+    char request;
+    while (next_request(sock, &request)) {
         switch (request) {
         case SDRIFY_HELPER_CREATE: {
             unsigned char length;

@@ -31,7 +31,7 @@ public struct CompositionResult: Sendable {
     public var poster: PosterResult?
     public var elapsed: Double
     /// `--loudness`: the target, the gain, and the mix's loudness before and after.
-    public var loudness: (target: Double, gainDB: Double, input: LoudnessReport, output: LoudnessReport)? = nil
+    public var loudness: LoudnessOutcome? = nil
 
     public var json: JSONValue {
         let clipRows: [JSONValue] = clips.map { c in
@@ -54,8 +54,7 @@ public struct CompositionResult: Sendable {
                 ("decode_errors", .int(Int64(decodeErrors))), ("max_clips_open", .int(Int64(mostClipsOpen)))
             ]
                 + (poster.map { [("poster", $0.json)] } ?? [])
-                + (loudness.map { [("loudness", LoudnessReport.json(target: $0.target, gainDB: $0.gainDB, input: $0.input, output: $0.output))] }
-                    ?? [])
+                + (loudness.map { [("loudness", $0.json)] } ?? [])
                 + [("elapsed_s", .double((elapsed * 1000).rounded() / 1000))])
     }
 }
@@ -173,7 +172,7 @@ public enum Composer {
         if let target = out.loudness, let loudness {
             var output = loudness.normalizer.outputReport
             if let peak = loudness.encodedPeak { output.truePeak = peak }  // as the AAC decodes
-            result.loudness = (target, loudness.normalizer.gainDB, loudness.measured, output)
+            result.loudness = LoudnessOutcome(target: target, gainDB: loudness.normalizer.gainDB, input: loudness.measured, output: output)
         }
         return result
     }

@@ -125,7 +125,7 @@ public struct ConversionResult: Sendable {
     public var speed = Speed.normal
     public var slowMotionFlattened = false
     /// `--loudness`: the target, the gain, and the first kept track's loudness before and after.
-    public var loudness: (target: Double, gainDB: Double, input: LoudnessReport, output: LoudnessReport)? = nil
+    public var loudness: LoudnessOutcome? = nil
 
     public var json: JSONValue {
         var fields: [(String, JSONValue)] = [
@@ -138,8 +138,7 @@ public struct ConversionResult: Sendable {
         fields.append(("speed", .double(speed.value)))
         fields.append(("slow_motion", .string(slowMotionFlattened ? "flattened" : "file timing")))
         if let loudness {
-            fields.append(
-                ("loudness", LoudnessReport.json(target: loudness.target, gainDB: loudness.gainDB, input: loudness.input, output: loudness.output)))
+            fields.append(("loudness", loudness.json))
         }
         fields.append(("decode_errors", .int(Int64(decodeErrors))))
         if let slicesChecked {
@@ -346,7 +345,7 @@ public enum Transcoder {
         if let target = options.loudness, let first = carryOver.loudness.first {
             var output = first.outputReport
             if let peak = encodedPeaks.first ?? nil { output.truePeak = peak }  // as the AAC decodes
-            result.loudness = (target, first.gainDB, measured[0], output)
+            result.loudness = LoudnessOutcome(target: target, gainDB: first.gainDB, input: measured[0], output: output)
         }
         result.poster = sinks.lazy.compactMap { ($0 as? PosterSink)?.result }.first
         return result

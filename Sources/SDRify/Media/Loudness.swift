@@ -13,8 +13,17 @@ public struct LoudnessReport: Equatable, Sendable {
         return .object([("integrated_lufs", value(integrated)), ("range_lu", value(range)), ("true_peak_dbtp", value(truePeak))])
     }
 
-    /// What `--json` says of `--loudness`: the target, the gain, the sound before and after.
-    static func json(target: Double, gainDB: Double, input: LoudnessReport, output: LoudnessReport) -> JSONValue {
+}
+
+/// What `--loudness` did (`--json`: "loudness"): the target, the gain, the sound before and after (the output's
+/// true peak as its AAC decodes).
+public struct LoudnessOutcome: Sendable {
+    public var target: Double
+    public var gainDB: Double
+    public var input: LoudnessReport
+    public var output: LoudnessReport
+
+    var json: JSONValue {
         .object([
             ("target_lufs", .double(target)), ("gain_db", .double((gainDB * 100).rounded() / 100)), ("input", input.json),
             ("output", output.json)
