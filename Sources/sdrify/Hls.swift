@@ -39,9 +39,6 @@ struct Hls: ParsableCommand {
     @OptionGroup var service: ServiceFlags
 
     var parsedLadder: Ladder { ladder.flatMap { try? Ladder.parse($0).get() } ?? .standard }
-    var rungsAsGiven: [Int] {
-        ladder.map { $0.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } } ?? Ladder.standard.rungs
-    }
     var videoCodec: VideoCodec { codec == "hevc" ? .hevc : .h264 }
 
     func validate() throws {
@@ -55,10 +52,6 @@ struct Hls: ParsableCommand {
         guard ["h264", "hevc"].contains(codec) else { throw ValidationError("--codec must be h264 or hevc, not '\(codec)'") }
         if encoding.preset != ExportPreset.defaultName {
             throw ValidationError("hls sizes its renditions by --ladder: --preset does not apply (use --ladder and --codec)")
-        }
-        if encoding.maxBitRate.count > 1, encoding.maxBitRate.count != rungsAsGiven.count {
-            throw ValidationError(
-                "--max-bitrate: give one rate for all renditions or one per rung (\(rungsAsGiven.count)), not \(encoding.maxBitRate.count)")
         }
         if let fps, FrameRate(parsing: fps) == nil { throw ValidationError("--fps must be a rate from 1 to 240 (30, 29.97 or 30000/1001)") }
         if let start, !(start.seconds >= 0) { throw ValidationError("--start must be 0 or more seconds") }
@@ -74,7 +67,6 @@ struct Hls: ParsableCommand {
         let preset = ExportPreset.named(videoCodec == .hevc ? "HEVC1920x1080" : ExportPreset.defaultName)!
         var options = HLSOptions(input: input, directory: directory, preset: preset)
         options.ladder = parsedLadder
-        options.rungsAsGiven = rungsAsGiven
         options.segmentLength = MediaTime(seconds: segment)
         options.maxBitRates = encoding.bitRateCaps
         var c = options.conversion

@@ -8,8 +8,6 @@ public struct HLSOptions: Sendable {
     public var segmentLength: MediaTime = 4
     /// `--max-bitrate`: one cap for every rendition, or one per rung in the ladder's order as given.
     public var maxBitRates: [BitRate] = []
-    /// The ladder's rungs as given (for matching caps to rungs).
-    public var rungsAsGiven: [Int] = Ladder.standard.rungs
 
     public static let segmentLengths: ClosedRange<Double> = 1...30
 
@@ -22,7 +20,8 @@ public struct HLSOptions: Sendable {
         if maxBitRates.count == 1 { return maxBitRates[0] }
         guard !maxBitRates.isEmpty else { return nil }
         // A source smaller than every rung makes one rendition of its own size: it takes the smallest rung's cap.
-        let i = rungsAsGiven.firstIndex(of: rung) ?? rungsAsGiven.indices.min(by: { rungsAsGiven[$0] < rungsAsGiven[$1] })!
+        let given = ladder.given
+        let i = given.firstIndex(of: rung) ?? given.indices.min(by: { given[$0] < given[$1] })!
         return i < maxBitRates.count ? maxBitRates[i] : nil
     }
 }
@@ -47,9 +46,9 @@ public enum HLSPackager {
     public static func run(
         _ options: HLSOptions, warn: @escaping WarningHandler = { _ in }, progress: @escaping ProgressHandler = { _ in }
     ) throws -> HLSResult {
-        if options.maxBitRates.count > 1, options.maxBitRates.count != options.rungsAsGiven.count {
+        if options.maxBitRates.count > 1, options.maxBitRates.count != options.ladder.given.count {
             throw SDRifyError.usage(
-                "--max-bitrate: give one rate for every rendition or one per rung (\(options.rungsAsGiven.count)), not \(options.maxBitRates.count)")
+                "--max-bitrate: give one rate for every rendition or one per rung (\(options.ladder.given.count)), not \(options.maxBitRates.count)")
         }
         var convert = options.conversion
         convert.size = .ladder(options.ladder)

@@ -22,6 +22,15 @@ final class HLSSegments: SegmentedOutput {
         initFD = try directory.create(initFile)
     }
 
+    /// The rendition's muxer: its header into the init segment, its fragments into the segments, its clock starting
+    /// at `start` (Muxer.segmentedStart). It holds these segments weakly: keep them.
+    func muxer(startingAt start: MediaTime) throws -> Muxer {
+        let muxer = try Muxer(fd: initFD, path: "\(directory.finalPath)/\(initFile)", formatName: "mp4")
+        muxer.segments = self
+        muxer.segmentedStart = start
+        return muxer
+    }
+
     func beginsSegment(at time: MediaTime, keyframe: Bool) -> Bool {
         if let every, let last = segments.last {
             return time >= every.scaled(Int64(segments.count), 1) && time > last.start

@@ -75,13 +75,11 @@ final class HLSSink: MediaSink {
         for request in requests {
             let r = request.rendition
             let segments = try HLSSegments(name: r.name, directory: directory)
-            let muxer = try Muxer(fd: segments.initFD, path: "\(directory.finalPath)/\(segments.initFile)", formatName: "mp4")
+            let muxer = try segments.muxer(startingAt: start)
             let encoder = try VideoEncoder(
                 width: r.width, height: r.height, timeBase: format.timeBase, frameRate: format.rate, settings: request.settings,
                 globalHeader: true)
             _ = try muxer.addStream(from: encoder)
-            muxer.segments = segments
-            muxer.segmentedStart = start
             try muxer.writeHeader()
             let scaler =
                 r.width == format.width && r.height == format.height
@@ -93,9 +91,7 @@ final class HLSSink: MediaSink {
             let input = try Demuxer(path: carry.path)
             if let stream = try input.audioStreams(for: carry.audio).first {
                 let segments = try HLSSegments(name: "audio", directory: directory, every: segmentLength)
-                let muxer = try Muxer(fd: segments.initFD, path: "\(directory.finalPath)/\(segments.initFile)", formatName: "mp4")
-                muxer.segments = segments
-                muxer.segmentedStart = start
+                let muxer = try segments.muxer(startingAt: start)
                 let clock = carry.clock
                 if let sound = try InputSound(
                     demuxer: input, streams: [stream], muxer: muxer, shift: clock.origin, end: clock.end,

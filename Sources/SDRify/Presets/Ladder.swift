@@ -4,6 +4,8 @@
 public struct Ladder: Equatable, Sendable {
     /// Short edges, largest first, each once.
     public let rungs: [Int]
+    /// The rungs as given (`--max-bitrate` per rung follows this order).
+    public let given: [Int]
 
     public static let standard = Ladder(rungs: [1080, 720, 480, 360])!
     /// The short edges a rung may name: from a thumbnail-sized 16 to 8K.
@@ -12,6 +14,7 @@ public struct Ladder: Equatable, Sendable {
     public init?(rungs: [Int]) {
         guard !rungs.isEmpty, rungs.allSatisfy({ Ladder.validRungs.contains($0) }) else { return nil }
         self.rungs = Array(Set(rungs)).sorted(by: >)
+        given = rungs
     }
 
     /// `1080,720,480`: nil with the entry that is not a rung, for the error message.
