@@ -57,14 +57,16 @@ final class ConvertRenderTests: XCTestCase {
         XCTAssertEqual(result.duration, 0.3, accuracy: 1e-6)
     }
 
-    func testNothingInTheRangeIsDamageNotAnEmptyOutput() throws {
+    /// A start past the end selects nothing: the request's fault (exit 64), said before any output, never an empty one.
+    func testAStartPastTheEndIsAnEmptyRangeNotAnEmptyOutput() throws {
         for fps in [nil, FrameRate(num: 30, den: 1)] {
             XCTAssertThrowsError(
                 try render {
                     $0.start = 5; $0.fps = fps
                 }
             ) { error in
-                XCTAssertEqual((error as? SDRifyError)?.status, .invalidInput, "\(String(describing: fps))")
+                XCTAssertEqual((error as? SDRifyError)?.status, .usage, "\(String(describing: fps))")
+                XCTAssertTrue((error as? SDRifyError)?.message.contains("the range is empty") == true, "\(error)")
             }
         }
     }

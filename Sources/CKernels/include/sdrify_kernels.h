@@ -70,4 +70,12 @@ int sdrify_fixed_mmap_threshold(int bytes);
 /// (`origin_x` + i·`step`, `origin_y` + j·`step`) in source samples (clamped to the edges): a zoom and pan.
 void sdrify_zoom_plane(const uint8_t *src, long src_stride, int src_w, int src_h, uint8_t *dst, long dst_stride,
                        int dst_w, int dst_h, double origin_x, double origin_y, double step);
+
+/// Each row of a chroma plane resampled half a sample to the right (out[i] = the value at i + ½; cubic, edges
+/// repeated): chroma sited on the left made right-sited, for a horizontal mirror to leave it on the left. Strides in
+/// bytes; the u16 form clamps to `max_value`.
+void sdrify_chroma_half_right_u8(const uint8_t *src, long src_stride, uint8_t *dst, long dst_stride, int width,
+                                 int height);
+void sdrify_chroma_half_right_u16(const uint16_t *src, long src_stride, uint16_t *dst, long dst_stride, int width,
+                                  int height, int max_value);
 #endif

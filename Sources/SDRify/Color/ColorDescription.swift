@@ -23,6 +23,12 @@ public enum ColorPrimaries: Int32, Sendable {
     }
 }
 
+extension ColorPrimaries {
+    /// Primaries whose gamut reaches well past BT.709's (Display P3 on iPhones, DCI-P3, BT.2020): SDR in them is
+    /// converted into BT.709's gamut. BT.601's primaries are near enough that players treat them as BT.709.
+    public var isWideGamut: Bool { self == .bt2020 || self == .smpte431 || self == .smpte432 }
+}
+
 public enum TransferCharacteristic: Int32, Sendable {
     case bt709 = 1, unspecified = 2, gamma22 = 4, gamma28 = 5, smpte170m = 6, smpte240m = 7, linear = 8
     case log100 = 9, log316 = 10, iec61966_2_4 = 11, bt1361e = 12, iec61966_2_1 = 13, bt2020_10 = 14

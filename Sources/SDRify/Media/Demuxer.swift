@@ -239,8 +239,22 @@ final class Demuxer {
         }
     }
 
+    /// The input was moved to a keyframe by `seek`: what is read from then on is not all the index lists.
+    private(set) var seeked = false
+
+    /// Where the video sample at byte `position` of the file stands in the container's index (0: its first
+    /// sample), or nil where the index does not list it (a format without a sample index, one listing keyframes
+    /// only). After a seek, the samples before it were never meant to be read.
+    func videoIndexOrdinal(ofSampleAt position: Int64) -> Int? {
+        guard position >= 0 else { return nil }
+        let count = avformat_index_get_entries_count(videoStream)
+        for i in 0..<count where avformat_index_get_entry(videoStream, i)?.pointee.pos == position { return Int(i) }
+        return nil
+    }
+
     func seek(to time: MediaTime) throws {
         if videoStream.pointee.start_time == ffNoPTS { return }  // no timestamps: a raw elementary stream
+        seeked = true
         let ts = time.ticks(TimeBase(num: 1, den: AV_TIME_BASE))
         let seconds = time.seconds
         rebase?.reset()

@@ -45,6 +45,8 @@ extension Demuxer {
 extension Packet {
     var pts: Int64? { av.pointee.pts == ffNoPTS ? nil : av.pointee.pts }
     var duration: Int64 { av.pointee.duration }
+    /// The packet's byte position in the file (-1 when the demuxer does not say).
+    var position: Int64 { av.pointee.pos }
     func setDuration(_ ticks: Int64) { av.pointee.duration = ticks }
 
     /// The demuxer marks samples outside the edit list (pre-roll before the presentation start, a trimmed tail)

@@ -74,13 +74,14 @@ public enum Orientation: Int, CaseIterable, Sendable {
 
     /// The 4:2:0 chroma siting a picture should have before this orientation is applied, so that it is "left"
     /// (what the output is tagged, the H.264 default) once upright. Turning moves the chroma samples within their
-    /// 2×2 blocks: a quarter turn makes left siting top or bottom. A horizontal flip would need "right" siting,
-    /// which no format describes: centre is the nearest (half a luma pixel off instead of a whole one).
+    /// 2×2 blocks: a quarter turn makes left siting top or bottom. A horizontal mirror without a transpose (a flip,
+    /// half a turn) needs "right" siting, which no format describes: the picture is made left-sited and the
+    /// orienter moves its chroma half a sample right (`chromaMovesRightBeforeOrienting`).
     public var chromaSitingBeforeOrienting: ChromaLocation {
         let p = pattern
         // Offsets within the block, in luma pixels (0, ½ or 1), such that the display mapping sends them to
         // (0, ½): an axis that maps with a negative sign turns an offset o into 1 − o.
-        let (ox, oy): (Double, Double) = p.a != 0 ? (p.a > 0 ? 0 : 1, 0.5) : (0.5, p.c > 0 ? 0 : 1)
+        let (ox, oy): (Double, Double) = p.a != 0 ? (0, 0.5) : (0.5, p.c > 0 ? 0 : 1)
         switch (ox == 0, oy) {
         case (true, 0): return .topLeft
         case (true, 1): return .bottomLeft
@@ -90,6 +91,10 @@ public enum Orientation: Int, CaseIterable, Sendable {
         case (false, _): return .center
         }
     }
+
+    /// The chroma of a picture sited by `chromaSitingBeforeOrienting` must still move half a chroma sample right
+    /// before orienting: a horizontal mirror without a transpose.
+    public var chromaMovesRightBeforeOrienting: Bool { pattern.a < 0 }
 
     /// The coded pixel shown at upright pixel (`x`, `y`) of a `width`×`height` coded picture. The display mapping
     /// is orthogonal, so its inverse is its transpose; translations are in pixel centres.

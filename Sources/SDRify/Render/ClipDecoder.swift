@@ -53,6 +53,7 @@ final class ClipDecoder {
     private var layered: Set<Int64> = []  // pictures whose temporal layer the thinning rule decided
     private var ended = false  // the range's end or the input's end reached
     private var videoPackets = 0
+    private var samplesBeforeSeek: Int? = nil  // the index's samples before the first one read after a seek
 
     /// The next selected picture, with its timestamp on the clip's output clock; nil once the range or the input
     /// has ended.
@@ -67,7 +68,7 @@ final class ClipDecoder {
         guard try read(into: packet) else {
             ended = true
             if let problem = bitstreamCheck?.problemAtEnd() { try tolerate("\(label): damaged video at the end: \(problem)") }
-            _ = try decode(nil)
+            if try decode(nil) { releaseLast(until: rangeEndTicks, plausible: .max) } else { releaseLastAtInputEnd() }
             decoder.finish()  // every decoding thread idle: all it logged is counted
             try checkLoggedDamage(at: nil)
             try checkComplete(videoPackets: videoPackets)
@@ -75,6 +76,7 @@ final class ClipDecoder {
             return
         }
         guard packet.streamIndex == demuxer.videoStreamIndex else { return }
+        if videoPackets == 0, demuxer.seeked { samplesBeforeSeek = demuxer.videoIndexOrdinal(ofSampleAt: packet.position) }
         videoPackets += 1
         if let (rule, layers) = thinning, let pts = packet.pts {
             let picture = layers.picture(of: packet)
@@ -97,6 +99,7 @@ final class ClipDecoder {
         }
         if try decode(packet) {
             ended = true
+            releaseLast(until: rangeEndTicks, plausible: .max)
             warnOfDiscontinuities()  // the range ended first: what was re-based before it is still told
         }
     }
@@ -107,7 +110,10 @@ final class ClipDecoder {
     /// without any read failing). Refused as damage, or converted without the rest under --tolerate-errors.
     private func checkComplete(videoPackets: Int) throws {
         var missing: [String] = []
-        let promised = max(demuxer.videoIndexEntries, demuxer.videoSamplesDeclared)
+        // After a seek (a start inside the input) the promise is the samples from the keyframe read first; where the
+        // index does not say where that one stands, there is no promise to count.
+        let skipped = demuxer.seeked ? samplesBeforeSeek : 0
+        let promised = skipped.map { max(demuxer.videoIndexEntries, demuxer.videoSamplesDeclared) - $0 } ?? 0
         if videoPackets < promised { missing.append("only \(videoPackets) of the \(promised) video samples could be read") }
         // A spliced MPEG-TS states its length from the first timestamp to the last, splices included, and one
         // joined mid-GOP counts the pictures before its first keyframe: no promise either way.
@@ -229,6 +235,10 @@ final class ClipDecoder {
     /// The video track's edit list presents one segment of media (read when a packet is first marked outside it).
     private lazy var singleEdit = (EditList.segments(path: demuxer.path, trackID: demuxer.videoTrackID) ?? 1) <= 1
     private var sawFirstPicture = false
+    /// The range's end on the output clock (ticks), when the range has one.
+    private var rangeEndTicks: Int64? { clock.end.map { clock.map.isIdentity ? $0.ticks(tb) - shiftTicks : clock.output($0).ticks(tb) } }
+    /// Some picture was decoded (whether or not the range selected it).
+    var decodedAny: Bool { sawFirstPicture }
     private var nextUntimedPTS: Int64 = 0  // where a picture without a timestamp goes
 
     /// Applies the range and the damage policy, gives the frame its output timestamp and emits it.
@@ -307,9 +317,52 @@ final class ClipDecoder {
             lastDuration = max(1, (clock.output(time + MediaTime(ticks: lastSourceDuration, tb)) - clock.output(time)).ticks(tb))
         }
         if firstSourcePTS == nil { firstSourcePTS = sourcePTS }
+        if let previous = lastSourcePTS { lastSourceInterval = sourcePTS - previous }
         lastSourcePTS = sourcePTS
         frame.duration = lastDuration
-        ready.append(frame)
+        hold(frame)
         return false
+    }
+
+    private var held: Frame? = nil  // the last picture selected, until the next one says how long it shows
+    private var lastInterval: Int64? = nil  // output ticks between the last two pictures selected
+    private var lastSourceInterval: Int64? = nil  // the same in source ticks
+
+    /// A picture shows until the next one does. A packet's own duration is its decoding step, which with B-frames
+    /// (and a variable rate) is not how long its picture shows: each picture is held back until the next is known.
+    private func hold(_ frame: Frame) {
+        if let held, let heldPTS = held.pts, let pts = frame.pts {
+            lastInterval = pts - heldPTS
+            held.duration = pts - heldPTS
+            ready.append(held)
+        }
+        held = frame
+    }
+
+    /// The last picture of the range or of the input: it shows until `end` (output ticks: the range's end, or where
+    /// the container says the track ends) where that is plausible, else for as long as the picture before it.
+    private func releaseLast(until end: Int64?, plausible: Int64) {
+        guard let last = held, let pts = last.pts else { return }
+        held = nil
+        if let end, end > pts, end - pts <= plausible {
+            last.duration = end - pts
+        } else if let lastInterval {
+            last.duration = lastInterval
+        }
+        ready.append(last)
+    }
+
+    /// At the end of the input: the track's end as its container states it, for the last picture; believed when the
+    /// pictures reach near it (missing pictures are damage, told by checkComplete, not hidden behind a long last one).
+    private func releaseLastAtInputEnd() {
+        guard let trackTicks = demuxer.videoDurationTicks, !demuxer.allowsDiscontinuities, let lastSource = lastSourcePTS else {
+            return releaseLast(until: nil, plausible: 0)
+        }
+        let trackEnd = demuxer.videoStartTicks + trackTicks
+        let gap = trackEnd - lastSource  // source ticks
+        let near = max(4 * (lastSourceInterval ?? 0), trackTicks / 10 + 2 * frameTicks)
+        guard gap > 0, gap <= near, MediaTime(ticks: gap, tb) <= MediaTime(seconds: 10) else { return releaseLast(until: nil, plausible: 0) }
+        let end = clock.map.isIdentity ? trackEnd - shiftTicks : clock.output(MediaTime(ticks: trackEnd, tb)).ticks(tb)
+        releaseLast(until: end, plausible: .max)
     }
 }

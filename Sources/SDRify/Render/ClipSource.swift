@@ -114,6 +114,10 @@ final class VideoClipSource: ClipSource, @unchecked Sendable {
     func nextPicture() throws -> Frame? {
         guard let decoded = try decoded() else {
             guard handedOut else {
+                // A range between two pictures (after the last one starts) holds none: the request's fault.
+                if decoder.clock.isCut, decoder.decodedAny {
+                    throw SDRifyError.usage("\(decoder.label): the requested range holds no picture (it starts after the last one)")
+                }
                 throw SDRifyError.invalidInput(
                     decoder.clock.isCut
                         ? "\(decoder.label): no video frames in the requested range"

@@ -1,3 +1,5 @@
+import CKernels
+
 /// Makes frames upright, after downscaling, where the picture is smallest. Works on 4:2:0, 4:4:4 and grey
 /// layouts of 8 to 16 bits; 4:2:2 must be converted first (turned 90° it would become 4:4:0).
 public final class FrameOrienter: @unchecked Sendable {
@@ -6,6 +8,11 @@ public final class FrameOrienter: @unchecked Sendable {
     private let format: PlanarFormat
     private let outputs: [Frame]
     private var nextOutput = 0
+    /// A mirror without a transpose: chroma is moved half a sample right before orienting (Orientation).
+    private let movesChromaRight: Bool
+    private var scratch: UnsafeMutableRawPointer? = nil, scratchBytes = 0  // one chroma plane moved right
+
+    deinit { scratch?.deallocate() }
 
     /// `width`×`height` is the coded (pre-orientation) size of the frames to come.
     /// Output pictures come from a ring of `ringSize`, so a picture still queued for the encoder is not
@@ -17,6 +24,7 @@ public final class FrameOrienter: @unchecked Sendable {
         self.orientation = orientation
         self.format = format
         transform = PlaneTransform(orientation)
+        movesChromaRight = orientation.chromaMovesRightBeforeOrienting && format.hasChroma && format.chromaShiftX > 0
         let (w, h) = orientation.uprightSize(width: width, height: height)
         outputs = try (0..<max(1, ringSize)).map { _ in try Frame(width: w, height: h, format: format) }
     }
@@ -27,13 +35,34 @@ public final class FrameOrienter: @unchecked Sendable {
         try output.makeWritable()
         for plane in 0..<format.planeCount {
             let (w, h) = format.planeSize(plane, width: frame.width, height: frame.height)
+            var (src, srcStride) = (UnsafeRawPointer(frame.data(plane)), frame.stride(plane))
+            if plane > 0, movesChromaRight {
+                // Sited on the left by the colour stage, moved to the right of its block: left again once mirrored.
+                let rowBytes = w * format.bytesPerSample
+                if scratchBytes < rowBytes * h {
+                    scratch?.deallocate()
+                    scratch = .allocate(byteCount: rowBytes * h, alignment: 64)
+                    scratchBytes = rowBytes * h
+                }
+                let dst = scratch!
+                if format.bytesPerSample == 1 {
+                    sdrify_chroma_half_right_u8(
+                        src.assumingMemoryBound(to: UInt8.self), srcStride, dst.assumingMemoryBound(to: UInt8.self), rowBytes,
+                        Int32(w), Int32(h))
+                } else {
+                    sdrify_chroma_half_right_u16(
+                        src.assumingMemoryBound(to: UInt16.self), srcStride, dst.assumingMemoryBound(to: UInt16.self), rowBytes,
+                        Int32(w), Int32(h), Int32((1 << format.bitDepth) - 1))
+                }
+                (src, srcStride) = (UnsafeRawPointer(dst), rowBytes)
+            }
             if format.bytesPerSample == 1 {
                 transform.apply(
-                    UInt8.self, src: frame.data(plane), srcStride: frame.stride(plane), width: w, height: h,
+                    UInt8.self, src: UnsafeMutableRawPointer(mutating: src), srcStride: srcStride, width: w, height: h,
                     dst: output.data(plane), dstStride: output.stride(plane))
             } else {
                 transform.apply(
-                    UInt16.self, src: frame.data(plane), srcStride: frame.stride(plane), width: w, height: h,
+                    UInt16.self, src: UnsafeMutableRawPointer(mutating: src), srcStride: srcStride, width: w, height: h,
                     dst: output.data(plane), dstStride: output.stride(plane))
             }
         }

@@ -76,6 +76,15 @@ struct RenderPlan {
         let from = clock.isCut ? clock.start - demuxer.videoStart : .zero
         // The length matters to a constant rate (how many pictures); with the source's clock only to progress.
         let whole = rate == nil && clock.map.isIdentity ? MediaTime(seconds: info.format.duration ?? 0) : try videoLength(info, demuxer)
+        // A start at or past the video's end selects nothing: the request's fault, said before any output exists.
+        // (A raw stream states no length: its pictures decide.)
+        let videoEnd = demuxer.videoDurationTicks.map { MediaTime(ticks: $0, demuxer.videoTimeBase) } ?? whole
+        if from > .zero, whole > .zero, from >= min(whole, videoEnd) {
+            throw SDRifyError.usage(
+                String(
+                    format: "--start %.3f s is past the end of the video (%.3f s): the range is empty", from.seconds,
+                    min(whole, videoEnd).seconds))
+        }
         let available = whole - from
         let sourceLength = max(.zero, min(clock.end.map { $0 - clock.start } ?? available, available))
         let length = clock.outputLength(from: demuxer.videoStart + from, length: sourceLength)

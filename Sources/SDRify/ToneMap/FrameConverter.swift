@@ -1,8 +1,10 @@
 /// The colour stage: decoded Y'CbCr at the coded size → 8-bit 4:2:0 BT.709 limited range at the output size
 /// (still in coded orientation; the orienter runs after it on the smaller picture).
 ///
-/// HDR (PQ, HLG) sources are tone mapped (ToneMapper). SDR sources keep their transfer and primaries (players
-/// treat BT.601/BT.709/sRGB alike): only the matrix, range, depth, chroma siting and size are converted.
+/// HDR (PQ, HLG) sources are tone mapped (ToneMapper). SDR sources keep their transfer (players treat
+/// BT.601/BT.709/sRGB alike) and their primaries, unless those are a wide gamut (an iPhone's Display P3 clip, SDR in
+/// BT.2020): that is converted into BT.709's gamut, as a photo is. Otherwise only the matrix, range, depth, chroma
+/// siting and size are converted.
 public final class FrameConverter: @unchecked Sendable {
     private let graph: ZimgGraph?
     private let toneMapper: ToneMapper?
@@ -28,7 +30,7 @@ public final class FrameConverter: @unchecked Sendable {
         var dstColor = ColorDescription.sdrOutput
         if src.hdrKind == .sdr {
             src.transfer = dstColor.transfer
-            src.primaries = dstColor.primaries
+            if !src.primaries.isWideGamut { src.primaries = dstColor.primaries }
         }
         if sourceFormat.hasChroma == false { src.matrix = dstColor.matrix }
         dstColor.chromaLocation = outputSiting

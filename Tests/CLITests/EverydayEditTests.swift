@@ -1,0 +1,153 @@
+import Foundation
+import XCTest
+
+/// The edits people make on their first day (a trim to the end, a flip, a variable-rate phone clip), each once a
+/// defect found on real footage; ffmpeg's own result on the same file is the oracle for lengths and counts.
+final class EverydayEditTests: CLITestCase {
+    /// A 6 s clip with a keyframe every second and sound, as phones and action cameras write them.
+    private func longGOPClip() throws -> String {
+        let path = file("gop.mp4")
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=f=440:sample_rate=48000",
+            "-t", "6", "-c:v", "libx264", "-g", "30", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", path
+        ])
+        return path
+    }
+
+    private func videoFrames(_ path: String) throws -> (count: Int, duration: Double) {
+        let r = try Support.run(
+            Support.tool("ffprobe"),
+            ["-v", "error", "-count_frames", "-select_streams", "v", "-show_entries", "stream=nb_read_frames,duration", "-of", "csv=p=0", path])
+        let f = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",")
+        return (Int(f.count > 1 ? f[1] : "") ?? -1, Double(f.first ?? "") ?? -1)
+    }
+
+    /// A start inside the clip, to its end: the samples before the seek's keyframe were never meant to be read.
+    /// (It was "damaged sample table: only 90 of the 180 video samples could be read", exit 2.)
+    func testStartToTheEndReadsOnlyWhatFollowsTheSeek() throws {
+        let clip = try longGOPClip()
+        let out = file("out.mp4")
+        let r = try Support.sdrify(clip, out, "--start", "2.5", "-q")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr, "", "no warning on a valid file")
+        // ffmpeg's trim keeps the pictures from 2.5 s on: 105 of them, 3.5 s.
+        let oracle = file("oracle.mp4")
+        try ffmpeg(["-i", clip, "-vf", "trim=start=2.5,setpts=PTS-STARTPTS", "-an", oracle])
+        let (count, duration) = try videoFrames(out)
+        XCTAssertEqual(count, try videoFrames(oracle).count)
+        XCTAssertEqual(duration, 3.5, accuracy: 0.002)
+        // The first picture is the source's picture at 2.5 s (the 76th), as the whole clip's conversion shows it.
+        let whole = file("whole.mp4")
+        XCTAssertEqual(try Support.sdrify(clip, whole, "-q").status, 0)
+        let first = try Support.lumaFrame(out, index: 0)
+        let atStart = Support.psnr(first, try Support.lumaFrame(whole, index: 75))
+        XCTAssertGreaterThan(atStart, 35)
+        for neighbour in [74, 76] { XCTAssertLessThan(Support.psnr(first, try Support.lumaFrame(whole, index: neighbour)), atStart - 10) }
+
+        // The same for a compose clip's "from" without "to", and hls --start.
+        let timeline = file("edit.json")
+        try Data(#"{"clips": [{"file": "\#(clip)", "from": 2.5}]}"#.utf8).write(to: URL(fileURLWithPath: timeline))
+        let composed = try Support.sdrify("compose", "--timeline", timeline, "-o", file("composed.mp4"))
+        XCTAssertEqual(composed.status, 0, composed.stderr)
+        XCTAssertEqual(try videoFrames(file("composed.mp4")).count, count)
+        let hls = try Support.sdrify("hls", clip, file("ladder"), "--start", "2.5", "--ladder", "240", "-q")
+        XCTAssertEqual(hls.status, 0, hls.stderr)
+    }
+
+    /// A start at or past the end: the range is empty, said as the request's fault, and no output is left.
+    func testStartPastTheEndSaysTheRangeIsEmpty() throws {
+        let clip = try longGOPClip()
+        for start in ["6", "30"] {
+            let r = try Support.sdrify(clip, file("out.mp4"), "--start", start)
+            XCTAssertEqual(r.status, 64, r.stderr)
+            XCTAssertTrue(r.stderr.contains("past the end of the video (6.000 s): the range is empty"), r.stderr)
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: file("out.mp4")))
+        }
+    }
+
+    /// A variable-rate clip with B-frames (a Live Photo's movie): a packet's duration is its decoding step, not how
+    /// long its picture shows, so the last picture lasted one tick and the video ended early. It lasts until the
+    /// track's end now, as in the source.
+    func testTheLastPictureOfAVariableRateClipKeepsItsDuration() throws {
+        let clip = file("vfr.mov")
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "3", "-vf", "select='not(eq(mod(n\\,5)\\,2))'",
+            "-fps_mode", "vfr", "-video_track_timescale", "600", "-c:v", "libx264", "-pix_fmt", "yuv420p", clip
+        ])
+        let (sourceCount, sourceDuration) = try videoFrames(clip)
+        let out = file("out.mp4")
+        let r = try Support.sdrify(clip, out)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let (count, duration) = try videoFrames(out)
+        XCTAssertEqual(count, sourceCount)
+        XCTAssertEqual(duration, sourceDuration, accuracy: 0.002)
+        // The same clip cut before its end: the last picture lasts to the cut.
+        let cut = try Support.sdrify(clip, file("cut.mp4"), "--duration", "2")
+        XCTAssertEqual(cut.status, 0, cut.stderr)
+        XCTAssertEqual(try videoFrames(file("cut.mp4")).duration, 2, accuracy: 0.002)
+    }
+
+    /// PSNR (average over R, G and B) of `a` against `b` through `filter`, both read as RGB by zimg with their chroma
+    /// siting as tagged.
+    private func rgbPSNR(_ a: String, _ b: String, filter: String) throws -> Double {
+        let rgb = "zscale=f=spline36,format=gbrp"
+        let r = try Support.run(
+            Support.tool("ffmpeg"), ["-i", a, "-i", b, "-lavfi", "[0]\(rgb)[a];[1]\(rgb),\(filter)[b];[a][b]psnr", "-f", "null", "-"])
+        guard let range = r.stderr.range(of: #"average:[0-9.]+"#, options: .regularExpression) else {
+            XCTFail(r.stderr)
+            return 0
+        }
+        return Double(r.stderr[range].dropFirst("average:".count)) ?? 0
+    }
+
+    /// A horizontal mirror of a 4:2:0 picture keeps chroma where it belongs: sited on the left of its block once
+    /// upright, as tagged (it was half a luma pixel off: 26.9 dB against the mirrored conversion, where a quarter
+    /// turn, exact, gives 32.8).
+    func testMirroringKeepsTheColourInPlace() throws {
+        let clip = file("colour.mp4")
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "0.5", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+            "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", clip
+        ])
+        let plain = file("plain.mp4")
+        XCTAssertEqual(try Support.sdrify(clip, plain).status, 0)
+        let turned = try Support.sdrify(clip, file("turned.mp4"), "--rotate", "90")
+        XCTAssertEqual(turned.status, 0, turned.stderr)
+        let exact = try rgbPSNR(file("turned.mp4"), plain, filter: "transpose=1")
+        for (option, value, filter) in [("--flip", "h", "hflip"), ("--rotate", "180", "hflip,vflip")] {
+            let out = file("\(value).mp4")
+            let r = try Support.sdrify(clip, out, option, value)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let mirrored = try rgbPSNR(out, plain, filter: filter)
+            XCTAssertGreaterThan(mirrored, exact - 1, "\(option) \(value): \(mirrored) dB, a quarter turn \(exact) dB")
+        }
+    }
+
+    /// An SDR clip tagged Display P3 (iPhone clips and Live Photo movies) is converted into BT.709's gamut, as ffmpeg's
+    /// zscale converts it, not shown as if its primaries were BT.709's (it was, as photos were not).
+    func testWideGamutSDRVideoIsConvertedIntoBT709() throws {
+        let rgb = "zscale=p=709:t=709:m=709,format=rgb24,crop=8:8:100:100,scale=1:1"
+        func mean(_ path: String, _ chain: String = rgb) throws -> [Int] {
+            let r = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", path, "-vf", "select=eq(n\\,0),\(chain)", "-f", "rawvideo", "-"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return r.stdoutData.map { Int($0) }
+        }
+        for colour in ["0x9A6A50", "0x40A060"] {  // a warm beige, a green: inside BT.709 once converted
+            let clip = file("p3.mov")
+            try ffmpeg([
+                "-f", "lavfi", "-i", "color=c=\(colour):size=320x240:rate=30,format=gbrp", "-t", "0.5", "-vf",
+                "zscale=m=709:r=tv:p=709:t=709:min=709:pin=709:tin=709:rin=full,format=yuv420p", "-c:v", "libx264",
+                "-color_primaries", "smpte432", "-color_trc", "bt709", "-colorspace", "bt709", clip
+            ])
+            let out = file("out.mp4")
+            let r = try Support.sdrify(clip, out, "-y", "-q")
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let ours = try mean(out), oracle = try mean(clip),
+                asIf709 = try mean(clip, "zscale=p=709:pin=709:t=709:m=709,format=rgb24,crop=8:8:100:100,scale=1:1")
+            XCTAssertEqual(ours.count, 3)
+            for c in 0..<3 { XCTAssertEqual(Double(ours[c]), Double(oracle[c]), accuracy: 2, "\(colour): ours \(ours), ffmpeg's \(oracle)") }
+            XCTAssertGreaterThan(zip(asIf709, oracle).map { abs($0 - $1) }.max() ?? 0, 5, "the colour tells the two apart")
+        }
+    }
+}
