@@ -131,10 +131,19 @@ if arguments == ["--version"] || arguments == ["-V"] || arguments == ["version"]
 if let first = arguments.first, let command = misspelledCommand(first) {
     fail("unknown command '\(first)'; did you mean '\(command)'? (see sdrify --help)", ExitStatus.usage.rawValue)
 }
+/// A usage error with an unknown option on the command line is about that option (the parser may have taken its
+/// value for a file and complained about the files).
+func failForUsage(_ message: String) -> Never {
+    if let unknown = OptionSpelling.firstUnknown(in: arguments) {
+        fail(OptionSpelling.message(unknown, command: OptionSpelling.command(of: arguments)), ExitStatus.usage.rawValue)
+    }
+    fail(message, ExitStatus.usage.rawValue)
+}
 do {
     var command = try SDRifyCommand.parseAsRoot(arguments)
     try command.run()
 } catch let error as SDRifyError {
+    if error.status == .usage { failForUsage(error.message) }
     fail(error.message, error.status.rawValue)
 } catch {
     let code = SDRifyCommand.exitCode(for: error)
@@ -142,5 +151,5 @@ do {
         print(SDRifyCommand.fullMessage(for: error))
         exit(0)
     }
-    fail(SDRifyCommand.message(for: error), ExitStatus.usage.rawValue)
+    failForUsage(SDRifyCommand.message(for: error))
 }
