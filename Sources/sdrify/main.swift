@@ -134,11 +134,12 @@ if let first = arguments.first, let command = misspelledCommand(first) {
 /// A usage error with an unknown option on the command line is about that option (the parser may have taken its
 /// value for a file and complained about the files).
 func failForUsage(_ message: String) -> Never {
-    if let unknown = OptionSpelling.firstUnknown(in: arguments) {
-        fail(OptionSpelling.message(unknown, command: OptionSpelling.command(of: arguments)), ExitStatus.usage.rawValue)
+    if let unknown = OptionWords.firstUnknown(in: arguments) {
+        fail(OptionWords.message(unknown, command: OptionWords.command(of: arguments)), ExitStatus.usage.rawValue)
     }
     fail(message, ExitStatus.usage.rawValue)
 }
+if let repeated = OptionWords.repeatedValue(in: arguments) { fail(repeated, ExitStatus.usage.rawValue) }
 do {
     var command = try SDRifyCommand.parseAsRoot(arguments)
     try command.run()

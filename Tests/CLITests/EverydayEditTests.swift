@@ -150,4 +150,26 @@ final class EverydayEditTests: CLITestCase {
             XCTAssertGreaterThan(zip(asIf709, oracle).map { abs($0 - $1) }.max() ?? 0, 5, "the colour tells the two apart")
         }
     }
+
+    /// A composition runs at the rate its first clip was recorded at, not at that clip's average: a 29.97 fps phone
+    /// clip that dropped pictures (averaging 16.7 fps here) gives 29.97 fps, not a resampled 16.7.
+    func testComposeTakesTheRecordedRateNotTheAverage() throws {
+        let clip = file("dropped.mp4")
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30000/1001", "-t", "4", "-vf",
+            "select='not(eq(mod(n\\,4)\\,1))*not(between(n\\,40\\,70))'", "-fps_mode", "vfr", "-c:v", "libx264",
+            "-pix_fmt", "yuv420p", clip
+        ])
+        let out = file("out.mp4")
+        let r = try Support.sdrify("compose", clip, "-o", out, "-q")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let video = Support.streams(try Support.ffprobe(out), "video").first
+        XCTAssertEqual(video?["r_frame_rate"] as? String, "30000/1001")
+        XCTAssertEqual(video?["avg_frame_rate"] as? String, "30000/1001")
+
+        // A single-valued option given twice with different values is refused, not last-wins.
+        let twice = try Support.sdrify("compose", clip, clip, "-o", out, "--transition", "fade", "--transition", "wipe", "-y")
+        XCTAssertEqual(twice.status, 64)
+        XCTAssertEqual(twice.stderr, "sdrify: --transition is given twice ('fade', then 'wipe'): give it once\n")
+    }
 }

@@ -34,7 +34,9 @@ final class OptionSpellingTests: CLITestCase {
             for name in names {
                 // One edit: the first letter doubled ("--ppreset").
                 let typo = "--" + String(name.prefix(1)) + name
-                for value in [[], ["3"]] { cases.append(((command == "convert" ? [] : [command]) + (positional[command] ?? []) + [typo] + value, name)) }
+                for value in [[], ["3"]] {
+                    cases.append(((command == "convert" ? [] : [command]) + (positional[command] ?? []) + [typo] + value, name))
+                }
             }
         }
         // Side by side: each run is a process of the debug build.

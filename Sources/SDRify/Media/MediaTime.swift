@@ -98,6 +98,14 @@ public struct FrameRate: Equatable, Sendable, CustomStringConvertible {
         self.init(num: Int64((fps * 1000).rounded()), den: 1000)
     }
 
+    /// The rates cameras and phones record at.
+    public static let standard: [FrameRate] = [
+        FrameRate(num: 24000, den: 1001), FrameRate(num: 24, den: 1), FrameRate(num: 25, den: 1), FrameRate(num: 30000, den: 1001),
+        FrameRate(num: 30, den: 1), FrameRate(num: 48, den: 1), FrameRate(num: 50, den: 1), FrameRate(num: 60000, den: 1001),
+        FrameRate(num: 60, den: 1), FrameRate(num: 100, den: 1), FrameRate(num: 120000, den: 1001), FrameRate(num: 120, den: 1),
+        FrameRate(num: 240, den: 1)
+    ]
+
     /// "30", "29.97", "30000/1001".
     public init?(parsing text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)

@@ -26,6 +26,28 @@ extension Demuxer {
         return FrameRate(num: 30, den: 1)
     }
 
+    /// The rate a clip was recorded at, for a composition's constant output rate: the median interval between the
+    /// first pictures the index lists (decoding order), snapped to a standard rate within 1 %. A phone's variable-rate
+    /// 29.97 fps clip averages 28 fps where it dropped pictures in low light: its average would resample every clip.
+    /// Without an index (or with one whose steps are no picture rate), the average as before.
+    var nominalFrameRate: FrameRate {
+        let count = min(Int(avformat_index_get_entries_count(videoStream)), 600)
+        var steps: [Int64] = []
+        var previous: Int64? = nil
+        for i in 0..<count {
+            guard let entry = avformat_index_get_entry(videoStream, Int32(i)) else { break }
+            if let previous, entry.pointee.timestamp > previous { steps.append(entry.pointee.timestamp - previous) }
+            previous = entry.pointee.timestamp
+        }
+        let average = FrameRate(approximating: videoFrameRate.fps)
+        guard steps.count >= 2 else { return average }
+        let median = steps.sorted()[steps.count / 2]
+        let fps = 1 / (Double(median) * videoTimeBase.seconds)
+        guard (1...240).contains(fps) else { return average }
+        let nearest = FrameRate.standard.min { abs($0.fps - fps) < abs($1.fps - fps) }!
+        return abs(nearest.fps - fps) <= 0.01 * nearest.fps ? nearest : average
+    }
+
     /// The video track's ID in the container (an MP4/MOV track_ID).
     var videoTrackID: Int { Int(videoStream.pointee.id) }
 

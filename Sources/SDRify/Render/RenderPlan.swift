@@ -184,7 +184,7 @@ struct RenderPlan {
                     if let d = spec.duration, spec.to == nil { to = min(from + d, length) }
                     let (dw, dh) = spec.framing.size(info.video.displaySize)
                     sized(dw, dh)
-                    if firstRate == nil { firstRate = demuxer.videoFrameRate }
+                    if firstRate == nil { firstRate = demuxer.nominalFrameRate }
                     // from/to are the file's own times; a retimed clip shows that part for as long as its map makes it.
                     let retiming = try Retiming.decide(
                         info, flatten: out.flattenSlowMotion, speed: spec.speed, tolerateErrors: out.tolerateErrors, label: label, warn: warn)
@@ -201,7 +201,7 @@ struct RenderPlan {
         let canvas = Canvas(
             width: size.width, height: size.height,
             backdrop: try Backdrop(timeline.background, width: size.width, height: size.height))
-        let fps = out.fps ?? firstRate.map { FrameRate(approximating: $0.fps) } ?? FrameRate(num: 30, den: 1)
+        let fps = out.fps ?? firstRate ?? FrameRate(num: 30, den: 1)
 
         // Whole frames: each clip's length, each overlap, and where each clip starts.
         for i in clips.indices { clips[i].frames = max(1, fps.frames(in: clips[i].length)) }
