@@ -30,6 +30,15 @@ public struct SDRifyError: Error, CustomStringConvertible, Sendable {
     static func usage(_ m: String) -> SDRifyError { SDRifyError(.usage, m) }
 }
 
+extension SDRifyError {
+    /// A photo given where a video is read (convert, hls, the stills): what to do with it instead.
+    static func photoGivenAsVideo(_ path: String, kind: String) -> SDRifyError {
+        let quoted = path.contains(" ") ? "'\(path)'" : path
+        return .unsupported(
+            "\(path): a photo (\(kind)), not a video: to make a video of it, sdrify compose \(quoted) -o OUT.mp4 [--image-duration SECONDS]")
+    }
+}
+
 /// Told each warning, as one line without the "sdrify: warning:" prefix (from any thread).
 public typealias WarningHandler = @Sendable (String) -> Void
 

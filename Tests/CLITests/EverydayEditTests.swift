@@ -172,4 +172,52 @@ final class EverydayEditTests: CLITestCase {
         XCTAssertEqual(twice.status, 64)
         XCTAssertEqual(twice.stderr, "sdrify: --transition is given twice ('fade', then 'wipe'): give it once\n")
     }
+
+    /// A photo given to convert says what it is and what makes a video of it (a HEIC was "not a readable media
+    /// file", a JPEG "a still image"): exit 3, the input is valid but no video.
+    func testAPhotoGivenToConvertSaysWhatToDo() throws {
+        var photos = [file("still.png")]
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240", "-frames:v", "1", photos[0]])
+        if RealMediaTests.present() {
+            photos += ["applephoto2uhdr_IMG_3853.HEIC", "mishaal_Ultra_HDR_Samples_Originals_05.jpg"].map {
+                RealMediaTests.folder.appendingPathComponent($0).path
+            }
+        }
+        for photo in photos {
+            for (command, output) in [([String](), "out.mp4"), (["hls"], "ladder")] {
+                let r = try Support.sdrify(command + [photo, file(output)])
+                XCTAssertEqual(r.status, 3, r.stderr)
+                XCTAssertTrue(r.stderr.contains("a photo ("), r.stderr)
+                XCTAssertTrue(r.stderr.contains("not a video: to make a video of it, sdrify compose \(photo) -o OUT.mp4"), r.stderr)
+                XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+            }
+        }
+    }
+
+    /// A QuickTime reference movie (its video in another file, named by an alias record): convert names the cause and
+    /// the file, probe warns of it (they said "damaged sample table: only 0 of the 30 video samples", and nothing).
+    func testAReferenceMovieNamesWhereItsVideoIs() throws {
+        let source = file("source.mov"), reference = file("reference.mov")
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "1", "-c:v", "libx264", "-pix_fmt", "yuv420p", source])
+        let made = try Support.run(
+            "/usr/bin/python3", [Support.packageRoot.appendingPathComponent("scripts/make-reference-movie.py").path, source, reference])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let r = try Support.sdrify(reference, file("out.mp4"))
+        XCTAssertEqual(r.status, 3, r.stderr)
+        XCTAssertTrue(
+            r.stderr.contains("a reference movie: its video samples are in other files ('/Volumes/Media/Capture Scratch/clip.mov')"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("out.mp4")))
+        let probe = try Support.sdrify("probe", reference)
+        XCTAssertEqual(probe.status, 0, probe.stderr)
+        XCTAssertTrue(probe.stderr.contains("warning: \(reference): a reference movie"), probe.stderr)
+        // A self-contained movie says nothing of the kind.
+        XCTAssertFalse(try Support.sdrify("probe", source).stderr.contains("reference movie"))
+    }
+
+    /// An output named without an extension says so (it said "unsupported output extension '.'").
+    func testAnOutputWithoutAnExtensionSaysSo() throws {
+        let r = try Support.sdrify(Support.vector("sdr_h264_aac.mp4"), file("out"))
+        XCTAssertEqual(r.status, 64)
+        XCTAssertEqual(r.stderr, "sdrify: \(file("out")): the output has no extension (use .mp4, .m4v, .mov)\n")
+    }
 }

@@ -62,7 +62,7 @@ final class HostileInputTests: CLITestCase {
         try FileManager.default.removeItem(atPath: path("subs.srt"))
         cases.append(("subtitles_only.mp4", 2, "no video stream"))
         try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240", "-frames:v", "1", path("still.png")])
-        cases.append(("still.png", 2, "still image"))
+        cases.append(("still.png", 3, "a photo (png), not a video: to make a video of it, sdrify compose"))
 
         var unknown = try data("orient_1.mp4")
         let stsd = offset(of: "stsd", in: unknown)!

@@ -82,6 +82,7 @@ public enum ParserEntryPoint: String, CaseIterable, Sendable {
         switch self {
         case .boxes:
             _ = MovieStructure.problem(path: path)
+            _ = MovieStructure.externalVideoData(path: path)
             _ = EditList.segments(path: path, trackID: 1)
             _ = TopLevelBoxes(path: path)?.indexedEnd(path: path)
             _ = QuickTimeMetadata(path: path).keys

@@ -61,8 +61,9 @@ public enum CodecCatalog {
     static func muxer(forOutput path: String) throws -> String {
         let ext = URL(fileURLWithPath: path).pathExtension
         guard let m = muxer(forExtension: ext) else {
+            let use = outputExtensions.map { "." + $0 }.joined(separator: ", ")
             throw SDRifyError.usage(
-                "\(path): unsupported output extension '.\(ext)' (use \(outputExtensions.map { "." + $0 }.joined(separator: ", ")))")
+                ext.isEmpty ? "\(path): the output has no extension (use \(use))" : "\(path): unsupported output extension '.\(ext)' (use \(use))")
         }
         return m
     }

@@ -47,6 +47,8 @@ final class Demuxer {
         c?.pointee.opaque = UnsafeMutableRawPointer(errorCounter.pointer)  // counted from the header on
         let opened = avformat_open_input(&c, path, nil, nil)
         guard opened >= 0, let ctx = c else {
+            // A HEIC or AVIF photo is no media file to libavformat: said as what it is, with what to do.
+            if HEIFDecoder.isHEIF(path: path) { throw SDRifyError.photoGivenAsVideo(path, kind: "HEIF") }
             throw SDRifyError.invalidInput("\(path): not a readable media file (\(ffErrorString(opened)))")
         }
         self.ctx = ctx

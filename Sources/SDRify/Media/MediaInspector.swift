@@ -20,7 +20,8 @@ enum MediaInspector {
         let decodable = avcodec_find_decoder(par.codec_id) != nil
         guard decodable || firstPicture else { throw Decoder.missing(par, label: "\(path): video") }
         if isStillImage(demuxer) {
-            throw SDRifyError.invalidInput("\(path): a still image (\(String(cString: avcodec_get_name(par.codec_id)))), not a video")
+            let codec = String(cString: avcodec_get_name(par.codec_id))
+            throw SDRifyError.photoGivenAsVideo(path, kind: codec == "mjpeg" ? "jpeg" : codec)
         }
 
         let pixFmt = AVPixelFormat(rawValue: par.format)

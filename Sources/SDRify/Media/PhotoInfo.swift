@@ -36,7 +36,8 @@ public struct PhotoInfo: Sendable {
     }
 
     public var summary: String {
-        var line = "\(path): photo (\(format), \(codec)), \(width)x\(height) upright, \(hdr.rawValue.uppercased())"
+        let kind = format == codec ? format : "\(format), \(codec)"
+        var line = "\(path): photo (\(kind)), \(width)x\(height) upright, \(hdr.rawValue.uppercased())"
         if !notes.isEmpty { line += "; holds: " + notes.joined(separator: ", ") }
         if let m = motion {
             line += "\n  motion photo (\(m.format)): a movie of \(m.length) bytes"

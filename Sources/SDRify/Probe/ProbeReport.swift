@@ -44,6 +44,12 @@ extension MediaInfo {
     public var warnings: [String] {
         var w = video.hdrMetadata.warnings
         if !video.decodable { w.append("no decoder here for the video (\(video.codec)): convert refuses it (exit 3)") }
+        let elsewhere = MovieStructure.externalVideoData(path: path)
+        if !elsewhere.isEmpty {
+            w.append(
+                "a reference movie: its video samples are in other files (\(elsewhere.joined(separator: ", "))); convert reads only what this file holds"
+            )
+        }
         if let damage = slowMotion?.damage { w.append("\(damage): convert refuses it (exit 2), or with --tolerate-errors keeps the file's timing") }
         return w
     }

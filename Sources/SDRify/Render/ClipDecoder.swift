@@ -114,7 +114,16 @@ final class ClipDecoder {
         // index does not say where that one stands, there is no promise to count.
         let skipped = demuxer.seeked ? samplesBeforeSeek : 0
         let promised = skipped.map { max(demuxer.videoIndexEntries, demuxer.videoSamplesDeclared) - $0 } ?? 0
-        if videoPackets < promised { missing.append("only \(videoPackets) of the \(promised) video samples could be read") }
+        if videoPackets < promised {
+            // A QuickTime reference movie lists samples that live in other files: that is the cause, not damage.
+            let elsewhere = demuxer.isMovie ? MovieStructure.externalVideoData(path: demuxer.path) : []
+            if !elsewhere.isEmpty {
+                throw SDRifyError.unsupported(
+                    "\(label): a reference movie: its video samples are in other files (\(elsewhere.joined(separator: ", "))); "
+                        + "convert the movie exported self-contained")
+            }
+            missing.append("only \(videoPackets) of the \(promised) video samples could be read")
+        }
         // A spliced MPEG-TS states its length from the first timestamp to the last, splices included, and one
         // joined mid-GOP counts the pictures before its first keyframe: no promise either way.
         if !clock.isCut, demuxer.discontinuities == 0, leadingPicturesLeftOut == 0, let track = demuxer.videoDurationTicks,
