@@ -220,4 +220,62 @@ final class EverydayEditTests: CLITestCase {
         XCTAssertEqual(r.status, 64)
         XCTAssertEqual(r.stderr, "sdrify: \(file("out")): the output has no extension (use .mp4, .m4v, .mov)\n")
     }
+
+    /// A contact sheet is as wide as asked (3 columns at --width 1200 made 1196) and its JSON's size is the sheet's,
+    /// the tile's as its own fields; sprites' last cue ends with the video and the last sprite has no empty tile
+    /// where a grid that fits allows.
+    func testSheetWidthAndTheLastSprite() throws {
+        let clip = try longGOPClip()
+        let sheet = file("sheet.jpg")
+        let r = try Support.sdrify("sheet", clip, sheet, "--width", "1200", "--grid", "3x3", "--json")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
+        let image = Support.streams(try Support.ffprobe(sheet), "video").first ?? [:]
+        XCTAssertEqual(image["width"] as? Int, 1200)
+        XCTAssertEqual(report["width"] as? Int, 1200)
+        XCTAssertEqual(report["height"] as? Int, image["height"] as? Int)
+        XCTAssertEqual(report["tile_width"] as? Int, 320)
+
+        let sprites = file("sprites")
+        let s = try Support.sdrify("sprites", clip, sprites, "--every", "1", "--tile", "4x4", "-q")
+        XCTAssertEqual(s.status, 0, s.stderr)
+        let vtt = try String(contentsOfFile: sprites + "/thumbnails.vtt", encoding: .utf8)
+        XCTAssertTrue(vtt.contains("00:00:05.000 --> 00:00:06.000"), vtt)  // the last of 6 tiles ends at 6 s
+        XCTAssertFalse(vtt.contains("--> 00:00:07"), vtt)
+        let sprite = Support.streams(try Support.ffprobe(sprites + "/sprite-1.jpg"), "video").first ?? [:]
+        XCTAssertEqual(sprite["width"] as? Int, 3 * 120)  // 6 tiles as 3×2, not 4×2 with two black
+        XCTAssertEqual(sprite["height"] as? Int, 2 * 90)
+    }
+
+    /// A long caption to SCC after a short one: its load is sent around the short one's erase, so it starts as late as
+    /// the 608 rate makes it (0.23 s), not 2.17 s (the load waited for the erase).
+    func testALongSCCCaptionLoadsAroundThePreviousErase() throws {
+        let srt = file("long.srt"), scc = file("long.scc"), back = file("back.srt")
+        try Data(
+            """
+            1
+            00:00:03,000 --> 00:00:05,000
+            Hello there
+
+            2
+            00:00:05,500 --> 00:00:09,000
+            This is a much longer caption
+            and here is the second line
+            third line of the caption text
+            fourth and last line of this one
+
+            """.utf8
+        ).write(to: URL(fileURLWithPath: srt))
+        let r = try Support.sdrify("captions", srt, scc, "--fix")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Support.sdrify("captions", scc, back).status, 0)
+        let cues = try String(contentsOfFile: back, encoding: .utf8).components(separatedBy: "\n\n")
+        XCTAssertEqual(cues.count, 2, "\(cues)")
+        let second = cues.count > 1 ? cues[1] : ""
+        // 608 loads two bytes a frame: the 4 rows need about 2.5 s after the first caption shows at 3 s.
+        let start = second.split(separator: "\n").dropFirst().first.map { String($0.prefix(12)) } ?? ""
+        let seconds = (Double(start.dropFirst(6).prefix(2)) ?? 0) + (Double(start.dropFirst(9).prefix(3)) ?? 0) / 1000
+        XCTAssertGreaterThanOrEqual(seconds, 5.5, start)
+        XCTAssertLessThan(seconds, 5.9, "\(start): \(r.stderr)")
+    }
 }

@@ -82,28 +82,36 @@ enum SCCWriter {
                     repaired: "the previous one now ends where this one starts")
                 frames[k - 1].end = frames[k].start
             }
-            // The load goes after the previous caption is shown (its EOC line), around the previous erase, before this EOC.
+            // The load goes after the previous caption is shown (its EOC line) and before this EOC. The previous caption's
+            // erase may fall inside it: it is sent in the middle of the load (it clears the shown memory, the load fills
+            // the hidden one), two frames more.
             let n = loads[k].count
             let previousShown = k > 0 ? frames[k - 1].start + 2 : 0
             let erase: Int? = k > 0 && frames[k - 1].end < frames[k].start ? frames[k - 1].end : nil
-            func fits(_ from: Int) -> Bool {
-                guard from >= previousShown, from + n <= frames[k].start else { return false }
-                if let e = erase, from < e + 2, from + n > e { return false }
-                return true
-            }
-            var from = [frames[k].start - n, erase.map { $0 - n }].compactMap { $0 }.first(where: fits)
-            if from == nil {
-                let earliest = max(previousShown, erase.map { $0 + 2 } ?? 0)
-                let start = max(earliest + n, frames[k].start + 1)
+            /// Where a load that begins at `from` is split by the erase (words before it), or nil when it is not.
+            func split(from: Int) -> Int? { erase.flatMap { $0 >= from && $0 < from + n ? $0 - from : nil } }
+            func loadEnd(from: Int) -> Int { from + n + (split(from: from) == nil ? 0 : 2) }
+            // The latest start that ends by this caption's start, if it is not before the previous one is shown.
+            var from = frames[k].start - n
+            if loadEnd(from: from) > frames[k].start { from -= 2 }
+            if split(from: from) == nil, let e = erase, from < e + 2, from + n > e { from = e - n }  // before the erase, whole
+            if from < previousShown {
+                from = previousShown
+                let start = max(loadEnd(from: from), frames[k].start + 1)
                 try problem(
-                    k, captions[k].cue, "needs \(n) frames to load and has \(max(0, frames[k].start - earliest))",
+                    k, captions[k].cue, "needs \(loadEnd(from: from) - from) frames to load and has \(max(0, frames[k].start - from))",
                     repaired: String(format: "starts %.3f s later", CEA608.seconds(atFrame: start - frames[k].start)))
                 frames[k].end = max(frames[k].end, start + 15)
                 frames[k].start = start
-                from = earliest
             }
-            if let e = erase { lines.append((e, [word(0x14, CEA608.eraseDisplayed), word(0x14, CEA608.eraseDisplayed)])) }
-            lines.append((from!, loads[k]))
+            let erasing = [word(0x14, CEA608.eraseDisplayed), word(0x14, CEA608.eraseDisplayed)]
+            if let e = erase, let cut = split(from: from) {
+                lines.append((from, Array(loads[k][..<cut])))
+                lines.append((e, erasing + loads[k][cut...]))
+            } else {
+                if let e = erase { lines.append((e, erasing)) }
+                lines.append((from, loads[k]))
+            }
             lines.append((frames[k].start, [word(0x14, CEA608.endOfCaption), word(0x14, CEA608.endOfCaption)]))
         }
         if let last = frames.last { lines.append((last.end, [word(0x14, CEA608.eraseDisplayed), word(0x14, CEA608.eraseDisplayed)])) }

@@ -8,7 +8,7 @@ public struct StillsResult: Sendable {
     /// Convert's report with these fields after `input` and `output` (and no `preset`: the size is the still's).
     public var json: JSONValue {
         guard case .object(var all) = conversion.json else { return conversion.json }
-        all.removeAll { $0.0 == "preset" }
+        all.removeAll { entry in entry.0 == "preset" || fields.contains { $0.0 == entry.0 } }  // a field here says it instead
         all.insert(contentsOf: fields, at: 2)
         return .object(all)
     }
@@ -84,12 +84,20 @@ public enum Stills {
         let result = try Transcoder.render(convert, pictures: true, warn: warn, progress: progress) { plan, _, _ in
             guard let length = plan.expectedLength else { throw SDRifyError.invalidInput("\(options.input): its length is not known") }
             let sink = try ContactSheetSink(
-                path: options.output, inputs: convert.filesRead, overwrite: options.overwrite, columns: columns, rows: rows, length: length)
+                path: options.output, inputs: convert.filesRead, overwrite: options.overwrite, columns: columns, rows: rows, width: width,
+                length: length)
             sheet = sink
             return [sink]
         }
         let times = (sheet?.times ?? []).map { JSONValue.double(($0.seconds * 1000).rounded() / 1000) }
-        return StillsResult(conversion: result, fields: [("grid", .string("\(columns)x\(rows)")), ("times", .array(times))])
+        // The size is the sheet's; a tile's as its own fields.
+        let size = sheet?.size ?? (0, 0)
+        return StillsResult(
+            conversion: result,
+            fields: [
+                ("grid", .string("\(columns)x\(rows)")), ("times", .array(times)), ("width", .int(Int64(size.width))),
+                ("height", .int(Int64(size.height))), ("tile_width", .int(Int64(result.width))), ("tile_height", .int(Int64(result.height)))
+            ])
     }
 
     /// `sprites IN OUTDIR`: a tile every `every`, columns × rows to a sprite image, and thumbnails.vtt.

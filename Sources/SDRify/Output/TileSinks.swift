@@ -9,12 +9,17 @@ struct TileGrid {
     let tileWidth: Int
     let tileHeight: Int
     let gap: Int
+    /// The whole grid's width when it is asked for (a contact sheet's --width): what the even tiles and the gaps leave
+    /// goes to the outer margins.
+    var totalWidth: Int? = nil
 
-    var width: Int { columns * tileWidth + (columns + 1) * gap }
+    var width: Int { totalWidth ?? naturalWidth }
     var height: Int { rows * tileHeight + (rows + 1) * gap }
+    private var naturalWidth: Int { columns * tileWidth + (columns + 1) * gap }
 
     func origin(of index: Int) -> (x: Int, y: Int) {
-        (gap + (index % columns) * (tileWidth + gap), gap + (index / columns) * (tileHeight + gap))
+        let margin = max(0, width - naturalWidth) / 2
+        return (margin + gap + (index % columns) * (tileWidth + gap), gap + (index / columns) * (tileHeight + gap))
     }
 
     /// The grid of `tiles` (at most columns × rows) on a background of luma `shade` (16 black … 235 white).
@@ -59,9 +64,14 @@ final class ContactSheetSink: MediaSink {
     let audioBlock = 1024
     static let gap = 8
 
-    init(path: String, inputs: [String], overwrite: Bool, columns: Int, rows: Int, length: MediaTime) throws {
+    /// The sheet's width as asked (even); its size once made.
+    private let width: Int
+    private(set) var size: (width: Int, height: Int)? = nil
+
+    init(path: String, inputs: [String], overwrite: Bool, columns: Int, rows: Int, width: Int, length: MediaTime) throws {
         guard let type = ImageFileType(path: path), type != .webp else { throw SDRifyError.usage("\(path): a contact sheet is a .jpg or .png file") }
         self.type = type
+        self.width = width & ~1
         self.columns = columns; self.rows = rows
         let count = Int64(columns * rows)
         picker = StillPicker(times: (0..<count).map { length.scaled(2 * $0 + 1, 2 * count) })
@@ -78,7 +88,11 @@ final class ContactSheetSink: MediaSink {
     func finish() throws {
         guard let pictures = picker.finish() else { throw SDRifyError.conversion("\(output.finalPath): no picture for the contact sheet") }
         let tileSize = picker.size
-        let grid = TileGrid(columns: columns, rows: rows, tileWidth: tileSize.width, tileHeight: tileSize.height, gap: ContactSheetSink.gap)
+        let natural = columns * tileSize.width + (columns + 1) * ContactSheetSink.gap
+        let grid = TileGrid(
+            columns: columns, rows: rows, tileWidth: tileSize.width, tileHeight: tileSize.height, gap: ContactSheetSink.gap,
+            totalWidth: max(natural, width))
+        size = (grid.width, grid.height)
         let sheet = try grid.compose(pictures, shade: 40)
         // Each tile's time, bottom left inside it, drawn by libass like any caption.
         var look = TextLook(size: .pixels(max(10, Double(min(tileSize.width, tileSize.height)) / 9)), outlineColor: RGBColor(r: 0, g: 0, b: 0))
@@ -137,15 +151,18 @@ final class SpriteSink: MediaSink {
         var cues: [Cue] = []
         for start in stride(from: 0, to: pictures.count, by: perSprite) {
             let chunk = Array(pictures[start..<min(start + perSprite, pictures.count)])
-            // The last sprite has only the rows it needs.
-            let usedRows = (chunk.count + columns - 1) / columns
-            let grid = TileGrid(columns: columns, rows: usedRows, tileWidth: tileSize.width, tileHeight: tileSize.height, gap: 0)
+            // The last sprite is laid out with no empty tile where a grid that fits allows (6 tiles in 4×4: 3×2).
+            let n = chunk.count
+            let usedColumns = (1...min(columns, n)).reversed().first { n % $0 == 0 && n / $0 <= rows } ?? min(columns, n)
+            let usedRows = (n + usedColumns - 1) / usedColumns
+            let grid = TileGrid(columns: usedColumns, rows: usedRows, tileWidth: tileSize.width, tileHeight: tileSize.height, gap: 0)
             sprites += 1
             let name = "sprite-\(sprites).jpg"
             try directory.write(name, try ImageEncoder.encode(try grid.compose(chunk), as: .jpeg))
             for i in chunk.indices {
                 let index = start + i
-                let from = picker.times[index], to = index + 1 < picker.times.count ? picker.times[index + 1] : max(length, from + every)
+                // The last cue ends with the video.
+                let from = picker.times[index], to = index + 1 < picker.times.count ? picker.times[index + 1] : length
                 let (x, y) = grid.origin(of: i)
                 cues.append(Cue(start: from, end: to, lines: ["\(name)#xywh=\(x),\(y),\(tileSize.width),\(tileSize.height)"]))
             }
