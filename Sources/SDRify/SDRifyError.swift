@@ -42,6 +42,11 @@ extension SDRifyError {
 /// Told each warning, as one line without the "sdrify: warning:" prefix (from any thread).
 public typealias WarningHandler = @Sendable (String) -> Void
 
+/// A count with its noun in the number it takes ("1 clip", "2 clips"): `plural` where adding an s is wrong.
+public func counted(_ n: Int, _ singular: String, _ plural: String? = nil) -> String {
+    "\(n) \(n == 1 ? singular : plural ?? singular + "s")"
+}
+
 /// The one wording for a value that is not among the choices: it names the value, then lists what is accepted
 /// ("unknown transition 'bogus' (one of: none, fade, …)").
 public func unknownChoice(_ what: String, _ value: String, _ choices: [String]) -> String {

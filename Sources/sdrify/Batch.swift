@@ -87,13 +87,13 @@ enum Batch {
         }
         if let sig = outcome.signal {
             log(
-                "sdrify: batch \(SignalCleanup.message(of: sig)): \(converted) of \(plan.count) files finished, \(plan.count - outcome.statuses.count) not started"
+                "sdrify: batch \(SignalCleanup.message(of: sig)): \(converted) of \(counted(plan.count, "file")) finished, \(plan.count - outcome.statuses.count) not started"
             )
             exit(128 + sig)
         }
         if !quiet, !json, plan.count > 1 {
             log(
-                "sdrify: batch done: \(converted) of \(plan.count) files finished\(outcome.failed > 0 ? ", \(outcome.failed) failed (exit \(worst))" : "")"
+                "sdrify: batch done: \(converted) of \(counted(plan.count, "file")) finished\(outcome.failed > 0 ? ", \(outcome.failed) failed (exit \(worst))" : "")"
             )
         }
         // The files are done and stay; the reports are part of the result, so losing them is an output problem.
@@ -256,8 +256,14 @@ final class BatchRunner {
         if final, !child.errPending.isEmpty { emit(String(decoding: child.errPending, as: UTF8.self), child.index); child.errPending = [] }
     }
 
+    /// The line with the file named once: the child's own naming of its input gives way to the label.
     private func emit(_ line: String, _ index: Int) {
-        let body = line.hasPrefix("sdrify: ") ? String(line.dropFirst(8)) : line
+        var body = line.hasPrefix("sdrify: ") ? String(line.dropFirst(8)) : line
+        let input = plan[index].input
+        for (named, kept) in [("\(input): ", ""), ("warning: \(input): ", "warning: ")] where body.hasPrefix(named) {
+            body = kept + body.dropFirst(named.count)
+            break
+        }
         log("sdrify: \(label(index)): \(body)")
     }
 

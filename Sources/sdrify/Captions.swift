@@ -33,6 +33,6 @@ struct Captions: ParsableCommand {
         SignalCleanup.conclude()
         guard !quiet else { return }
         for r in result.repairs { log("sdrify: fixed: \(r)") }
-        log("sdrify: wrote \(output) (\(result.cues) captions, \(result.format.rawValue))")
+        log("sdrify: wrote \(output) (\(counted(result.cues, "caption")), \(result.format.rawValue))")
     }
 }

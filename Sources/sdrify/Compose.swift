@@ -116,7 +116,7 @@ struct Compose: ParsableCommand {
             let result = try Composer.run(described, clipName: name, warn: warn, progress: report)
             return (
                 result.json, result.decodeErrors,
-                "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames, \(result.clips.count) clips)"
+                "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(counted(result.frames, "frame")), \(counted(result.clips.count, "clip")))"
             )
         }
     }

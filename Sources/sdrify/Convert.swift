@@ -100,7 +100,7 @@ struct Convert: ParsableCommand {
             case 0: throw ValidationError("no input: give IN OUT (see sdrify --help)")
             case 1: throw ValidationError("no output: give IN OUT, IN -o OUT, or IN... --output-dir DIR")
             case 2: return .single(input: paths[0], output: paths[1])
-            default: throw ValidationError("\(paths.count) files given: for several inputs name the output folder with --output-dir DIR")
+            default: throw ValidationError("\(counted(paths.count, "file")) given: for several inputs name the output folder with --output-dir DIR")
             }
         }
     }
@@ -207,7 +207,10 @@ struct Convert: ParsableCommand {
         try Job(encoding, output: output, overwrite: encoding.overwrite, poster: options.poster?.path, reads: options.filesRead).run {
             warn, report in
             let result = try Transcoder.run(options, warn: warn, progress: report)
-            return (result.json, result.decodeErrors, "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(result.frames) frames)")
+            return (
+                result.json, result.decodeErrors,
+                "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(counted(result.frames, "frame")))"
+            )
         }
     }
 }

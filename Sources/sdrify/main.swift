@@ -22,12 +22,12 @@ func writeAll(_ fd: Int32, _ text: String) -> Bool {
 
 /// Writes one line to stderr (nothing more can be done if stderr itself is gone).
 func log(_ line: String) {
-    writeAll(2, line + "\n")
+    writeAll(2, MotionPhoto.readable(line) + "\n")
 }
 
 /// The single `sdrify:` line for a failure (and under `--json` the error object on stdout), then the exit status.
 func fail(_ message: String, _ status: Int32) -> Never {
-    let oneLine = message.split(whereSeparator: \.isNewline).map(String.init).joined(separator: "; ")
+    let oneLine = MotionPhoto.readable(message.split(whereSeparator: \.isNewline).map(String.init).joined(separator: "; "))
     OutputReservation.release()
     if FailureReport.json { writeAll(1, FailureReport.serialize(FailureReport.object(error: oneLine, status: status))) }
     log("sdrify: \(oneLine)")

@@ -113,4 +113,20 @@ final class HEIFTests: CLITestCase {
         XCTAssertEqual(cut.status, 2)
         XCTAssertTrue(cut.stderr.contains("damaged HEIF"), cut.stderr)
     }
+
+    /// compose's report says what each photo was: its own orientation (a turned grid is not EXIF 1) and its HDR kind.
+    func testComposeReportsEachPhotosOrientationAndHDR() throws {
+        let dir = try vectors()
+        for (name, hdr) in [("grid.heic", "sdr"), ("hlg.heic", "hlg"), ("single.heic", "sdr")] {
+            let probe = try Support.sdrify("probe", "\(dir)/\(name)")
+            let exif = probe.stdout.range(of: #"orientation EXIF [0-9]"#, options: .regularExpression).map { Int(probe.stdout[$0].suffix(1))! } ?? 1
+            let r = try Support.sdrify("compose", "\(dir)/\(name)", "-o", file("out.mp4"), "--image-duration", "0.1", "-y", "--json")
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any]
+            let clip = (report?["clips"] as? [[String: Any]])?.first ?? [:]
+            XCTAssertEqual((clip["orientation"] as? [String: Any])?["exif"] as? Int, exif, name)
+            XCTAssertEqual(clip["hdr"] as? String, hdr, name)
+            if name == "grid.heic" { XCTAssertNotEqual(exif, 1, "the grid is turned") }
+        }
+    }
 }

@@ -106,4 +106,23 @@ final class MotionPhotoTests: CLITestCase {
             XCTAssertEqual(try Support.sdrify("probe", file(name)).status, 2, name)
         }
     }
+
+    /// Damage in a motion photo's movie is told of the photo and where its movie lies, never through the internal URL
+    /// the movie is read by ("subfile,,start,…,:file:…").
+    func testDamageInTheMovieNamesThePhoto() throws {
+        let dir = try vectors()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: "\(dir)/google.jpg"))
+        let movieSize = try Data(contentsOf: URL(fileURLWithPath: file("movie.mp4"))).count
+        // Overwrite a run in the middle of the movie's media data.
+        let at = bytes.count - movieSize / 2
+        bytes.replaceSubrange(at..<(at + 2000), with: Data(repeating: 0x55, count: 2000))
+        let photo = file("damaged.jpg")
+        try bytes.write(to: URL(fileURLWithPath: photo))
+        for json in [false, true] {
+            let r = try Support.sdrify([photo, file("out.mp4")] + (json ? ["--json"] : []))
+            XCTAssertEqual(r.status, 2, r.stderr)
+            XCTAssertFalse(r.stderr.contains("subfile") || r.stdout.contains("subfile"), r.stderr + r.stdout)
+            XCTAssertTrue(r.stderr.contains("\(photo) (its movie, bytes "), r.stderr)
+        }
+    }
 }

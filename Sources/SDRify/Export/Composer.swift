@@ -131,8 +131,8 @@ public enum Composer {
                 switch clip.content {
                 case .color(let c): return StillClipSource(try StillPicture.color(c, canvas: canvas))
                 case .image(let path):
-                    return StillClipSource(
-                        try StillPicture.image(path, framing: clip.spec.framing, fit: clip.fit, canvas: canvas, toneMap: out.toneMap))
+                    let shown = try StillPicture.image(path, framing: clip.spec.framing, fit: clip.fit, canvas: canvas, toneMap: out.toneMap)
+                    return StillClipSource(shown.frame, photo: shown.origin)
                 case .video(let info, let orientation):
                     return try VideoClipSource(
                         demuxer: try Demuxer(path: info.path), info: info, orientation: orientation, clock: clip.clock,
@@ -152,8 +152,10 @@ public enum Composer {
                     from: c.from.seconds, to: (c.from + c.length).seconds, start: start, duration: shown,
                     transition: c.spec.transition)
             case .image(let path):
+                let photo = report.clips[c.index]?.photo
                 return .init(
-                    source: path, kind: "image", hdr: .sdr, orientationExif: 1, from: nil, to: nil, start: start, duration: shown,
+                    source: path, kind: "image", hdr: photo?.hdr ?? .sdr, orientationExif: photo?.orientation.rawValue ?? 1, from: nil, to: nil,
+                    start: start, duration: shown,
                     transition: c.spec.transition)
             case .color(let color):
                 return .init(

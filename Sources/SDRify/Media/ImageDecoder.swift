@@ -9,6 +9,8 @@ public struct RGBAImage: Sendable {
     /// The primaries its R'G'B' is in when they are not BT.709/sRGB's (a Display P3 HEIC), so a photo shown as video
     /// is converted into BT.709's gamut; nil: BT.709/sRGB.
     public var primaries: ColorPrimaries? = nil
+    /// What the photo was before it was made upright and SDR, for reports.
+    public var origin = PhotoOrigin()
 
     public init(width: Int, height: Int, pixels: [UInt8], duration: Double, primaries: ColorPrimaries? = nil) {
         self.width = width; self.height = height; self.pixels = pixels; self.duration = duration; self.primaries = primaries
@@ -37,8 +39,17 @@ public struct RGBAImage: Sendable {
                 out[to..<to + 4] = pixels[from..<from + 4]
             }
         }
-        return RGBAImage(width: uw, height: uh, pixels: out, duration: duration, primaries: primaries)
+        var turned = RGBAImage(width: uw, height: uh, pixels: out, duration: duration, primaries: primaries)
+        turned.origin = origin
+        return turned
     }
+}
+
+/// A decoded photo's own orientation (EXIF, HEIF `irot`/`imir`), already applied, and its HDR kind before any tone
+/// mapping.
+public struct PhotoOrigin: Sendable {
+    public var orientation = Orientation.up
+    public var hdr = HDRKind.sdr
 }
 
 /// Decodes a still or animated image (PNG, JPEG, GIF, APNG, WebP…) with libavformat/libavcodec into RGBA
@@ -102,7 +113,10 @@ enum ImageDecoder {
                 }
                 if pts != ffNoPTS { lastPTS = pts }
                 var image = try rgba(frame.av, duration: duration, path: path)
-                if let matrix = frame.displayMatrix, let o = Orientation(matrix: matrix), o != .up { image = image.upright(o) }
+                if let matrix = frame.displayMatrix, let o = Orientation(matrix: matrix), o != .up {
+                    image = image.upright(o)
+                    image.origin.orientation = o
+                }
                 images.append(image)
                 av_frame_unref(frame.av)
                 if firstOnly { return }
@@ -119,7 +133,12 @@ enum ImageDecoder {
         avcodec_send_packet(d, nil)
         try receiveAll()
         guard !images.isEmpty else { throw SDRifyError.invalidInput("\(path): no picture in this image") }
-        if images.count == 1 { images[0] = RGBAImage(width: images[0].width, height: images[0].height, pixels: images[0].pixels, duration: 0) }
+        if images.count == 1 {
+            var still = RGBAImage(
+                width: images[0].width, height: images[0].height, pixels: images[0].pixels, duration: 0, primaries: images[0].primaries)
+            still.origin = images[0].origin
+            images[0] = still
+        }
         return images
     }
 
@@ -133,6 +152,7 @@ enum ImageDecoder {
         }
         var image = try rgba(frame.av, duration: 0, path: path, color: color)
         if ![.bt709, .unspecified].contains(color.primaries) { image.primaries = color.primaries }
+        image.origin = PhotoOrigin(orientation: picture.orientation, hdr: picture.color.hdrKind)
         return picture.orientation == .up ? image : image.upright(picture.orientation)
     }
 

@@ -17,6 +17,16 @@ public struct MotionPhoto: Sendable, Equatable {
     /// the path is not read as a protocol).
     public func movieURL(_ path: String) -> String { "subfile,,start,\(offset),end,\(offset + length),,:file:\(path)" }
 
+    /// A message as people read it: a motion photo's movie named by its photo and where it lies in it, not by the
+    /// URL it is read through ("subfile,,start,N,end,M,,:file:PATH" → "PATH (its movie, bytes N–M)").
+    public static func readable(_ text: String) -> String {
+        guard text.contains("subfile,,start,"),
+            let pattern = try? NSRegularExpression(pattern: #"subfile,,start,([0-9]+),end,([0-9]+),,:file:(.+?)(?=: |\)|,|$)"#)
+        else { return text }
+        let range = NSRange(text.startIndex..., in: text)
+        return pattern.stringByReplacingMatches(in: text, range: range, withTemplate: "$3 (its movie, bytes $1–$2)")
+    }
+
     static func failure(_ path: String, _ what: String) -> SDRifyError { .invalidInput("\(path): damaged motion photo: \(what)") }
 
     /// Whether `path` starts as a photo that may hold a movie (a JPEG or a HEIF still): a video file is never one.

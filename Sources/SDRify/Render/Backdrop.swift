@@ -12,6 +12,7 @@ public final class Backdrop: @unchecked Sendable {
         self.width = width; self.height = height
         if case .image(let path, let fit) = background {
             still = try StillPicture.image(path, fit: fit, canvas: Canvas(width: width, height: height, backdrop: Backdrop.black(width, height)))
+                .frame
         } else {
             still = nil
         }

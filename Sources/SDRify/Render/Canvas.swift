@@ -96,7 +96,9 @@ enum StillPicture {
     }
 
     /// A photo (upright by its EXIF orientation, then framed: turned and cropped) fitted into the canvas.
-    static func image(_ path: String, framing: Framing = Framing(), fit: Fit, canvas: Canvas, toneMap: ToneMapOperator = .default) throws -> Frame {
+    static func image(_ path: String, framing: Framing = Framing(), fit: Fit, canvas: Canvas, toneMap: ToneMapOperator = .default) throws -> (
+        frame: Frame, origin: PhotoOrigin
+    ) {
         let decoded = try decode(path, toneMap: toneMap)
         let turned = framing.turn == .up ? decoded : decoded.upright(framing.turn)
         let image = framing.crop.map { turned.cropped($0) } ?? turned
@@ -128,6 +130,6 @@ enum StillPicture {
         let frame = try Frame(width: canvas.width, height: canvas.height, format: .yuv420p)
         frame.color = .sdrOutput
         canvas.place(fitted, into: frame)
-        return frame
+        return (frame, decoded.origin)
     }
 }

@@ -11,7 +11,8 @@ protocol ClipSource: AnyObject {
 /// A photo or a colour: one picture, made when the clip opens.
 final class StillClipSource: ClipSource {
     private let frame: Frame
-    init(_ frame: Frame) { self.frame = frame }
+    let photo: PhotoOrigin?  // a photo's, for the report (nil: a colour)
+    init(_ frame: Frame, photo: PhotoOrigin? = nil) { self.frame = frame; self.photo = photo }
     func picture(at time: MediaTime) throws -> Frame { frame }
     func close() {}
 }

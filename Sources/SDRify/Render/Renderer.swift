@@ -2,6 +2,7 @@ import Foundation
 
 /// What one video clip turned out to be once decoded, recorded as it closes.
 struct ClipOutcome {
+    var photo: PhotoOrigin? = nil  // a photo clip's own orientation and HDR kind
     var sourceColor: ColorDescription?
     var toneMapped: Bool
     var toneDetail: JSONValue?
@@ -130,6 +131,10 @@ final class ClipOutcomes: @unchecked Sendable {
     var all: [Int: ClipOutcome] { lock.lock(); defer { lock.unlock() }; return outcomes }
 
     func record(_ index: Int, _ source: ClipSource) {
+        if let still = source as? StillClipSource, let photo = still.photo {
+            let outcome = ClipOutcome(photo: photo, sourceColor: nil, toneMapped: photo.hdr != .sdr, errorsConcealed: 0)
+            lock.lock(); outcomes[index] = outcome; lock.unlock()
+        }
         guard let video = source as? VideoClipSource else { return }
         let chain = video.chain
         let outcome = ClipOutcome(
