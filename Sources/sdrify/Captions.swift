@@ -4,7 +4,7 @@ import SDRify
 
 struct Captions: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert a caption file between SRT, WebVTT, ASS, TTML, iTT and SCC (by OUT's extension).",
+        abstract: "Convert a caption file between SRT, WebVTT, ASS, TTML, iTT, SCC and LRC lyrics (by OUT's extension).",
         discussion: """
             SCC is CEA-608 pop-on at 29.97 fps drop-frame time code. What 608 cannot hold (rows over 32 columns, more than \
             4 rows, characters outside its sets, overlapping captions, captions too close together to load) is an error \

@@ -34,6 +34,7 @@ struct Compose: ParsableCommand {
         1
     @Option(help: ArgumentHelp("Stickers and captions (JSON) on the output's clock.", valueName: "FILE.json")) var overlays: String?
     @OptionGroup var captionFlags: CaptionFlags
+    @OptionGroup var presetFlag: PresetFlag
     @OptionGroup var encoding: EncodingFlags
     @OptionGroup var sound: LoudnessFlag
     @OptionGroup var posterFlags: PosterFlags
@@ -74,7 +75,7 @@ struct Compose: ParsableCommand {
     func run() throws {
         FailureReport.identity = [("output", .string(output))]
         service.apply()
-        var spec = OutputSpec(path: output, preset: encoding.exportPreset)
+        var spec = OutputSpec(path: output, preset: presetFlag.exportPreset)
         spec.fps = fps.flatMap { FrameRate(parsing: $0) }
         spec.background = Background(argument: background)!
         spec.fit = Fit(rawValue: fit)!

@@ -31,6 +31,7 @@ struct Convert: ParsableCommand {
     var skipExisting = false
     @Option(parsing: .unconditional, help: ArgumentHelp("Convert this many files side by side (they share the --threads budget).", valueName: "N"))
     var jobs: Int = 1
+    @OptionGroup var presetFlag: PresetFlag
     @OptionGroup var encoding: EncodingFlags
     @Option(
         help:
@@ -126,7 +127,7 @@ struct Convert: ParsableCommand {
             if jobs != 1 { throw ValidationError("--jobs applies to --output-dir only (one input converts with --threads)") }
         }
         if case .folder(let inputs, let directory) = targets {
-            _ = try Batch.plan(inputs: inputs, directory: directory, pattern: name, preset: encoding.preset)
+            _ = try Batch.plan(inputs: inputs, directory: directory, pattern: name, preset: presetFlag.preset)
         }
         if let start, !(start.seconds >= 0) { throw ValidationError("--start must be 0 or more seconds") }
         if let duration, !(duration.seconds > 0) { throw ValidationError("--duration must be more than 0 seconds") }
@@ -161,7 +162,7 @@ struct Convert: ParsableCommand {
         case .single(let input, let output):
             try convert(input: input, output: output, threads: encoding.threads)
         case .folder(let inputs, let directory):
-            let plan = try Batch.plan(inputs: inputs, directory: directory, pattern: name, preset: encoding.preset)
+            let plan = try Batch.plan(inputs: inputs, directory: directory, pattern: name, preset: presetFlag.preset)
             if let item = Batch.Item.current {  // one file of a batch, in its own process
                 FailureReport.compact = true
                 try convert(input: plan[item.index].input, output: plan[item.index].output, threads: item.threads)
@@ -182,7 +183,7 @@ struct Convert: ParsableCommand {
             }
             return
         }
-        var options = ConvertOptions(input: input, output: output, preset: encoding.exportPreset)
+        var options = ConvertOptions(input: input, output: output, preset: presetFlag.exportPreset)
         options.overwrite = encoding.overwrite
         options.crf = encoding.crf
         options.maxBitRate = encoding.bitRateCap

@@ -182,7 +182,10 @@ struct PictureFlags: ParsableArguments {
             "A phone's slow-motion recording: auto plays it as the phone's gallery does (real speed outside its slowed parts); off keeps the file's own timing.",
             valueName: "auto|off"))
     var slowMotion: String = "auto"
-    @Option(help: ArgumentHelp("Stickers described in a JSON file (see README).", valueName: "FILE.json")) var overlays: String?
+    @Option(
+        help: ArgumentHelp(
+            "Effects, stickers, titles, caption files and a background described in a JSON file (see docs/compose.md).", valueName: "FILE.json"))
+    var overlays: String?
     @Option(help: ArgumentHelp("A sticker: FILE@X,Y[,WxH][,START-END]; X, Y, W, H in pixels or percent.", valueName: "SPEC"))
     var sticker: [String] = []
     @OptionGroup var captionFlags: CaptionFlags
@@ -243,7 +246,7 @@ struct RenderFlags: ParsableArguments {
     @Flag(
         name: .customLong("no-bitstream-check"),
         help:
-            "Skip sdrify's own check of HEVC slice data (it finds damage the decoder hides; it costs CPU time in proportion to the bitrate, ~25% for 60 Mbit/s 4K). For inputs you trust."
+            "Skip sdrify's own check of H.264 and HEVC slice data (it finds damage the decoder hides; it costs CPU time in proportion to the bitrate, ~25% for 60 Mbit/s 4K). For inputs you trust."
     )
     var noBitstreamCheck = false
     @Option(help: ArgumentHelp("Write ffmpeg-style key=value progress blocks to a file descriptor, or - for stdout.", valueName: "FD|-"))
@@ -294,9 +297,21 @@ struct LoudnessFlag: ParsableArguments {
     }
 }
 
+/// `--preset`: the export preset of a command that writes one video (convert, compose; hls sizes by its ladder).
+struct PresetFlag: ParsableArguments {
+    @Option(help: "Export preset (see `sdrify presets`).") var preset: String = ExportPreset.defaultName
+
+    var exportPreset: ExportPreset { ExportPreset.named(preset)! }
+
+    func validate() throws {
+        guard ExportPreset.named(preset) != nil else {
+            throw ValidationError(unknownChoice("preset", preset, ExportPreset.all.map(\.name)))
+        }
+    }
+}
+
 /// The options every command that encodes video takes: the render's, and the encoder's.
 struct EncodingFlags: ParsableArguments {
-    @Option(help: "Export preset (see `sdrify presets`).") var preset: String = ExportPreset.defaultName
     @Option(
         parsing: .unconditional,
         help: "Constant rate factor of the preset's encoder, x264 (H.264) or x265 (HEVC): 0–51, lower is better; default from the preset.")
@@ -315,7 +330,6 @@ struct EncodingFlags: ParsableArguments {
     var maxBitRate: [String] = []
     @OptionGroup var render: RenderFlags
 
-    var exportPreset: ExportPreset { ExportPreset.named(preset)! }
     var bitRateCaps: [BitRate] { maxBitRate.compactMap { BitRate(argument: $0) } }
     var bitRateCap: BitRate? { bitRateCaps.first }
     var toneMap: ToneMapOperator { render.toneMap }
@@ -333,11 +347,9 @@ struct EncodingFlags: ParsableArguments {
     }
 
     func validate() throws {
-        guard ExportPreset.named(preset) != nil else {
-            throw ValidationError(unknownChoice("preset", preset, ExportPreset.all.map(\.name)))
-        }
-        // The codec table's ranges, checked by the library (the flags only name the setting).
-        var output = OutputSpec(path: "", preset: exportPreset)
+        // The codec table's ranges, checked by the library (the flags only name the setting; H.264's and HEVC's are
+        // the same).
+        var output = OutputSpec(path: "", preset: ExportPreset.named(ExportPreset.defaultName)!)
         output.crf = crf; output.encoderPreset = encoderPreset
         if let problem = output.encodingProblem() { throw ValidationError("--\(problem.setting) \(problem.message)") }
         for maxBitRate in maxBitRate where BitRate(argument: maxBitRate) == nil {

@@ -50,9 +50,6 @@ struct Hls: ParsableCommand {
             throw ValidationError("--segment must be from 1 to 30 seconds, not \(segment)")
         }
         guard ["h264", "hevc"].contains(codec) else { throw ValidationError("--codec must be h264 or hevc, not '\(codec)'") }
-        if encoding.preset != ExportPreset.defaultName {
-            throw ValidationError("hls sizes its renditions by --ladder: --preset does not apply (use --ladder and --codec)")
-        }
         if let fps, FrameRate(parsing: fps) == nil { throw ValidationError("--fps must be a rate from 1 to 240 (30, 29.97 or 30000/1001)") }
         if let start, !(start.seconds >= 0) { throw ValidationError("--start must be 0 or more seconds") }
         if let duration, !(duration.seconds > 0) { throw ValidationError("--duration must be more than 0 seconds") }

@@ -278,4 +278,20 @@ final class EverydayEditTests: CLITestCase {
         XCTAssertGreaterThanOrEqual(seconds, 5.5, start)
         XCTAssertLessThan(seconds, 5.9, "\(start): \(r.stderr)")
     }
+
+    /// A fast-start file cut right after its media data's header, with --tolerate-errors: one line, the error (it
+    /// warned "converting what it holds" and then failed).
+    func testAFileCutBeforeItsFirstSampleIsOneLine() throws {
+        let faststart = file("faststart.mp4")
+        try ffmpeg(["-i", Support.vector("sdr_h264_aac.mp4"), "-c", "copy", "-movflags", "+faststart", faststart])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: faststart))
+        let mdat = bytes.range(of: Data("mdat".utf8))!
+        try bytes[..<mdat.upperBound].write(to: URL(fileURLWithPath: file("cut.mp4")))
+        for tolerate in [[], ["--tolerate-errors"]] {
+            let r = try Support.sdrify([file("cut.mp4"), file("out.mp4")] + tolerate)
+            XCTAssertEqual(r.status, 2, r.stderr)
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains("truncated"), r.stderr)
+        }
+    }
 }

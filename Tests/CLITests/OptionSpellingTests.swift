@@ -66,4 +66,22 @@ final class OptionSpellingTests: CLITestCase {
         let negative = try Support.sdrify("in.mov", "out.mp4", "--captions-offset", "-2", "--presets", "960x540")
         XCTAssertTrue(negative.stderr.contains("unknown option '--presets'. Did you mean '--preset'?"), negative.stderr)
     }
+
+    /// Each command's help lists what it takes: hls sizes by its ladder and takes no --preset (its help listed one that
+    /// it then refused); the help texts say what the options do (both codecs checked, LRC among the caption formats).
+    func testHelpListsWhatEachCommandTakes() throws {
+        let hls = try Support.sdrify("hls", "--help")
+        XCTAssertFalse(hls.stdout.contains("--preset <"), hls.stdout)
+        XCTAssertTrue(hls.stdout.contains("--ladder"), hls.stdout)
+        for command in ["convert", "compose"] { XCTAssertTrue(try Support.sdrify(command, "--help").stdout.contains("--preset <preset>"), command) }
+        let r = try Support.sdrify("hls", Support.vector("sdr_h264_aac.mp4"), file("ladder"), "--preset", "960x540")
+        XCTAssertEqual(r.status, 64)
+        XCTAssertTrue(r.stderr.contains("unknown option '--preset'"), r.stderr)
+        // (The help wraps its lines: read as one.)
+        func help(_ command: String) throws -> String {
+            try Support.sdrify(command, "--help").stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        }
+        XCTAssertTrue(try help("convert").contains("H.264 and HEVC slice data"))
+        XCTAssertTrue(try help("captions").contains("SCC and LRC lyrics"))
+    }
 }

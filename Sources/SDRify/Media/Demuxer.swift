@@ -112,6 +112,17 @@ final class Demuxer {
     /// How many video samples the container's index lists (MP4/MOV: every sample of the sample table, as far as
     /// read; other formats may index keyframes only).
     var videoIndexEntries: Int { Int(avformat_index_get_entries_count(videoStream)) }
+    /// Whether a file cut short still holds any of the video samples its index lists (a fast-start file cut right
+    /// after its media data's header holds none): nil where the index does not say (no index, or no file size).
+    var holdsAnyVideoSample: Bool? {
+        guard let pb = ctx.pointee.pb, videoIndexEntries > 0 else { return nil }
+        let size = avio_size(pb)
+        guard size > 0 else { return nil }
+        return (0..<Int32(videoIndexEntries)).contains { i in
+            avformat_index_get_entry(videoStream, i).map { $0.pointee.pos >= 0 && $0.pointee.pos + Int64($0.pointee.size) <= size } ?? false
+        }
+    }
+
     /// What is wrong with the file's movie box (MovieStructure), read once.
     private(set) lazy var movieStructureProblem: String? = MovieStructure.problem(path: path)
     /// The video sample count an MP4/MOV sample table declares, which a damaged chunk table (stsc) can keep the

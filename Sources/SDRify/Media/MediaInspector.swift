@@ -15,7 +15,11 @@ enum MediaInspector {
         let (w, h) = (Int(par.width), Int(par.height))
         guard w > 0, h > 0 else { throw SDRifyError.invalidInput("\(path): video stream has no picture size") }
         try Limits.checkPicture(width: w, height: h, in: path)
-        if let cut = headerDamage(demuxer), !allowTruncated { throw SDRifyError.invalidInput(cut) }
+        if let cut = headerDamage(demuxer) {
+            // Tolerated, a file cut short is converted as far as it goes; one that holds none of its video is refused.
+            guard allowTruncated else { throw SDRifyError.invalidInput(cut) }
+            if demuxer.holdsAnyVideoSample == false { throw SDRifyError.invalidInput("\(cut): none of its video is in the file") }
+        }
         // probe describes a video this libavcodec cannot decode (AV1 Dolby Vision 'dav1', say); convert refuses it.
         let decodable = avcodec_find_decoder(par.codec_id) != nil
         guard decodable || firstPicture else { throw Decoder.missing(par, label: "\(path): video") }
