@@ -183,7 +183,7 @@ struct Convert: ParsableCommand {
             }
             return
         }
-        var options = ConvertOptions(input: input, output: output, preset: presetFlag.exportPreset)
+        var options = ConvertOptions(input: try StreamInput.readable(input), output: output, preset: presetFlag.exportPreset)
         options.overwrite = encoding.overwrite
         options.crf = encoding.crf
         options.maxBitRate = encoding.bitRateCap

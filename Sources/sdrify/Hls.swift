@@ -62,7 +62,7 @@ struct Hls: ParsableCommand {
         FailureReport.identity = [("input", .string(input)), ("output", .string(directory))]
         service.apply()
         let preset = ExportPreset.named(videoCodec == .hevc ? "HEVC1920x1080" : ExportPreset.defaultName)!
-        var options = HLSOptions(input: input, directory: directory, preset: preset)
+        var options = HLSOptions(input: try StreamInput.readable(input), directory: directory, preset: preset)
         options.ladder = parsedLadder
         options.segmentLength = MediaTime(seconds: segment)
         options.maxBitRates = encoding.bitRateCaps

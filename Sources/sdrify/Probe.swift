@@ -32,17 +32,18 @@ struct Probe: ParsableCommand {
     func run() throws {
         FailureReport.json = json
         FailureReport.identity = [("input", .string(input))]
+        let given = input, input = try StreamInput.readable(given)
         service.apply(enterReading: [input])
         if timedMetadata {
             let text = try TimedMetadata.lines(path: input, track: track).map { $0.serialized(pretty: false) + "\n" }.joined()
             guard writeAll(1, text) else { throw SDRifyError(.outputProblem, "stdout: cannot write the samples") }
             return
         }
-        if sceneStats { return try printSceneStatistics() }
+        if sceneStats { return try printSceneStatistics(input) }
         if let photo = try Prober.photo(path: input) {
             var report = photo.json
             if case .object(var fields) = report { fields.append(("sandbox", Sandbox.report)); report = .object(fields) }
-            guard writeAll(1, (json ? report.serialized(pretty: true) : photo.summary) + "\n") else {
+            guard writeAll(1, shown((json ? report.serialized(pretty: true) : photo.summary) + "\n")) else {
                 throw SDRifyError(.outputProblem, "stdout: cannot write the report (\(String(cString: strerror(errno))))")
             }
             return
@@ -51,19 +52,19 @@ struct Probe: ParsableCommand {
         for w in info.warnings { log("sdrify: warning: \(input): \(w)") }
         var report = info.json
         if case .object(var fields) = report { fields.append(("sandbox", Sandbox.report)); report = .object(fields) }
-        guard writeAll(1, (json ? report.serialized(pretty: true) : info.summary) + "\n") else {
+        guard writeAll(1, shown((json ? report.serialized(pretty: true) : info.summary) + "\n")) else {
             throw SDRifyError(.outputProblem, "stdout: cannot write the report (\(String(cString: strerror(errno))))")
         }
     }
 
     /// `--scene-stats`: the input rendered as a conversion would be, into nothing, and the scene tracker's report.
-    private func printSceneStatistics() throws {
+    private func printSceneStatistics(_ input: String) throws {
         let survey = try SceneSurvey.run(
             input: input, start: start.map { MediaTime(seconds: $0.seconds) }, duration: duration.map { MediaTime(seconds: $0.seconds) },
             warn: { log("sdrify: warning: \(input): \($0)") })
         var report = survey.json
         if case .object(var fields) = report { fields.append(("sandbox", Sandbox.report)); report = .object(fields) }
-        guard writeAll(1, (json ? report.serialized(pretty: true) : Probe.sceneSummary(survey)) + "\n") else {
+        guard writeAll(1, shown((json ? report.serialized(pretty: true) : Probe.sceneSummary(survey)) + "\n")) else {
             throw SDRifyError(.outputProblem, "stdout: cannot write the report (\(String(cString: strerror(errno))))")
         }
     }

@@ -41,7 +41,7 @@ struct Thumbnail: ParsableCommand {
     func run() throws {
         FailureReport.identity = [("input", .string(input)), ("output", .string(output))]
         service.apply()
-        var options = render.options(input: input, output: output)
+        var options = render.options(input: try StreamInput.readable(input), output: output)
         if let size, let (w, h) = pair(size) { options.size = .box(width: w, height: h) }
         try Job(render, output: output, overwrite: render.overwrite, reads: options.filesRead).run { warn, report in
             let result = try Stills.thumbnail(options, at: at.map { MediaTime(seconds: $0.seconds) }, best: best, warn: warn, progress: report)
@@ -80,7 +80,7 @@ struct Sheet: ParsableCommand {
     func run() throws {
         FailureReport.identity = [("input", .string(input)), ("output", .string(output))]
         service.apply()
-        let options = render.options(input: input, output: output)
+        let options = render.options(input: try StreamInput.readable(input), output: output)
         let (columns, rows) = pair(grid)!
         try Job(render, output: output, overwrite: render.overwrite, reads: options.filesRead).run { warn, report in
             let result = try Stills.sheet(options, columns: columns, rows: rows, width: width, warn: warn, progress: report)
@@ -122,7 +122,7 @@ struct Sprites: ParsableCommand {
     func run() throws {
         FailureReport.identity = [("input", .string(input)), ("output", .string(directory))]
         service.apply()
-        let options = render.options(input: input, output: directory)
+        let options = render.options(input: try StreamInput.readable(input), output: directory)
         let (columns, rows) = pair(tile)!
         let (w, h) = pair(size)!
         try Job(render, output: directory, overwrite: render.overwrite, directory: true, reads: options.filesRead).run { warn, report in

@@ -22,12 +22,16 @@ func writeAll(_ fd: Int32, _ text: String) -> Bool {
 
 /// Writes one line to stderr (nothing more can be done if stderr itself is gone).
 func log(_ line: String) {
-    writeAll(2, MotionPhoto.readable(line) + "\n")
+    writeAll(2, shown(line) + "\n")
 }
+
+/// Text for people and programs: the inputs named as they were given (a stream as `-` or its FIFO, a motion photo's
+/// movie by its photo), not by the paths they are read through.
+func shown(_ text: String) -> String { StreamInput.naming(MotionPhoto.readable(text)) }
 
 /// The single `sdrify:` line for a failure (and under `--json` the error object on stdout), then the exit status.
 func fail(_ message: String, _ status: Int32) -> Never {
-    let oneLine = MotionPhoto.readable(message.split(whereSeparator: \.isNewline).map(String.init).joined(separator: "; "))
+    let oneLine = shown(message.split(whereSeparator: \.isNewline).map(String.init).joined(separator: "; "))
     OutputReservation.release()
     if FailureReport.json { writeAll(1, FailureReport.serialize(FailureReport.object(error: oneLine, status: status))) }
     log("sdrify: \(oneLine)")

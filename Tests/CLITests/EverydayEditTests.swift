@@ -294,4 +294,47 @@ final class EverydayEditTests: CLITestCase {
             XCTAssertTrue(r.stderr.contains("truncated"), r.stderr)
         }
     }
+
+    /// Runs `command` in a shell (for pipes and FIFOs), with a time limit: a stream that is never read would hang.
+    private func shell(_ command: String) throws -> Support.Result {
+        try Support.run("/usr/bin/timeout", ["120", "/bin/sh", "-c", command], in: dir)
+    }
+
+    /// Pipelines hand over streams: `-` (stdin) and a FIFO are read (it hung on a FIFO until killed; `-` was "No such
+    /// file"), an MP4 with its movie box at the end too, MPEG-TS and Matroska; what is no media stream is refused at
+    /// once, even one that never ends; messages and the report name the input as given.
+    func testStreamsFromPipesAndFIFOs() throws {
+        let clip = try longGOPClip()
+        let sdrify = Support.binary.path
+        // An MP4 as ffmpeg writes it (movie box last), through stdin: the whole video, named "-".
+        let piped = try shell("cat '\(clip)' | '\(sdrify)' - piped.mp4 --json")
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        let report = try JSONSerialization.jsonObject(with: piped.stdoutData) as? [String: Any]
+        XCTAssertEqual(report?["input"] as? String, "-")
+        XCTAssertFalse(piped.stdout.contains("/proc/self/fd"), piped.stdout)
+        XCTAssertEqual(try videoFrames(file("piped.mp4")).count, 180)
+        // A FIFO.
+        XCTAssertEqual(mkfifo(file("fifo"), 0o600), 0)
+        let fifo = try shell("cat '\(clip)' > fifo & '\(sdrify)' fifo fifo.mp4 -q")
+        XCTAssertEqual(fifo.status, 0, fifo.stderr)
+        XCTAssertEqual(try videoFrames(file("fifo.mp4")).count, 180)
+        // MPEG-TS and Matroska on stdin.
+        for format in ["mpegts", "matroska"] {
+            let r = try shell("ffmpeg -v error -i '\(clip)' -c copy -f \(format) - | '\(sdrify)' - \(format).mp4 -q")
+            XCTAssertEqual(r.status, 0, "\(format): \(r.stderr)")
+            XCTAssertEqual(try videoFrames(file("\(format).mp4")).count, 180, format)
+        }
+        // probe of a stream names it as given.
+        let probe = try shell("cat '\(clip)' | '\(sdrify)' probe -")
+        XCTAssertEqual(probe.status, 0, probe.stderr)
+        XCTAssertTrue(probe.stdout.hasPrefix("-: mov,mp4"), probe.stdout)
+        // No media: refused at once, even a stream without end; an empty one says so.
+        let noise = try shell("cat /dev/urandom | '\(sdrify)' - noise.mp4")
+        XCTAssertEqual(noise.status, 2, noise.stderr)
+        XCTAssertEqual(noise.stderr, "sdrify: -: not a media stream (its first bytes begin no format sdrify reads)\n")
+        let empty = try shell("'\(sdrify)' - empty.mp4 < /dev/null")
+        XCTAssertEqual(empty.status, 2, empty.stderr)
+        XCTAssertEqual(empty.stderr, "sdrify: -: the stream is empty\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("noise.mp4")))
+    }
 }
