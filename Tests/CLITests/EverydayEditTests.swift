@@ -337,4 +337,41 @@ final class EverydayEditTests: CLITestCase {
         XCTAssertEqual(empty.stderr, "sdrify: -: the stream is empty\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("noise.mp4")))
     }
+
+    /// A start in an MPEG-TS whose only keyframe is its first picture: the seek (by time, no index) lands past it, so
+    /// the stream is read from its start (every start failed: "no video frames in the requested range").
+    func testAStartInAnMPEGTSWithOneKeyframe() throws {
+        let ts = file("one-keyframe.ts")
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "3", "-c:v", "libx264", "-g", "300", "-bf", "2", "-pix_fmt",
+            "yuv420p", "-f", "mpegts", ts
+        ])
+        for (start, pictures) in [("0.1", 87), ("1.2", 54), ("2.5", 15)] {
+            let r = try Support.sdrify(ts, file("out.mp4"), "--start", start, "-y", "-q")
+            XCTAssertEqual(r.status, 0, "\(start): \(r.stderr)")
+            XCTAssertEqual(r.stderr, "", start)
+            XCTAssertEqual(try videoFrames(file("out.mp4")).count, pictures, start)
+        }
+    }
+
+    /// A thumbnail's time is the video's as it plays: a slow-motion capture flattened is shorter than its file, and the
+    /// render is cut in the file's own time (--at 0.9 of Samsung's capture, 0.99 s as played, said the time was past
+    /// the end of a 0.40 s output).
+    func testAThumbnailOfASlowMotionCaptureIsAtItsPlayedTime() throws {
+        guard RealMediaTests.present() else { return }
+        let capture = RealMediaTests.folder.appendingPathComponent("androidx_sample_sef_slow_motion.mp4").path
+        let whole = file("whole.mp4")
+        XCTAssertEqual(try Support.sdrify(capture, whole, "-q").status, 0)
+        XCTAssertLessThan(try videoFrames(whole).duration, 1.2, "played flattened")
+        let r = try Support.sdrify("thumbnail", capture, file("t.png"), "--at", "0.9", "-q")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        // The picture shown at 0.9 s of the conversion.
+        let times = try Support.run(
+            Support.tool("ffprobe"), ["-v", "error", "-select_streams", "v", "-show_entries", "frame=pts_time", "-of", "csv=p=0", whole]
+        ).stdout.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        XCTAssertGreaterThan(times.count, 20)
+        let index = times.lastIndex { $0 <= 0.9 } ?? 0
+        let thumb = try Support.lumaFrame(file("t.png"), index: 0), shown = try Support.lumaFrame(whole, index: index)
+        XCTAssertGreaterThan(Support.psnr(thumb, shown), 30)
+    }
 }

@@ -32,14 +32,22 @@ public enum Stills {
         guard ImageFileType(path: options.output) != nil else {
             throw SDRifyError.usage("\(options.output): a thumbnail is a \(ImageFileType.extensions) file")
         }
-        // Rendered from the start to just past the picture needed: its length is read from the headers first.
-        let length = try Prober.open(path: options.input, allowTruncated: options.tolerateErrors).info.format.duration.map { MediaTime(seconds: $0) }
+        // Rendered from the start to just past the picture needed: its length is read from the headers first. Times are
+        // the video's as it plays (a slow-motion capture flattened is shorter than its file): the render is cut in the
+        // file's own time.
+        let opened = try Prober.open(path: options.input, allowTruncated: options.tolerateErrors)
+        let retiming = try Retiming.decide(
+            opened.info, flatten: options.flattenSlowMotion, speed: options.speed, tolerateErrors: options.tolerateErrors,
+            label: options.input, warn: { _ in })  // (the render says what it says again)
+        let origin = opened.demuxer.videoStart, map = retiming.map
+        let length = opened.info.format.duration.map { map.output(origin + MediaTime(seconds: $0)) - map.output(origin) }
         let window = best ? bestWindow(length: length ?? 20) : nil
         let time = at ?? PosterRequest.defaultTime(outputLength: length)
         if let length, !best, time >= length {
             throw SDRifyError.usage("the thumbnail time (\(time)) is past the end of the video (\(length))")
         }
-        convert.duration = (window ?? time) + MediaTime(1).half
+        let end = (window ?? time) + MediaTime(1).half
+        convert.duration = map.source(ofOutput: map.output(origin) + end) - origin
         var chosen: MediaTime? = nil
         var bestSink: BestPictureSink? = nil, atSink: PosterSink? = nil
         let result = try Transcoder.render(convert, pictures: true, warn: warn, progress: progress) { plan, _, _ in

@@ -265,6 +265,14 @@ final class Demuxer {
         return nil
     }
 
+    /// Back to the first byte (a stream without an index, MPEG-TS/PS, whose seek landed after the keyframe the
+    /// wanted time needs): read from the start, and the range's selection skips what comes before.
+    func rewind() throws {
+        rebase?.reset()
+        try ffCheck(av_seek_frame(ctx, -1, 0, AVSEEK_FLAG_BYTE), "\(path): reading from the start again", status: .invalidInput)
+        seeked = false
+    }
+
     func seek(to time: MediaTime) throws {
         if videoStream.pointee.start_time == ffNoPTS { return }  // no timestamps: a raw elementary stream
         seeked = true

@@ -66,6 +66,7 @@ final class ClipDecoder {
     /// checks that what the container promised arrived.
     private func step() throws {
         guard try read(into: packet) else {
+            if !sawKeyframe, demuxer.seeked, demuxer.mayStartMidGOP { return try readFromTheStart() }  // no keyframe after the seek
             ended = true
             if let problem = bitstreamCheck?.problemAtEnd() { try tolerate("\(label): damaged video at the end: \(problem)") }
             if try decode(nil) { releaseLast(until: rangeEndTicks, plausible: .max) } else { releaseLastAtInputEnd() }
@@ -94,6 +95,11 @@ final class ClipDecoder {
         // references are missing: players start at the first keyframe, and so does this. Containers that list their
         // sync samples (MP4/MOV, Matroska) do not start so: there it is damage the decoder reports.
         if !sawKeyframe {
+            // A seek in a stream without an index lands by time, not on the keyframe before it: a picture after the
+            // range's start reached before any keyframe means they need an earlier one. Read from the start instead.
+            if demuxer.seeked, demuxer.mayStartMidGOP, let pts = packet.pts, MediaTime(ticks: pts, tb) > clock.start + halfFrame {
+                return try readFromTheStart()
+            }
             guard packet.isKeyframe || !demuxer.mayStartMidGOP else { leadingPicturesLeftOut += 1; return }
             sawKeyframe = true
         }
@@ -102,6 +108,12 @@ final class ClipDecoder {
             releaseLast(until: rangeEndTicks, plausible: .max)
             warnOfDiscontinuities()  // the range ended first: what was re-based before it is still told
         }
+    }
+
+    private func readFromTheStart() throws {
+        try demuxer.rewind()
+        leadingPicturesLeftOut = 0
+        videoPackets = 0
     }
 
     /// After reading to the end, what the container promised must have arrived: every sample its index lists (a
