@@ -73,7 +73,7 @@ def main():
     for sub in root.get("subcommands", []):
         if sub["commandName"] != "help":
             page += command_section(sub, ["sdrify", sub["commandName"]])
-    page += [".SH SEE ALSO", "ffmpeg(1), ffprobe(1); the README in the source tree."]
+    page += [".SH SEE ALSO", "ffmpeg(1), ffprobe(1); the README and docs/ in the source tree."]
     with open(out, "w") as f:
         f.write("\n".join(page) + "\n")
 

@@ -7,7 +7,7 @@ struct Compose: ParsableCommand {
         abstract: "Join clips, photos and colours into one upright SDR H.264/AAC video, with transitions and music.",
         discussion: """
             CLIP is a video, an image (shown --image-duration seconds) or color:#RRGGBB[:SECONDS]. Or describe the edit in a \
-            JSON file with --timeline (see README); its values win over the options.
+            JSON file with --timeline (see docs/compose.md); its values win over the options.
             """)
 
     @Argument(help: ArgumentHelp("Clips in order.", valueName: "CLIP")) var clips: [String] = []

@@ -83,9 +83,9 @@ struct PosterFlags: ParsableArguments {
     }
 }
 
-/// Containment and limits for services (README "Running sdrify in a service"). Every command that reads media has them.
+/// Containment and limits for services (docs/service.md). Every command that reads media has them.
 struct ServiceFlags: ParsableArguments {
-    @Flag(name: .customLong("no-sandbox"), help: "Run without the sandbox (for debugging only: see README).") var noSandbox = false
+    @Flag(name: .customLong("no-sandbox"), help: "Run without the sandbox (for debugging only: see docs/service.md).") var noSandbox = false
     @Option(
         name: .customLong("max-pixels"), parsing: .unconditional,
         help: ArgumentHelp("Refuse pictures larger than this many pixels (exit 3).", valueName: "N"))

@@ -16,7 +16,7 @@ struct Thumbnail: ParsableCommand {
         discussion: """
             The picture is the one the converted MP4 shows at that time. --best picks the most representative picture of \
             the first part of the video (the first 40 %, 1 to 20 s): not black or washed out, not flat (a fade), not \
-            blurred, and of those the one nearest the part's average light (see README).
+            blurred, and of those the one nearest the part's average light (see docs/publishing.md).
             """)
 
     @Argument(help: "The input video.") var input: String

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 
 /// Folders of files: `--output-dir`, `--name`, `--skip-existing`, `--jobs`, JSON Lines, the worst exit status,
-/// interruption, and the README's GNU parallel recipe for spreading a folder over machines.
+/// interruption, and docs/convert.md's GNU parallel recipe for spreading a folder over machines.
 final class BatchTests: CLITestCase {
     func lines(_ r: Support.Result) throws -> [[String: Any]] {
         try r.stdout.split(separator: "\n").map { line in
@@ -141,7 +141,7 @@ final class BatchTests: CLITestCase {
         XCTAssertTrue(stderr.contains("batch interrupted (SIGINT): 1 of 3 files finished, 1 not started"), stderr)
     }
 
-    /// The README's recipe for many machines, run on this one (`-S 2/:` is two job slots on the local host):
+    /// docs/convert.md's recipe for many machines, run on this one (`-S 2/:` is two job slots on the local host):
     /// the joblog records each file's exit status, and `--resume-failed` retries only the failures.
     func testGNUParallelRecipeJoblogAndResume() throws {
         let clips = dir.appendingPathComponent("clips")

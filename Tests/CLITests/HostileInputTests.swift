@@ -315,7 +315,7 @@ final class HostileInputTests: CLITestCase {
 
     /// H.264 conceals damage in a B frame and says so only at info level ("concealing … errors"): refused in
     /// every run where the decoder runs on one thread. (With frame threads libavcodec does not always run its
-    /// error concealment on that frame, so it may not say anything: see the README.)
+    /// error concealment on that frame, so it may not say anything: see docs/convert.md.)
     func testConcealedH264DamageIsFoundInEveryRun() throws {
         var d = try data("sdr_h264_aac.mp4")
         let video = try packets("sdr_h264_aac.mp4", "v")

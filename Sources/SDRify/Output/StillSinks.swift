@@ -34,7 +34,7 @@ struct StillPicker {
     }
 }
 
-/// `thumbnail --best`: the most representative picture of the first part of the video (see README): candidates
+/// `thumbnail --best`: the most representative picture of the first part of the video (see docs/publishing.md): candidates
 /// every `spacing`, those too dark, too bright, too flat (fades, titles on black) or blurred left out, and of the
 /// rest the one whose light (its luma histogram) is nearest the candidates' average, as ffmpeg's thumbnail filter
 /// chooses, so a passing flash or a transition is not chosen.
