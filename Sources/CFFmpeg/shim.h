@@ -160,10 +160,13 @@ static inline int cffmpeg_fd_avio_next_file(AVIOContext *pb, int fd) {
 // concealment's own report ("concealing N DC, N AC, N MV errors"), which H.264/MPEG decoders log only at info
 // level. A demuxer whose AVFormatContext.opaque points at a counter gets its error-level messages counted the
 // same way (damage it recovers from with a guess, e.g. "Invalid mdhd time scale …, defaulting to 1"). Nothing is
-// printed.
+// printed. Not counted: H.264's "mmco: unref short failure", a memory-management command that drops a reference
+// the decoder never had: what every valid stream says when read from a keyframe after a seek (ffmpeg -ss says it too),
+// and harmless (nothing is dropped, no picture changes).
 static inline void cffmpeg_log_callback(void *avcl, int level, const char *fmt, va_list vl) {
     (void)vl;
     if (!avcl || (level > AV_LOG_ERROR && !(fmt && strncmp(fmt, "concealing ", 11) == 0))) return;
+    if (fmt && strncmp(fmt, "mmco: unref short failure", 25) == 0) return;
     const AVClass *cls = *(const AVClass **)avcl;
     if (cls == avformat_get_class()) {
         AVFormatContext *f = avcl;

@@ -374,4 +374,19 @@ final class EverydayEditTests: CLITestCase {
         let thumb = try Support.lumaFrame(file("t.png"), index: 0), shown = try Support.lumaFrame(whole, index: index)
         XCTAssertGreaterThan(Support.psnr(thumb, shown), 30)
     }
+
+    /// A start in an open-GOP H.264 stream (broadcast and camcorder encoders): the decoder, read from a keyframe, is
+    /// told to drop a reference it never had ("mmco: unref short failure", as ffmpeg -ss says too), which is no
+    /// damage (it refused the file, exit 2).
+    func testAStartInAnOpenGOPStream() throws {
+        let clip = file("open-gop.mp4")
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "4", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-x264-params",
+            "open-gop=1:keyint=25:bframes=3", clip
+        ])
+        let r = try Support.sdrify(clip, file("out.mp4"), "--start", "1.5", "-q")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr, "")
+        XCTAssertEqual(try videoFrames(file("out.mp4")).count, 63)  // 2.5 s at 25 fps, as ffmpeg's trim
+    }
 }
