@@ -389,4 +389,22 @@ final class EverydayEditTests: CLITestCase {
         XCTAssertEqual(r.stderr, "")
         XCTAssertEqual(try videoFrames(file("out.mp4")).count, 63)  // 2.5 s at 25 fps, as ffmpeg's trim
     }
+
+    /// HLS from an MPEG-TS capture: its ADTS AAC has no AudioSpecificConfig for a fragmented MP4 to copy, so the audio
+    /// rendition is transcoded (it failed: "audio_init.mp4: writing: Operation not permitted", exit 4).
+    func testHLSFromAnMPEGTS() throws {
+        let ts = file("capture.ts")
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=f=440:sample_rate=48000", "-t", "3", "-c:v",
+            "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", "-f", "mpegts", ts
+        ])
+        let ladder = file("ladder")
+        let r = try Support.sdrify("hls", ts, ladder, "--ladder", "240", "--start", "1", "-q")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let read = try Support.run(
+            Support.tool("ffprobe"), ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", ladder + "/master.m3u8"])
+        XCTAssertEqual(read.status, 0, read.stderr)
+        XCTAssertEqual(read.stderr, "")
+        XCTAssertTrue(read.stdout.contains("audio") && read.stdout.contains("video"), read.stdout)
+    }
 }

@@ -31,7 +31,11 @@ final class AudioOutput {
         self.end = end
         self.map = map
         outputShift = map.output(shift)
-        if stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_AAC, map.isIdentity, stage == nil {
+        // ADTS AAC (MPEG-TS, raw .aac: no AudioSpecificConfig in the container) is copied into one file, where movenc
+        // converts its headers; a fragmented one (HLS) refuses it ("Malformed AAC bitstream"): transcoded there.
+        let par = stream.pointee.codecpar.pointee
+        let copiable = par.codec_id == AV_CODEC_ID_AAC && (par.extradata_size > 0 || muxer.segments == nil)
+        if copiable, map.isIdentity, stage == nil {
             transcoder = nil
             outStream = try muxer.addCopiedStream(from: stream, isDefault: isDefault)
             checker = try? Decoder(stream: stream, threads: 1, label: "audio")
