@@ -407,4 +407,27 @@ final class EverydayEditTests: CLITestCase {
         XCTAssertEqual(read.stderr, "")
         XCTAssertTrue(read.stdout.contains("audio") && read.stdout.contains("video"), read.stdout)
     }
+
+    /// A range of a variable-rate clip is rounded by its pictures' own spacing, not by the average rate: a clip that
+    /// paused (as Android's slow-motion sample does: one picture, then 0.3 s later thirty a second) averages far fewer
+    /// pictures a second, whose half interval took in the picture before a start and left out the one before an end.
+    /// ffmpeg's trim is the oracle.
+    func testARangeOfAVariableRateClipIsRoundedByItsOwnPictures() throws {
+        let clip = file("pause.mp4")
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "2", "-vf", "select='not(between(n\\,1\\,44))'", "-fps_mode", "vfr",
+            "-c:v", "libx264", "-bf", "0", "-pix_fmt", "yuv420p", clip
+        ])
+        // Pictures at 0, then 1.5 s, 1.533 s, … (8 a second on average): a start and an end on some of them (it
+        // kept 13, 9 and 11 pictures where ffmpeg keeps 12, 10 and 12).
+        for (args, trim) in [
+            (["--start", "1.6"], "trim=start=1.6"), (["--end", "1.8"], "trim=end=1.8"), (["--start", "1.5", "--end", "1.9"], "trim=start=1.5:end=1.9")
+        ] {
+            let out = file("out.mp4"), oracle = file("oracle.mp4")
+            let r = try Support.sdrify([clip, out, "-y", "-q"] + args)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            try ffmpeg(["-i", clip, "-vf", trim + ",setpts=PTS-STARTPTS", "-fps_mode", "passthrough", oracle])
+            XCTAssertEqual(try videoFrames(out).count, try videoFrames(oracle).count, "\(args)")
+        }
+    }
 }

@@ -69,7 +69,12 @@ final class ClipDecoder {
             if !sawKeyframe, demuxer.seeked, demuxer.mayStartMidGOP { return try readFromTheStart() }  // no keyframe after the seek
             ended = true
             if let problem = bitstreamCheck?.problemAtEnd() { try tolerate("\(label): damaged video at the end: \(problem)") }
-            if try decode(nil) { releaseLast(until: rangeEndTicks, plausible: .max) } else { releaseLastAtInputEnd() }
+            if try decode(nil) {
+                releaseLast(until: rangeEndTicks, plausible: .max)
+            } else {
+                try emitStartCandidateAtInputEnd()
+                releaseLastAtInputEnd()
+            }
             decoder.finish()  // every decoding thread idle: all it logged is counted
             try checkLoggedDamage(at: nil)
             try checkComplete(videoPackets: videoPackets)
@@ -112,6 +117,8 @@ final class ClipDecoder {
 
     private func readFromTheStart() throws {
         try demuxer.rewind()
+        previousTime = nil
+        startCandidate = nil
         leadingPicturesLeftOut = 0
         videoPackets = 0
     }
@@ -305,14 +312,52 @@ final class ClipDecoder {
                     + String(format: "%.3f s before the first one inside the edit", Double(gap) * tb.seconds))
         }
         let time = MediaTime(ticks: sourcePTS, tb)
-        if clock.isCut, time < clock.start - halfFrame { return false }
-        if let end = clock.end, time >= end - halfFrame { return true }
+        // The range, by the pictures' own spacing (a variable rate's are not the nominal interval apart): a picture
+        // before the start is the first shown when the start is nearer to it than to the next one (ties to the earlier;
+        // decided when the next one comes); one near the end is shown while more than half of it (as long as the
+        // step before it, at most the nominal interval: a picture after a pause is no longer for it) lies inside.
+        let step = min(previousTime.map { time - $0 } ?? halfFrame + halfFrame, halfFrame + halfFrame)
+        previousTime = time
+        if clock.isCut, time < clock.start {
+            startCandidate = (frame, sourcePTS, verdict.backwards)
+            return false
+        }
+        if let end = clock.end, time + step.half >= end {
+            if firstPTS == nil, let c = startCandidate { try emit(c.frame, sourcePTS: c.pts, backwards: c.backwards) }  // the range lies within it
+            startCandidate = nil
+            return true
+        }
+        if let c = startCandidate {
+            startCandidate = nil
+            if clock.start - MediaTime(ticks: c.pts, tb) <= time - clock.start { try emit(c.frame, sourcePTS: c.pts, backwards: c.backwards) }
+        }
+        try emit(frame, sourcePTS: sourcePTS, backwards: verdict.backwards)
+        return false
+    }
+
+    private var previousTime: MediaTime? = nil  // the last picture decoded (source time), for the range's rounding
+    /// The last picture before the range's start, until the next one says which is nearer the start.
+    private var startCandidate: (frame: Frame, pts: Int64, backwards: Bool)? = nil
+
+    /// At the end of the input, a picture before the start still waiting is the first shown if the start is nearer
+    /// to it than to the track's end.
+    private func emitStartCandidateAtInputEnd() throws {
+        guard let c = startCandidate, firstPTS == nil else { return }
+        startCandidate = nil
+        let trackEnd = demuxer.videoDurationTicks.map { MediaTime(ticks: demuxer.videoStartTicks + $0, tb) }
+        let after = trackEnd ?? (MediaTime(ticks: c.pts, tb) + halfFrame + halfFrame)
+        if clock.start - MediaTime(ticks: c.pts, tb) <= after - clock.start { try emit(c.frame, sourcePTS: c.pts, backwards: c.backwards) }
+    }
+
+    /// Gives a picture of the range its output timestamp and duration and hands it on.
+    private func emit(_ frame: Frame, sourcePTS: Int64, backwards: Bool) throws {
+        let time = MediaTime(ticks: sourcePTS, tb)
         if frame.isCorrupt { try tolerate("\(label): damaged video at \(seconds(frame.pts))") }
         // Strictly increasing timestamps for the encoder (a variable frame rate is kept as it is): a damaged one
         // (above) becomes the nominal frame interval, an equal one (some muxers repeat a timestamp) moves on by
         // one tick.
         var pts = clock.map.isIdentity ? max(0, sourcePTS - shiftTicks) : max(0, clock.output(time).ticks(tb))
-        if let last = lastPTS, pts <= last { pts = verdict.backwards ? last + frameTicks : last + 1 }
+        if let last = lastPTS, pts <= last { pts = backwards ? last + frameTicks : last + 1 }
         // Frames an hour apart are damaged timing (a corrupt sample table; screen recorders that send frames only
         // on change leave gaps of minutes, not hours), which the muxer would refuse as the output's fault: the
         // input's damage, or with --tolerate-errors the nominal frame interval instead.
@@ -325,7 +370,7 @@ final class ClipDecoder {
         if clock.flattened != nil, layered.remove(sourcePTS) == nil, let last = lastPTS,
             Double(pts - last) * tb.seconds < 0.9 / Double(SlowMotion.fileRate)
         {
-            return false
+            return
         }
         lastPTS = pts
         if firstPTS == nil { firstPTS = pts }
@@ -342,7 +387,6 @@ final class ClipDecoder {
         lastSourcePTS = sourcePTS
         frame.duration = lastDuration
         hold(frame)
-        return false
     }
 
     private var held: Frame? = nil  // the last picture selected, until the next one says how long it shows
