@@ -54,7 +54,7 @@ struct Job {
                 fields.append(("sandbox", Sandbox.report))
                 fields += [("status", .string("converted")), ("exit_code", .int(0))]
                 // The report is part of the result: if it cannot be written, the conversion has failed (exit 4).
-                guard writeAll(1, shown(FailureReport.serialize(.object(fields)))) else {
+                guard writeAll(1, shown(json: FailureReport.serialize(.object(fields)))) else {
                     SignalCleanup.revokeOutput()
                     fail(
                         "stdout: cannot write the JSON report (\(String(cString: strerror(errno)))); the output was removed",

@@ -43,7 +43,7 @@ struct Probe: ParsableCommand {
         if let photo = try Prober.photo(path: input) {
             var report = photo.json
             if case .object(var fields) = report { fields.append(("sandbox", Sandbox.report)); report = .object(fields) }
-            guard writeAll(1, shown((json ? report.serialized(pretty: true) : photo.summary) + "\n")) else {
+            guard writeAll(1, (json ? shown(json: report.serialized(pretty: true)) : shown(photo.summary)) + "\n") else {
                 throw SDRifyError(.outputProblem, "stdout: cannot write the report (\(String(cString: strerror(errno))))")
             }
             return
@@ -52,7 +52,7 @@ struct Probe: ParsableCommand {
         for w in info.warnings { log("sdrify: warning: \(input): \(w)") }
         var report = info.json
         if case .object(var fields) = report { fields.append(("sandbox", Sandbox.report)); report = .object(fields) }
-        guard writeAll(1, shown((json ? report.serialized(pretty: true) : info.summary) + "\n")) else {
+        guard writeAll(1, (json ? shown(json: report.serialized(pretty: true)) : shown(info.summary)) + "\n") else {
             throw SDRifyError(.outputProblem, "stdout: cannot write the report (\(String(cString: strerror(errno))))")
         }
     }
@@ -64,7 +64,7 @@ struct Probe: ParsableCommand {
             warn: { log("sdrify: warning: \(input): \($0)") })
         var report = survey.json
         if case .object(var fields) = report { fields.append(("sandbox", Sandbox.report)); report = .object(fields) }
-        guard writeAll(1, shown((json ? report.serialized(pretty: true) : Probe.sceneSummary(survey)) + "\n")) else {
+        guard writeAll(1, (json ? shown(json: report.serialized(pretty: true)) : shown(Probe.sceneSummary(survey))) + "\n") else {
             throw SDRifyError(.outputProblem, "stdout: cannot write the report (\(String(cString: strerror(errno))))")
         }
     }

@@ -63,4 +63,12 @@ enum StreamInput {
     static func naming(_ text: String) -> String {
         given.reduce(text) { $0.replacingOccurrences(of: $1.read, with: $1.given) }
     }
+
+    /// The same in serialized JSON: the name as a JSON string's contents.
+    static func naming(json text: String) -> String {
+        given.reduce(text) { text, stream in
+            let quoted = JSONValue.string(stream.given).serialized(pretty: false)
+            return text.replacingOccurrences(of: stream.read, with: String(quoted.dropFirst().dropLast()))
+        }
+    }
 }

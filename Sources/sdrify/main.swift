@@ -29,6 +29,10 @@ func log(_ line: String) {
 /// movie by its photo), not by the paths they are read through.
 func shown(_ text: String) -> String { StreamInput.naming(MotionPhoto.readable(text)) }
 
+/// The same for a JSON report: only the streams are renamed (a motion photo's movie keeps the URL it is read by, a
+/// value programs can open).
+func shown(json: String) -> String { StreamInput.naming(json: json) }
+
 /// The single `sdrify:` line for a failure (and under `--json` the error object on stdout), then the exit status.
 func fail(_ message: String, _ status: Int32) -> Never {
     let oneLine = shown(message.split(whereSeparator: \.isNewline).map(String.init).joined(separator: "; "))

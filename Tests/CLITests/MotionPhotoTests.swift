@@ -79,7 +79,8 @@ final class MotionPhotoTests: CLITestCase {
             XCTAssertEqual(report["frames"] as? Int, 50, name)
         }
         let plain = try Support.sdrify("\(dir)/plain.jpg", file("plain.mp4"))
-        XCTAssertEqual(plain.status, 2, "a still without a movie is still not a video")
+        XCTAssertEqual(plain.status, 3, "a still without a movie is still not a video")
+        XCTAssertTrue(plain.stderr.contains("a photo (jpeg), not a video: to make a video of it, sdrify compose"), plain.stderr)
     }
 
     func testMotionWithoutAMovieAndDamage() throws {
