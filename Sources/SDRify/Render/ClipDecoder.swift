@@ -70,7 +70,7 @@ final class ClipDecoder {
             ended = true
             if let problem = bitstreamCheck?.problemAtEnd() { try tolerate("\(label): damaged video at the end: \(problem)") }
             if try decode(nil) {
-                releaseLast(until: rangeEndTicks, plausible: .max)
+                releaseLast(until: rangeEndTicks)
             } else {
                 try emitStartCandidateAtInputEnd()
                 releaseLastAtInputEnd()
@@ -110,7 +110,7 @@ final class ClipDecoder {
         }
         if try decode(packet) {
             ended = true
-            releaseLast(until: rangeEndTicks, plausible: .max)
+            releaseLast(until: rangeEndTicks)
             warnOfDiscontinuities()  // the range ended first: what was re-based before it is still told
         }
     }
@@ -405,11 +405,11 @@ final class ClipDecoder {
     }
 
     /// The last picture of the range or of the input: it shows until `end` (output ticks: the range's end, or where
-    /// the container says the track ends) where that is plausible, else for as long as the picture before it.
-    private func releaseLast(until end: Int64?, plausible: Int64) {
+    /// the container says the track ends), or without one for as long as the picture before it.
+    private func releaseLast(until end: Int64?) {
         guard let last = held, let pts = last.pts else { return }
         held = nil
-        if let end, end > pts, end - pts <= plausible {
+        if let end, end > pts {
             last.duration = end - pts
         } else if let lastInterval {
             last.duration = lastInterval
@@ -421,13 +421,13 @@ final class ClipDecoder {
     /// pictures reach near it (missing pictures are damage, told by checkComplete, not hidden behind a long last one).
     private func releaseLastAtInputEnd() {
         guard let trackTicks = demuxer.videoDurationTicks, !demuxer.allowsDiscontinuities, let lastSource = lastSourcePTS else {
-            return releaseLast(until: nil, plausible: 0)
+            return releaseLast(until: nil)
         }
         let trackEnd = demuxer.videoStartTicks + trackTicks
         let gap = trackEnd - lastSource  // source ticks
         let near = max(4 * (lastSourceInterval ?? 0), trackTicks / 10 + 2 * frameTicks)
-        guard gap > 0, gap <= near, MediaTime(ticks: gap, tb) <= MediaTime(seconds: 10) else { return releaseLast(until: nil, plausible: 0) }
+        guard gap > 0, gap <= near, MediaTime(ticks: gap, tb) <= MediaTime(seconds: 10) else { return releaseLast(until: nil) }
         let end = clock.map.isIdentity ? trackEnd - shiftTicks : clock.output(MediaTime(ticks: trackEnd, tb)).ticks(tb)
-        releaseLast(until: end, plausible: .max)
+        releaseLast(until: end)
     }
 }
