@@ -60,6 +60,10 @@ extension Demuxer {
         return d == ffNoPTS || d <= 0 ? nil : d
     }
 
+    /// Where the container says the video track ends, in video ticks (its start plus its duration; nil when it does
+    /// not say).
+    var videoEndTicks: Int64? { videoDurationTicks.map { videoStartTicks + $0 } }
+
     /// The first video timestamp, in video ticks (0 when the container does not say).
     var videoStartTicks: Int64 { videoStream.pointee.start_time == ffNoPTS ? 0 : videoStream.pointee.start_time }
 }

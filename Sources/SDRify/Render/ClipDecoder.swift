@@ -344,7 +344,7 @@ final class ClipDecoder {
     private func emitStartCandidateAtInputEnd() throws {
         guard let c = startCandidate, firstPTS == nil else { return }
         startCandidate = nil
-        let trackEnd = demuxer.videoDurationTicks.map { MediaTime(ticks: demuxer.videoStartTicks + $0, tb) }
+        let trackEnd = demuxer.videoEndTicks.map { MediaTime(ticks: $0, tb) }
         let after = trackEnd ?? (MediaTime(ticks: c.pts, tb) + halfFrame + halfFrame)
         if clock.start - MediaTime(ticks: c.pts, tb) <= after - clock.start { try emit(c.frame, sourcePTS: c.pts, backwards: c.backwards) }
     }
@@ -420,10 +420,9 @@ final class ClipDecoder {
     /// At the end of the input: the track's end as its container states it, for the last picture; believed when the
     /// pictures reach near it (missing pictures are damage, told by checkComplete, not hidden behind a long last one).
     private func releaseLastAtInputEnd() {
-        guard let trackTicks = demuxer.videoDurationTicks, !demuxer.allowsDiscontinuities, let lastSource = lastSourcePTS else {
-            return releaseLast(until: nil)
-        }
-        let trackEnd = demuxer.videoStartTicks + trackTicks
+        guard let trackTicks = demuxer.videoDurationTicks, let trackEnd = demuxer.videoEndTicks, !demuxer.allowsDiscontinuities,
+            let lastSource = lastSourcePTS
+        else { return releaseLast(until: nil) }
         let gap = trackEnd - lastSource  // source ticks
         let near = max(4 * (lastSourceInterval ?? 0), trackTicks / 10 + 2 * frameTicks)
         guard gap > 0, gap <= near, MediaTime(ticks: gap, tb) <= MediaTime(seconds: 10) else { return releaseLast(until: nil) }
