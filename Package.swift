@@ -5,8 +5,7 @@ let package = Package(
     name: "sdrify",
     platforms: [.macOS(.v13)],
     products: [
-        .executable(name: "sdrify", targets: ["sdrify"]),
-        .library(name: "SDRify", targets: ["SDRify"])
+        .executable(name: "sdrify", targets: ["sdrify"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
@@ -55,11 +54,27 @@ let package = Package(
             name: "CBitstream",
             cSettings: [.unsafeFlags(["-O3"])]
         ),
+        // The library, one target per layer, bottom to top: a target depends only on targets above it in this
+        // list, so a reference upward does not compile (docs/ARCHITECTURE.md; scripts/check-architecture).
+        .target(name: "SDRifyValues"),
+        .target(name: "SDRifySecurity", dependencies: ["SDRifyValues", "CSystem", "CKernels"]),
+        .target(name: "SDRifyProbe", dependencies: ["SDRifyValues"]),
         .target(
-            name: "SDRify",
-            dependencies: ["CFFmpeg", "CZimg", "CAss", "CRubberBand", "CEbur128", "CKernels", "CSystem", "CBitstream"],
-            swiftSettings: []
+            name: "SDRifyMedia",
+            dependencies: ["SDRifyValues", "SDRifySecurity", "SDRifyProbe", "CFFmpeg", "CRubberBand", "CEbur128", "CBitstream"]
         ),
+        .target(name: "SDRifyCaptions", dependencies: ["SDRifyMedia"]),
+        .target(name: "SDRifyPresets", dependencies: ["SDRifyMedia"]),
+        .target(name: "SDRifyToneMap", dependencies: ["SDRifyMedia", "CZimg", "CKernels"]),
+        .target(name: "SDRifyLayers", dependencies: ["SDRifyCaptions", "CAss", "CKernels"]),
+        .target(name: "SDRifyTimeline", dependencies: ["SDRifyLayers", "SDRifyPresets", "SDRifyToneMap"]),
+        .target(name: "SDRifyAudio", dependencies: ["SDRifyTimeline"]),
+        .target(name: "SDRifyOutput", dependencies: ["SDRifyAudio", "CSystem"]),
+        .target(name: "SDRifyRender", dependencies: ["SDRifyOutput", "CKernels"]),
+        // The entry points: convert, compose, hls, the stills, captions, the scene survey.
+        .target(name: "SDRify", dependencies: ["SDRifyRender"]),
+        // Every parser of untrusted bytes behind one entry, for the fuzz targets.
+        .target(name: "SDRifyFuzzing", dependencies: ["SDRifyTimeline"]),
         .executableTarget(
             name: "sdrify",
             dependencies: ["SDRify", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -69,8 +84,8 @@ let package = Package(
         .executableTarget(name: "sdrify-bench", dependencies: ["SDRify", "SDRifyMeasure"]),
         .executableTarget(name: "sdrify-fuzz", dependencies: ["SDRify"]),
         // libFuzzer targets for the Swift parsers (scripts/fuzz swift); a plain build replays files through them.
-        .executableTarget(name: "sdrify-fuzz-parsers", dependencies: ["SDRify"]),
-        .testTarget(name: "SDRifyTests", dependencies: ["SDRify", "SDRifyMeasure"]),
+        .executableTarget(name: "sdrify-fuzz-parsers", dependencies: ["SDRifyFuzzing"]),
+        .testTarget(name: "SDRifyTests", dependencies: ["SDRify", "SDRifyFuzzing", "SDRifyMeasure"]),
         .testTarget(name: "CLITests", dependencies: ["sdrify", "SDRify", "SDRifyMeasure"])
     ]
 )

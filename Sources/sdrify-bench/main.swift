@@ -1,6 +1,10 @@
 import Foundation
-import SDRify
+import SDRifyLayers
 import SDRifyMeasure
+import SDRifyMedia
+import SDRifyRender
+import SDRifyToneMap
+import SDRifyValues
 
 // Micro-benchmarks of sdrify's own stages, run by scripts/bench (release build). Prints one Markdown table row
 // per measurement; the whole-conversion comparison with ffmpeg lives in scripts/bench itself.

@@ -1,5 +1,5 @@
 import Foundation
-import SDRify
+import SDRifyFuzzing
 
 // The libFuzzer targets for sdrify's own parsers (one binary; SDRIFY_FUZZ_TARGET names the parser, see
 // `ParserEntryPoint`). Built by `scripts/fuzz swift` with `-sanitize=fuzzer,address -D SDRIFY_LIBFUZZER`, where

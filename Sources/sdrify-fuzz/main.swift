@@ -1,5 +1,5 @@
 import Foundation
-import SDRify
+import SDRifyMedia
 
 // Deterministic mutation fuzzing of `sdrify probe` (container headers, side data, first-picture decode):
 //   sdrify-fuzz SECONDS SEED_FILE...

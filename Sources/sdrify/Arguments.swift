@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
-import SDRify
+import SDRifyOutput
+import SDRifySecurity
+import SDRifyValues
 
 /// A time on the command line: seconds (`90`, `1.5`) or `[HH:]MM:SS[.mmm]` (`1:30`, `00:01:02.500`). Negative values
 /// parse, so each option can say its own range instead of the parser's "Missing value".

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
-import SDRify
+import SDRifyMedia
+import SDRifyOutput
+import SDRifyValues
 import Synchronization
 #if canImport(Glibc)
     import Glibc

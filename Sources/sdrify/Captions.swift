@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
+import SDRifyCaptions
+import SDRifyValues
 import SDRify
+import SDRifyOutput
 
 struct Captions: ParsableCommand {
     static let configuration = CommandConfiguration(

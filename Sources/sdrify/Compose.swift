@@ -1,5 +1,8 @@
 import ArgumentParser
 import Foundation
+import SDRifyTimeline
+import SDRifyValues
+import SDRifyLayers
 import SDRify
 
 struct Compose: ParsableCommand {

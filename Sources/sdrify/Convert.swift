@@ -1,6 +1,10 @@
 import ArgumentParser
 import Foundation
+import SDRifyValues
+import SDRifyMedia
+import SDRifyOutput
 import SDRify
+import SDRifyLayers
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(

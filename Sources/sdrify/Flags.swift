@@ -1,6 +1,15 @@
 import ArgumentParser
 import Foundation
 import SDRify
+import SDRifyCaptions
+import SDRifyLayers
+import SDRifyMedia
+import SDRifyOutput
+import SDRifyPresets
+import SDRifySecurity
+import SDRifyTimeline
+import SDRifyToneMap
+import SDRifyValues
 
 /// Captions burned in from the command line, and how SRT/WebVTT ones look.
 struct CaptionFlags: ParsableArguments {

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
+import SDRifyPresets
+import SDRifyMedia
 import SDRify
+import SDRifyValues
 
 struct Hls: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
-import SDRify
+import SDRifyMedia
+import SDRifyOutput
+import SDRifySecurity
+import SDRifyValues
 
 /// What every command that writes a video does around the library call: warnings to stderr (and into the JSON
 /// report), progress, the one decision point for signals once the output is in place, the JSON report (or the

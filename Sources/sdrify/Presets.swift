@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import SDRify
+import SDRifyPresets
+import SDRifyValues
 
 struct Presets: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the export presets and their encoder settings.")

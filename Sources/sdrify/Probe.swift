@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import SDRify
+import SDRifyMedia
+import SDRifySecurity
+import SDRifyValues
 
 struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import SDRify
+import SDRifySecurity
+import SDRifyValues
 
 /// `sdrify sandbox-check`: enters the sandbox as a conversion of `--input` would, then tries to read each PATH and
 /// says which it could. For checking a machine (does its kernel confine reading?) and for the tests.

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
+import SDRifyLayers
+import SDRifyMedia
 import SDRify
+import SDRifyValues
 
 /// `COLSxROWS` or `WxH`: two whole numbers from 1 up, or nil.
 func pair(_ text: String) -> (Int, Int)? {

@@ -1,5 +1,6 @@
 import Foundation
-import SDRify
+import SDRifyMedia
+import SDRifyValues
 
 /// An input that cannot be opened twice and read at will: `-` (stdin), a FIFO, a socket or a character device. Its
 /// bytes are kept in a file of its own that has no name (made and unlinked at once, so nothing is left behind however

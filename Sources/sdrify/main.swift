@@ -1,6 +1,10 @@
 import ArgumentParser
 import Foundation
-import SDRify
+import SDRifyMedia
+import SDRifyOutput
+import SDRifyProbe
+import SDRifySecurity
+import SDRifyValues
 
 // The CLI is a thin client of the SDRify library (the dav1d model): it parses arguments, calls one library
 // entry point, and turns the outcome into output and an exit status. stdout carries data only.

@@ -1,7 +1,8 @@
 import Foundation
+@testable import SDRifyLayers
+@testable import SDRifyTimeline
 import XCTest
 
-@testable import SDRify
 
 /// A clip's `"zoom"` (Ken Burns): the view's path, the pictures it gives against ffmpeg's crop and scale of the same
 /// photo, and its bad values.

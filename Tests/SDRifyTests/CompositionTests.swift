@@ -1,5 +1,12 @@
-import XCTest
 @testable import SDRify
+@testable import SDRifyLayers
+@testable import SDRifyMedia
+@testable import SDRifyOutput
+@testable import SDRifyPresets
+@testable import SDRifyRender
+@testable import SDRifyTimeline
+@testable import SDRifyValues
+import XCTest
 
 /// The composition pipeline run into a checksum sink (no encoder): the plan's frame arithmetic, which clip shows
 /// when, and the transition blends.

@@ -1,5 +1,8 @@
-import XCTest
 @testable import SDRify
+@testable import SDRifyOutput
+@testable import SDRifyPresets
+@testable import SDRifyValues
+import XCTest
 
 /// A conversion run into a checksum sink (no encoder, no file): the one-clip plan on the source's clock, or on a
 /// constant one, through the same render path as a composition.

@@ -1,5 +1,5 @@
+@testable import SDRifyLayers
 import XCTest
-@testable import SDRify
 
 /// Data-driven titles: a GPX track read, interpolated and filled into the template per step.
 final class DataSeriesTests: XCTestCase {

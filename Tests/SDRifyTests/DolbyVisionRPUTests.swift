@@ -1,4 +1,7 @@
-@testable import SDRify
+@testable import SDRifyMedia
+@testable import SDRifyProbe
+@testable import SDRifyToneMap
+@testable import SDRifyValues
 import XCTest
 
 /// Level 1 of a Dolby Vision RPU, read through the whole RPU syntax (libavcodec 5.1 stops before it).

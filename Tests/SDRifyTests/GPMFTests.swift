@@ -1,5 +1,5 @@
+@testable import SDRifyProbe
 import XCTest
-@testable import SDRify
 
 /// GPMF records built by hand as the format lays them out (key, type, size, repeat, data padded to four bytes).
 final class GPMFTests: XCTestCase {

@@ -1,4 +1,6 @@
-import SDRify
+import SDRifyMedia
+import SDRifyToneMap
+import SDRifyValues
 import XCTest
 
 /// sdrify linearises HLG with its own tables instead of zimg's exact (libm-bound) path: both must give the

@@ -1,6 +1,6 @@
+@testable import SDRifyValues
 import XCTest
 
-@testable import SDRify
 
 /// The one clock's arithmetic: exact sums and differences, stream ticks both ways, whole frames.
 final class MediaTimeTests: XCTestCase {

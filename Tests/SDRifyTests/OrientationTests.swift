@@ -1,4 +1,8 @@
-import SDRify
+import SDRifyMedia
+import SDRifyProbe
+import SDRifyRender
+import SDRifyToneMap
+import SDRifyValues
 import XCTest
 
 final class OrientationTests: XCTestCase {

@@ -1,4 +1,4 @@
-@testable import SDRify
+@testable import SDRifyRender
 import XCTest
 
 /// The display-order rules ClipDecoder applies to the pictures out of the decoder (PictureOrder).

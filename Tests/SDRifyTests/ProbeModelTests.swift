@@ -1,4 +1,4 @@
-import SDRify
+import SDRifyValues
 import XCTest
 
 final class ProbeModelTests: XCTestCase {

@@ -1,5 +1,5 @@
+@testable import SDRifyProbe
 import XCTest
-@testable import SDRify
 
 /// QuickTime timed-metadata values by their declared types, and ISO 6709 locations.
 final class QuickTimeMetadataTests: XCTestCase {

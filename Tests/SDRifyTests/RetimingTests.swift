@@ -1,7 +1,9 @@
 import Foundation
+@testable import SDRifyProbe
+@testable import SDRifyRender
+@testable import SDRifyValues
 import XCTest
 
-@testable import SDRify
 
 /// The time map (speed, slow motion) and the slow-motion rules, against androidx media3's own tests of its
 /// SefSlowMotionFlattener (their layer sequences, segments and expected results).

@@ -1,4 +1,5 @@
-@testable import SDRify
+@testable import SDRifyProbe
+@testable import SDRifyValues
 import XCTest
 
 final class SEIReaderTests: XCTestCase {

@@ -1,6 +1,6 @@
 import Foundation
+@testable import SDRifySecurity
 import XCTest
-@testable import SDRify
 #if canImport(Glibc)
     import Glibc
 #endif

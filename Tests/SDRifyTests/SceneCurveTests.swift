@@ -1,4 +1,5 @@
-import SDRify
+import SDRifyToneMap
+import SDRifyValues
 import XCTest
 
 /// The scene-adaptive default: what it does with SDR-range light, with a brightly exposed phone scene, with

@@ -1,5 +1,5 @@
+@testable import SDRifyCaptions
 import XCTest
-@testable import SDRify
 
 /// SRT/WebVTT markup and cue settings turned into ASS.
 final class SubtitleTextTests: XCTestCase {

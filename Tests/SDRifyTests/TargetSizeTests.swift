@@ -1,4 +1,5 @@
-import SDRify
+import SDRifyPresets
+import SDRifyRender
 import XCTest
 
 final class TargetSizeTests: XCTestCase {

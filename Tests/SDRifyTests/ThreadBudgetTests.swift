@@ -1,4 +1,4 @@
-@testable import SDRify
+@testable import SDRifyRender
 import XCTest
 
 final class ThreadBudgetTests: XCTestCase {

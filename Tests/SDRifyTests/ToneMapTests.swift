@@ -1,4 +1,5 @@
-import SDRify
+import SDRifyToneMap
+import SDRifyValues
 import XCTest
 
 /// Expected values come from a separate implementation of the published formulas (ITU-R BT.2390 EETF with

@@ -1,7 +1,8 @@
 import Foundation
+@testable import SDRifyProbe
+@testable import SDRifyValues
 import XCTest
 
-@testable import SDRify
 
 /// sdrify's own XML reader (TTML and GPX): what a well-formed document says, told in order; every malformed one
 /// refused with its line, never a crash; no entity but the predefined ones expanded.

@@ -1,0 +1,68 @@
+import Foundation
+import SDRifyCaptions
+import SDRifyMedia
+import SDRifyOutput
+import SDRifySecurity
+import SDRifyTimeline
+import SDRifyValues
+
+/// An input with sound and no pictures (a song, a voice memo, a podcast) becomes a video: the background (an image,
+/// or a colour; black by default) held as a still for as long as the sound lasts, with the layers over it
+/// (lyrics as captions, titles). It is the one-clip composition of that still, with the input as its music.
+package enum AudioOnlyConversion {
+    /// The still's frame rate: captions and titles change on whole frames of it.
+    package static let rate = FrameRate(num: 30, den: 1)
+
+    /// Whether `path` is such an input: it decodes as sound and holds no pictures. Its length in seconds, or nil.
+    package static func length(of path: String) -> Double? {
+        guard let reader = try? PCMReader(path: path, start: .zero, tolerateErrors: false), !reader.hasVideo else { return nil }
+        return reader.duration
+    }
+
+    package static func run(
+        _ options: ConvertOptions, length: Double, warn: @escaping WarningHandler,
+        progress: @escaping ProgressHandler
+    ) throws -> ConversionResult {
+        try Limits.checkDuration(length, of: options.input)  // the sound is how long the video will be
+        let from = options.start ?? .zero, whole = MediaTime(seconds: length)
+        guard from < whole else {
+            throw SDRifyError.usage(
+                String(format: "\(options.input): the start (%.3f s) is past the end of the sound (%.3f s)", from.seconds, length))
+        }
+        // --start/--duration are the sound's own times; --speed retimes what they select.
+        let used = min(options.duration ?? whole, whole - from)
+        let map = options.speed == .normal ? TimeMap.identity : TimeMap.speed(options.speed)
+        let shown = map.output(from + used) - map.output(from)
+        var edit = options.timeline
+        var clip: TimelineClip
+        switch options.timeline.background {
+        case .color(let c): clip = TimelineClip(source: .color(c))
+        case .image(let path, let fit):
+            clip = TimelineClip(source: .image(path))
+            clip.fit = fit
+        case .blur:
+            throw SDRifyError.usage("\(options.input): has no picture to blur; give a colour or an image as the background")
+        }
+        clip.duration = shown
+        edit.clips = [clip]
+        edit.output.background = .black  // behind a contained image: plain bars
+        edit.overlays = options.outputOverlays(clock: map.isIdentity ? nil : CueClock(map: map, origin: from, cut: from))
+        edit.overlays.background = nil
+        edit.output.fps = rate
+        var music = MusicTrack(path: options.input)
+        music.from = from
+        music.loop = false
+        music.speed = options.speed
+        if !options.retimedSound, !map.isIdentity { music.volume = 0 }
+        edit.music = music
+        edit.output.loudness = options.loudness  // the input's sound is the mix
+        let result = try Composer.run(edit, clipName: { _ in "background" }, warn: warn, progress: progress)
+        var converted = ConversionResult(
+            input: options.input, output: options.output, preset: options.preset.name,
+            width: result.width, height: result.height, duration: result.duration, frames: result.frames,
+            hdr: .sdr, orientationExif: 1, toneMapping: "none", decodeErrors: result.decodeErrors,
+            elapsed: result.elapsed)
+        converted.loudness = result.loudness
+        return converted
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import SDRifyCaptions
+import SDRifyMedia
+import SDRifyOutput
+import SDRifyProbe
+import SDRifyValues
+
+/// The Passthrough preset: the input's packets remuxed, nothing decoded (so it never reaches the render path).
+/// Only for input that is already what every output is; a late start is moved to 0 as a conversion does.
+package enum Passthrough {
+    /// Passthrough only remuxes, so the input must already be what every output is.
+    package static func check(_ video: VideoInfo, input: String) throws {
+        var reasons: [String] = []
+        if video.hdrKind != .sdr { reasons.append("it is \(video.hdrKind.rawValue.uppercased()) HDR") }
+        if case .known(let o) = video.orientation, o != .up { reasons.append("it is stored turned (EXIF \(o.rawValue))") }
+        if !["h264", "hevc"].contains(video.codec) { reasons.append("its codec is \(video.codec)") }
+        if let order = video.fieldOrder, order != "progressive" { reasons.append("it is interlaced") }
+        if video.bitDepth != 8 || !["yuv420p", "yuvj420p"].contains(video.pixelFormat) {
+            reasons.append("it is \(video.pixelFormat), not 8-bit 4:2:0")
+        }
+        if !reasons.isEmpty {
+            throw SDRifyError.unsupported(
+                "\(input): Passthrough only remuxes SDR, upright, 8-bit 4:2:0 H.264/HEVC, but \(reasons.joined(separator: " and ")); use another preset"
+            )
+        }
+    }
+
+    package static func run(
+        _ options: ConvertOptions, info: MediaInfo, demuxer: Demuxer, orientation: Orientation, started: Date,
+        warn: WarningHandler, progress: ProgressHandler
+    ) throws -> ConversionResult {
+        var softSubtitles: [(cues: [Cue], language: String?)] = try options.subtitles.map { (try CaptionFile.cues($0.file), $0.language) }
+        if options.keepSubtitles && info.tracks.contains(where: { $0.type == "subtitle" }) {
+            let start = MediaTime(seconds: max(info.format.startTime ?? 0, 0))
+            for track in try Demuxer(path: options.input).subtitleTracks {
+                guard track.isText else { warn("subtitle track \(track.index) (\(track.codec)) is pictures: not kept"); continue }
+                softSubtitles.append((CaptionFile.shifted(try CaptionFile.cues(ofTrack: track.index, in: options.input), by: -start), track.language))
+            }
+        }
+        let output = try AtomicOutput.open(finalPath: options.output, inputPaths: [options.input], overwrite: options.overwrite)
+        defer { output.discard() }
+        let muxer = try Muxer(fd: output.fd, path: options.output, formatName: try CodecCatalog.muxer(forOutput: options.output))
+        let tb = demuxer.videoTimeBase
+        let lateStart = MediaTime(seconds: max(info.format.startTime ?? 0, 0))
+        let outVideo = try muxer.addCopiedVideoStream(from: demuxer)
+        let audio = try demuxer.audioStreamIndex.map { try AudioOutput(demuxer: demuxer, stream: $0, muxer: muxer, shift: lateStart, end: nil) }
+        let shiftTicks = lateStart.ticks(tb)
+        muxer.copyMetadata(from: demuxer, keepLocation: options.keepLocation, policy: options.metadata)
+        let subtitles = try SoftSubtitles(softSubtitles, muxer: muxer)
+        if options.keepChapters { try muxer.copyChapters(from: demuxer, onOutput: { $0 - lateStart }, end: nil) }
+        try muxer.writeHeader()
+        try subtitles.write(to: muxer)
+
+        var frames = 0
+        var firstPTS: Int64? = nil, lastPTS: Int64? = nil
+        let frameTicks = max(1, Int64((1 / demuxer.videoFrameRate.fps / tb.seconds).rounded()))
+        let totalTime = info.format.duration
+        var lastReport = Date.distantPast
+        let packet = try Packet()
+        while try demuxer.readPacket(into: packet) {
+            if packet.streamIndex == demuxer.videoStreamIndex {
+                packet.shift(by: shiftTicks)
+                if let pts = packet.pts {
+                    firstPTS = firstPTS ?? pts
+                    lastPTS = max(lastPTS ?? pts, pts)
+                    let now = Date()
+                    if now.timeIntervalSince(lastReport) >= 0.25 {
+                        lastReport = now
+                        progress(
+                            ConversionProgress(
+                                frames: frames, outTime: Double(pts - firstPTS!) * tb.seconds, totalTime: totalTime,
+                                elapsed: now.timeIntervalSince(started), finished: false))
+                    }
+                }
+                frames += 1
+                try muxer.write(packet, stream: outVideo, from: tb)
+            } else if let audio, audio.owns(packet) {
+                try audio.handle(packet, muxer: muxer)
+            }
+        }
+        try audio?.finish(muxer: muxer)
+        try muxer.finish()
+        try output.commit()
+
+        let duration = Double((lastPTS ?? 0) - (firstPTS ?? 0) + frameTicks) * tb.seconds
+        progress(
+            ConversionProgress(
+                frames: frames, outTime: duration, totalTime: totalTime,
+                elapsed: Date().timeIntervalSince(started), finished: true))
+        return ConversionResult(
+            input: options.input, output: options.output, preset: options.preset.name,
+            width: info.video.width, height: info.video.height, duration: duration, frames: frames,
+            hdr: info.video.hdrKind, orientationExif: orientation.rawValue, toneMapping: "none",
+            decodeErrors: 0, elapsed: Date().timeIntervalSince(started))
+    }
+}

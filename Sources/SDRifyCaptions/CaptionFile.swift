@@ -1,0 +1,184 @@
+import Foundation
+import SDRifyValues
+import SDRifyMedia
+
+/// The caption file formats sdrify reads and writes, told apart by extension (writing) or content (reading).
+package enum CaptionFormat: String, CaseIterable, Sendable {
+    case srt, vtt, ass, ttml, itt, scc, lrc
+
+    /// By the file's extension (.srt, .vtt, .ass/.ssa, .ttml/.dfxp/.xml, .itt, .scc, .lrc).
+    package init?(path: String) {
+        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+        case "srt": self = .srt
+        case "vtt", "webvtt": self = .vtt
+        case "ass", "ssa": self = .ass
+        case "ttml", "dfxp", "xml": self = .ttml
+        case "itt": self = .itt
+        case "scc": self = .scc
+        case "lrc": self = .lrc
+        default: return nil
+        }
+    }
+}
+
+/// A caption file read: an ASS script (rendered with its own styles) or cues in the common model (`Cue`: text with
+/// <i>/<b>/<u>/<font color> markup and WebVTT-style placement).
+package enum CaptionContent {
+    case ass(String)
+    case cues([Cue])
+}
+
+package enum CaptionFile {
+    /// Reads and decodes a caption file of any supported format (by its content, so a misnamed file still reads).
+    package static func read(_ path: String) throws -> CaptionContent {
+        guard let data = FileManager.default.contents(atPath: path) else { throw SDRifyError.invalidInput("\(path): cannot read the captions") }
+        let text = try decode(data, path: path)
+        let head = text.prefix(4096)
+        if head.contains("[Script Info]") { return .ass(text) }
+        if head.hasPrefix("Scenarist_SCC") {
+            let cues = try SCCReader.cues(text, path: path)
+            guard !cues.isEmpty else { throw SDRifyError.invalidInput("\(path): no captions found in the SCC") }
+            return .cues(cues)
+        }
+        if head.contains("<tt") && head.contains("http://www.w3.org/ns/ttml") || head.contains("<tt ") && text.contains("</tt>") {
+            return .cues(try TimedTextReader.cues(data, path: path))
+        }
+        if LRC.looksLike(head) {
+            let cues = try LRC.cues(text, path: path)
+            guard !cues.isEmpty else { throw SDRifyError.invalidInput("\(path): no lyrics found in the LRC") }
+            return .cues(cues)
+        }
+        let cues = SubtitleParser.cues(text)
+        guard !cues.isEmpty else { throw SDRifyError.invalidInput("\(path): no captions found (expected SRT, WebVTT, ASS, TTML/iTT, SCC or LRC)") }
+        return .cues(cues)
+    }
+
+    /// The cues of any caption file (an ASS script's dialogue lines with their basic overrides).
+    package static func cues(_ path: String) throws -> [Cue] {
+        switch try read(path) {
+        case .cues(let c): c
+        case .ass(let script): ASSReader.cues(script)
+        }
+    }
+
+    /// The cues of subtitle track `track` of a media file (`--captions input:N`, the input's own subtitles kept).
+    package static func cues(ofTrack track: Int, in path: String) throws -> [Cue] {
+        let demuxer = try Demuxer(path: path)
+        guard let info = demuxer.subtitleTracks.first(where: { $0.index == track }) else {
+            throw SDRifyError.usage("\(path): track \(track) is not a subtitle track")
+        }
+        guard info.isText else { throw SDRifyError.unsupported("\(path): subtitle track \(track) (\(info.codec)) is pictures, not text") }
+        return try demuxer.subtitleEvents(track: track).compactMap { e in
+            var settings: [String: String] = [:]
+            let lines = ASSReader.markup(e.text, settings: &settings).components(separatedBy: "\n")
+                .filter { !SubtitleParser.plain($0).trimmingCharacters(in: .whitespaces).isEmpty }
+            return lines.isEmpty
+                ? nil : Cue(start: MediaTime(seconds: e.start), end: MediaTime(seconds: e.end), lines: lines, settings: settings)
+        }
+    }
+
+    /// UTF-16 with a byte-order mark (Windows tools write it), else UTF-8, else Windows-1252 (old SRT files).
+    package static func decode(_ data: Data, path: String) throws -> String {
+        let utf16 = data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF])
+        guard
+            let text = (utf16 ? String(data: data, encoding: .utf16) : nil) ?? String(data: data, encoding: .utf8)
+                ?? String(data: data, encoding: .windowsCP1252) ?? String(data: data, encoding: .isoLatin1)
+        else {
+            throw SDRifyError.invalidInput("\(path): captions are not text")
+        }
+        return text.replacingOccurrences(of: "\u{FEFF}", with: "")
+    }
+
+    /// Times moved by `offset`; cues that end at or before 0 are dropped, those that start before 0 cut.
+    package static func shifted(_ cues: [Cue], by offset: MediaTime) -> [Cue] {
+        guard offset != .zero else { return cues }
+        return retimed(cues) { $0 + offset }
+    }
+
+    /// Cues with their times moved by `time` (never backwards); those that end before 0 are dropped.
+    package static func retimed(_ cues: [Cue], _ time: (MediaTime) -> MediaTime) -> [Cue] {
+        cues.compactMap { c in
+            var c = c
+            c.start = time(c.start); c.end = time(c.end)
+            guard c.end > .zero else { return nil }
+            c.start = max(c.start, .zero)
+            return c
+        }
+    }
+}
+
+/// ASS/SSA dialogue lines as cues: text with \N breaks, \i \b \u \c overrides as markup, \an as placement.
+package enum ASSReader {
+    package static func cues(_ script: String) -> [Cue] {
+        var format: [String] = []
+        var cues: [Cue] = []
+        var inEvents = false
+        for raw in script.split(whereSeparator: \.isNewline) {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("[") { inEvents = line.lowercased() == "[events]"; continue }
+            guard inEvents else { continue }
+            if line.hasPrefix("Format:") {
+                format = line.dropFirst(7).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                continue
+            }
+            guard line.hasPrefix("Dialogue:"), let textIndex = format.firstIndex(of: "text") else { continue }
+            let fields = line.dropFirst(9).split(separator: ",", maxSplits: format.count - 1, omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == format.count,
+                let s = format.firstIndex(of: "start").flatMap({ SubtitleParser.time(fields[$0]) }),
+                let e = format.firstIndex(of: "end").flatMap({ SubtitleParser.time(fields[$0]) }), e > s
+            else { continue }
+            var settings: [String: String] = [:]
+            let text = markup(fields[textIndex], settings: &settings)
+            let lines = text.components(separatedBy: "\n").filter { !SubtitleParser.plain($0).trimmingCharacters(in: .whitespaces).isEmpty }
+            if !lines.isEmpty { cues.append(Cue(start: MediaTime(seconds: s), end: MediaTime(seconds: e), lines: lines, settings: settings)) }
+        }
+        return cues.sorted { $0.start < $1.start }
+    }
+
+    /// An ASS text field as cue markup.
+    package static func markup(_ text: String, settings: inout [String: String]) -> String {
+        var out = ""
+        var rest = Substring(
+            text.replacingOccurrences(of: "\\N", with: "\n").replacingOccurrences(of: "\\n", with: "\n")
+                .replacingOccurrences(of: "\\h", with: "\u{00A0}"))
+        var open: [String] = []
+        while let brace = rest.firstIndex(of: "{") {
+            out += SubtitleParser.escapedMarkup(String(rest[..<brace]))
+            // No "}" after this brace means none after any later one: the rest is text (one scan, not one per brace).
+            guard let close = rest[brace...].firstIndex(of: "}") else { rest = rest[brace...]; break }
+            for tag in rest[rest.index(after: brace)..<close].split(separator: "\\") {
+                let t = String(tag)
+                for (name, mark) in [("i", "i"), ("b", "b"), ("u", "u")] where t == "\(name)1" || t == "\(name)0" {
+                    if t.hasSuffix("1") {
+                        out += "<\(mark)>"; open.append(mark)
+                    } else if let k = open.lastIndex(of: mark) {
+                        open.remove(at: k); out += "</\(mark)>"
+                    }
+                }
+                if t.hasPrefix("an"), let n = Int(t.dropFirst(2)), (1...9).contains(n) {
+                    settings["line"] = n >= 7 ? "0" : n >= 4 ? "50%,center" : "-1"
+                    settings["align"] = ["start", "center", "end"][(n - 1) % 3]
+                }
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        out += SubtitleParser.escapedMarkup(String(rest))
+        for mark in open.reversed() { out += "</\(mark)>" }
+        return out
+    }
+}
+
+/// Where a time on an input's clock (a caption's, as its file gives it) shows once the input is cut at `cut` and
+/// retimed by `map` (a speed, slow motion): the input's time `origin + t − cut` mapped, less where the output's 0 maps.
+package struct CueClock: Equatable, Sendable {
+    package let map: TimeMap
+    package let origin: MediaTime  // the source time that becomes the output's 0
+    package let cut: MediaTime  // the input's time that becomes the output's 0
+
+    package init(map: TimeMap, origin: MediaTime, cut: MediaTime) { self.map = map; self.origin = origin; self.cut = cut }
+
+    package func output(_ t: MediaTime) -> MediaTime { map.output(origin + t - cut) - map.output(origin) }
+
+    /// The input's time shown at output time `o` (the inverse).
+    package func input(_ o: MediaTime) -> MediaTime { map.source(ofOutput: o + map.output(origin)) - origin + cut }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import SDRifyCaptions
+import SDRifyValues
+
+/// Captions to burn in: a file (SRT, WebVTT or ASS) and the style for SRT/WebVTT.
+package struct CaptionTrack: Equatable, Sendable {
+    package var file: String
+    package var style = CaptionStyle()
+    package var offset = 0.0  // seconds added to every caption time
+    /// The input's clock when the output is retimed (convert with a speed or slow motion): times are mapped by it
+    /// after the offset (nil: the offset alone).
+    package var clock: CueClock? = nil
+
+    /// `input:N` names subtitle track N of the input instead of a file.
+    package var inputTrack: Int? {
+        guard file.hasPrefix("input:"), let n = Int(file.dropFirst(6)), n >= 0 else { return nil }
+        return n
+    }
+    package init(file: String, style: CaptionStyle = CaptionStyle()) { self.file = file; self.style = style }
+}
+
+extension Parser {
+    /// The style keys of a caption entry (shared by every key set that carries them).
+    package static let captionStyleKeys: Set<String> = Parser.textLookKeys.union(["offset", "position", "margin"])
+
+    package func captionStyle(_ o: [String: Any], at path: String) throws -> CaptionStyle {
+        var s = CaptionStyle()
+        s.look = try textLook(o, at: path, over: s.look)
+        if let p = try string(o["position"], at: "\(path).position") {
+            guard let position = CaptionStyle.Position(rawValue: p) else {
+                throw fail("\(path).position", unknownChoice("position", p, CaptionStyle.Position.allCases.map(\.rawValue)))
+            }
+            s.position = position
+        }
+        if let m = try length(o["margin"], at: "\(path).margin") {
+            guard m.resolve(against: 100) >= 0 else { throw fail("\(path).margin", "must be 0 or more") }
+            s.margin = m
+        }
+        return s
+    }
+
+    package func captionTrack(_ o: [String: Any], file: String, at path: String) throws -> CaptionTrack {
+        var t = CaptionTrack(file: file, style: try captionStyle(o, at: path))
+        t.offset = try number(o["offset"], at: "\(path).offset") ?? 0
+        return t
+    }
+}

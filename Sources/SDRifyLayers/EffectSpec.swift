@@ -1,0 +1,176 @@
+import Foundation
+import SDRifyCaptions
+import SDRifyValues
+
+/// How a keyframed value approaches a keyframe from the one before it.
+package enum Easing: String, CaseIterable, Sendable {
+    case linear, easeIn = "ease-in", easeOut = "ease-out", easeInOut = "ease-in-out"
+
+    /// Progress 0–1 shaped by the easing (cubic in, out, in-out).
+    package func apply(_ p: Double) -> Double {
+        let x = min(max(p, 0), 1)
+        switch self {
+        case .linear: return x
+        case .easeIn: return x * x * x
+        case .easeOut: return 1 - pow(1 - x, 3)
+        case .easeInOut: return x < 0.5 ? 4 * x * x * x : 1 - pow(-2 * x + 2, 3) / 2
+        }
+    }
+}
+
+/// The picture effects, with the parameters each one takes (what keyframes may animate).
+package enum EffectKind: String, CaseIterable, Sendable {
+    case pixelate, blur, vortex, grayscale, sepia, adjust, vignette
+
+    package var parameters: [String: Double] {  // name: default
+        switch self {
+        case .pixelate: ["block": 16]
+        case .blur: ["radius": 12]
+        case .vortex: ["angle": 90, "radius": 0]  // radius 0: half the region's short edge
+        case .grayscale: [:]
+        case .sepia: ["strength": 1]
+        case .adjust: ["brightness": 0, "contrast": 1, "saturation": 1]
+        case .vignette: ["strength": 0.5]
+        }
+    }
+
+    /// The range each parameter accepts.
+    package static func range(_ name: String) -> ClosedRange<Double> {
+        switch name {
+        case "block": 2...512
+        case "radius": 0...2000
+        case "angle": -3600...3600
+        case "strength": 0...1
+        case "brightness": -1...1
+        case "contrast", "saturation": 0...4
+        default: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude
+        }
+    }
+}
+
+/// A rectangle of the upright output picture (pixels or percentages).
+package struct Region: Equatable, Sendable {
+    package var x: Length, y: Length, width: Length, height: Length
+    package init(x: Length, y: Length, width: Length, height: Length) { self.x = x; self.y = y; self.width = width; self.height = height }
+}
+
+package struct EffectKeyframe: Equatable, Sendable {
+    package var t: Double  // seconds from the effect's start
+    package var easing: Easing = .linear  // the approach to this keyframe
+    package var values: [String: Double] = [:]  // parameters at this keyframe
+    package var x: Length? = nil, y: Length? = nil  // where the region's top-left is (a moving region)
+}
+
+/// A time-ranged effect over the picture, or over one region of it.
+package struct EffectSpec: Equatable, Sendable {
+    package var kind: EffectKind
+    package var start: Double = 0  // seconds of output
+    package var end: Double? = nil
+    package var region: Region? = nil  // nil: the whole picture
+    package var center: (x: Length, y: Length)? = nil  // vortex; default the region's centre
+    package var values: [String: Double] = [:]  // parameters given (the kind's defaults fill the rest)
+    package var keyframes: [EffectKeyframe] = []
+    package var path = ""  // where it was described, for errors found later (the frame size)
+
+    package init(kind: EffectKind) { self.kind = kind }
+
+    package static func == (a: EffectSpec, b: EffectSpec) -> Bool {
+        a.kind == b.kind && a.start == b.start && a.end == b.end && a.region == b.region && a.values == b.values
+            && a.keyframes == b.keyframes && a.center?.x == b.center?.x && a.center?.y == b.center?.y
+    }
+
+    /// Parameter values and the region's top-left offset at `local` seconds into the effect.
+    package func state(at local: Double) -> (values: [String: Double], x: Length?, y: Length?) {
+        var values = kind.parameters.merging(self.values) { $1 }
+        guard !keyframes.isEmpty else { return (values, nil, nil) }
+        let after = keyframes.firstIndex { $0.t > local } ?? keyframes.count
+        let a = keyframes[max(after - 1, 0)], b = keyframes[min(after, keyframes.count - 1)]
+        let p = b.t > a.t ? b.easing.apply((local - a.t) / (b.t - a.t)) : 1
+        for name in kind.parameters.keys {
+            let va = a.values[name] ?? values[name]!, vb = b.values[name] ?? values[name]!
+            values[name] = va + (vb - va) * p
+        }
+        func mix(_ la: Length?, _ lb: Length?) -> Length? {
+            switch (la, lb) {
+            case (.pixels(let u)?, .pixels(let v)?): .pixels(u + (v - u) * p)
+            case (.percent(let u)?, .percent(let v)?): .percent(u + (v - u) * p)
+            default: p < 0.5 ? la ?? lb : lb ?? la
+            }
+        }
+        return (values, mix(a.x, b.x), mix(a.y, b.y))
+    }
+}
+
+extension Parser {
+    /// A keyframe's easing (linear when absent).
+    package func easing(_ v: Any?, at path: String) throws -> Easing {
+        guard let v else { return .linear }
+        guard let s = v as? String else {
+            throw fail(path, "expected one of \(Easing.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard let easing = Easing(rawValue: s) else { throw fail(path, unknownChoice("easing", s, Easing.allCases.map(\.rawValue))) }
+        return easing
+    }
+
+    package mutating func effect(_ v: Any, at path: String) throws -> EffectSpec {
+        let common: Set<String> = ["type", "start", "end", "region", "keyframes", "center"]
+        guard let o0 = v as? [String: Any] else { throw fail(path, "expected an object") }
+        guard let name = o0["type"] as? String else {
+            throw fail("\(path).type", "expected one of \(EffectKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard let kind = EffectKind(rawValue: name) else {
+            throw fail("\(path).type", unknownChoice("effect", name, EffectKind.allCases.map(\.rawValue)))
+        }
+        let o = try object(v, at: path, allowed: common.union(kind.parameters.keys))
+        var e = EffectSpec(kind: kind)
+        e.path = path
+        e.start = try number(o["start"], at: "\(path).start") ?? 0
+        e.end = try number(o["end"], at: "\(path).end")
+        if e.start < 0 { throw fail("\(path).start", "must be 0 or more") }
+        if let end = e.end, end <= e.start { throw fail("\(path).end", "must be after start") }
+        for p in kind.parameters.keys {
+            guard let value = try number(o[p], at: "\(path).\(p)") else { continue }
+            guard EffectKind.range(p).contains(value) else { throw fail("\(path).\(p)", "must be within \(EffectKind.range(p))") }
+            e.values[p] = value
+        }
+        if let r = o["region"] {
+            let ro = try object(r, at: "\(path).region", allowed: ["x", "y", "width", "height"])
+            func need(_ k: String) throws -> Length {
+                guard let l = try length(ro[k], at: "\(path).region.\(k)") else { throw fail("\(path).region.\(k)", "missing") }
+                return l
+            }
+            e.region = Region(x: try need("x"), y: try need("y"), width: try need("width"), height: try need("height"))
+        }
+        if let c = o["center"] {
+            guard kind == .vortex else { throw fail("\(path).center", "only a vortex has a centre") }
+            let co = try object(c, at: "\(path).center", allowed: ["x", "y"])
+            guard let x = try length(co["x"], at: "\(path).center.x"), let y = try length(co["y"], at: "\(path).center.y") else {
+                throw fail("\(path).center", "needs x and y")
+            }
+            e.center = (x, y)
+        }
+        if let list = o["keyframes"] {
+            var last = -Double.infinity
+            for (i, item) in try array(list, at: "\(path).keyframes").enumerated() {
+                let kp = "\(path).keyframes[\(i)]"
+                let k = try object(item, at: kp, allowed: Set(["t", "easing", "x", "y"]).union(kind.parameters.keys))
+                guard let t = try number(k["t"], at: "\(kp).t") else { throw fail("\(kp).t", "missing") }
+                guard t >= 0 else { throw fail("\(kp).t", "must be 0 or more") }
+                guard t > last else { throw fail("\(kp).t", "keyframes must be in time order") }
+                last = t
+                var f = EffectKeyframe(t: t)
+                f.easing = try easing(k["easing"], at: "\(kp).easing")
+                for p in kind.parameters.keys {
+                    guard let value = try number(k[p], at: "\(kp).\(p)") else { continue }
+                    guard EffectKind.range(p).contains(value) else { throw fail("\(kp).\(p)", "must be within \(EffectKind.range(p))") }
+                    f.values[p] = value
+                }
+                f.x = try length(k["x"], at: "\(kp).x")
+                f.y = try length(k["y"], at: "\(kp).y")
+                if (f.x != nil || f.y != nil) && e.region == nil { throw fail("\(kp)", "x/y move a region; this effect has none") }
+                e.keyframes.append(f)
+            }
+        }
+        return e
+    }
+}

@@ -1,0 +1,109 @@
+import CFFmpeg
+import Foundation
+import SDRifyValues
+
+/// Still pictures written as image files (posters): an output picture (8-bit 4:2:0 BT.709 limited range) in the
+/// form each file type's readers assume. PNG holds it as RGB (BT.709 matrix); JPEG as JFIF's full-range BT.601
+/// Y'CbCr, converted through RGB so every reader's colours match the video's; WebP as RGB, which libwebp codes
+/// itself.
+package enum ImageFileType: String, CaseIterable, Sendable {
+    case jpeg, png, webp
+
+    /// By the file's extension (.jpg, .jpeg, .png, .webp); nil for any other.
+    package init?(path: String) {
+        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+        case "jpg", "jpeg": self = .jpeg
+        case "png": self = .png
+        case "webp": self = .webp
+        default: return nil
+        }
+    }
+
+    package static let extensions = ".jpg, .png or .webp"
+}
+
+package enum ImageEncoder {
+    /// The encoded file's bytes.
+    package static func encode(_ picture: Frame, as type: ImageFileType) throws -> [UInt8] {
+        let (w, h) = (picture.width, picture.height)
+        // Through RGB (exact BT.709 limited-range → RGB), then into the file type's own pixel form.
+        let rgb = try convert(picture.av, to: AV_PIX_FMT_RGB24, fromMatrix: SWS_CS_ITU709, fullRange: false)
+        defer { var p: UnsafeMutablePointer<AVFrame>? = rgb; av_frame_free(&p) }
+        let (encoderName, pixels): (String, UnsafeMutablePointer<AVFrame>)
+        switch type {
+        case .png: (encoderName, pixels) = ("png", rgb)
+        case .jpeg: (encoderName, pixels) = ("mjpeg", try convert(rgb, to: AV_PIX_FMT_YUVJ420P, fromMatrix: SWS_CS_ITU601, fullRange: true))
+        case .webp: (encoderName, pixels) = ("libwebp", try convert(rgb, to: AV_PIX_FMT_BGRA, fromMatrix: SWS_CS_ITU709, fullRange: true))
+        }
+        defer { if pixels != rgb { var p: UnsafeMutablePointer<AVFrame>? = pixels; av_frame_free(&p) } }
+        guard let codec = avcodec_find_encoder_by_name(encoderName) else {
+            throw SDRifyError.unsupported("this libavcodec has no \(encoderName) encoder for \(type.rawValue) files")
+        }
+        guard let ctx = avcodec_alloc_context3(codec) else { throw SDRifyError.conversion("out of memory") }
+        defer { var p: UnsafeMutablePointer<AVCodecContext>? = ctx; avcodec_free_context(&p) }
+        ctx.pointee.width = Int32(w)
+        ctx.pointee.height = Int32(h)
+        ctx.pointee.pix_fmt = AVPixelFormat(rawValue: pixels.pointee.format)
+        ctx.pointee.time_base = AVRational(num: 1, den: 1)
+        var opts: OpaquePointer? = nil
+        defer { av_dict_free(&opts) }
+        switch type {
+        case .jpeg:
+            // High quality (qscale 2, as `ffmpeg -q:v 2`): the poster should look like the video, not like a JPEG.
+            ctx.pointee.flags |= AV_CODEC_FLAG_QSCALE
+            ctx.pointee.global_quality = 2 * FF_QP2LAMBDA
+            ctx.pointee.color_range = AVCOL_RANGE_JPEG
+            pixels.pointee.quality = ctx.pointee.global_quality
+        case .webp:
+            av_dict_set(&opts, "quality", "90", 0)
+        case .png:
+            break
+        }
+        try ffCheck(avcodec_open2(ctx, codec, &opts), "opening the \(encoderName) encoder")
+        try ffCheck(avcodec_send_frame(ctx, pixels), "encoding the \(type.rawValue) picture")
+        try ffCheck(avcodec_send_frame(ctx, nil), "encoding the \(type.rawValue) picture")
+        let packet = try Packet()
+        var bytes: [UInt8] = []
+        while avcodec_receive_packet(ctx, packet.av) >= 0 {
+            bytes += UnsafeBufferPointer(start: packet.av.pointee.data, count: Int(packet.av.pointee.size))
+            av_packet_unref(packet.av)
+        }
+        guard !bytes.isEmpty else { throw SDRifyError.conversion("the \(encoderName) encoder gave no picture") }
+
+        return bytes
+    }
+
+    /// `source` in pixel format `format`: Y'CbCr ↔ RGB with `matrix` on the Y'CbCr side, limited or full range.
+    private static func convert(
+        _ source: UnsafeMutablePointer<AVFrame>, to format: AVPixelFormat, fromMatrix matrix: Int32,
+        fullRange: Bool
+    ) throws -> UnsafeMutablePointer<AVFrame> {
+        let (w, h) = (source.pointee.width, source.pointee.height)
+        let from = AVPixelFormat(rawValue: source.pointee.format)
+        let flags = SWS_BICUBIC
+        guard let sws = sws_getContext(w, h, from, w, h, format, flags, nil, nil, nil) else {
+            throw SDRifyError.conversion("cannot convert the picture for the image file")
+        }
+        defer { sws_freeContext(sws) }
+        let coefficients = sws_getCoefficients(matrix)
+        let fromRGB = from == AV_PIX_FMT_RGB24
+        // The Y'CbCr side's range: limited for the output picture (source), full for JPEG (destination).
+        sws_setColorspaceDetails(
+            sws, coefficients, fromRGB ? 1 : (fullRange ? 1 : 0), coefficients, fromRGB ? (fullRange ? 1 : 0) : 1,
+            0, 1 << 16, 1 << 16)
+        guard let out = av_frame_alloc() else { throw SDRifyError.conversion("out of memory") }
+        out.pointee.width = w; out.pointee.height = h; out.pointee.format = format.rawValue
+        do {
+            try ffCheck(av_frame_get_buffer(out, 64), "allocating a \(w)x\(h) picture")
+            let src = planeArrays(source), dst = planeArrays(out)
+            guard sws_scale(sws, src.data.map { UnsafePointer($0) }, src.linesize, 0, h, dst.data, dst.linesize) == h else {
+                throw SDRifyError.conversion("cannot convert the picture for the image file")
+            }
+        } catch {
+            var p: UnsafeMutablePointer<AVFrame>? = out
+            av_frame_free(&p)
+            throw error
+        }
+        return out
+    }
+}

@@ -1,0 +1,273 @@
+import Foundation
+import SDRifyAudio
+import SDRifyLayers
+import SDRifyMedia
+import SDRifyPresets
+import SDRifyProbe
+import SDRifyTimeline
+import SDRifyValues
+
+/// What times the output's pictures.
+package enum PictureClock: Equatable, Sendable {
+    /// Picture n at n / rate: a composition, or a conversion with --fps (each output time shows the source picture
+    /// nearest to it).
+    case constant(FrameRate)
+    /// The one clip's own picture times (a conversion: a variable frame rate stays variable), on its video's ticks.
+    case source(TimeBase)
+}
+
+/// A timeline with every clip's headers read: what each clip is, which part of it shows, and where, in whole
+/// output frames (so pictures and sound share one exact clock). Made before any output exists; a clip that cannot
+/// be read fails here with the clip's own error (exit 2/3), a description that does not fit the media with 64.
+/// A conversion is the one-clip plan (`single`), timed by the source's own clock unless it asks for a rate.
+package struct RenderPlan {
+    package enum Content {
+        case video(info: MediaInfo, orientation: Orientation)
+        case image(path: String)
+        case color(RGBColor)
+    }
+
+    package struct Clip {
+        package let index: Int
+        package let name: String  // for messages: "clip 2 (a.mov)"
+        package let spec: TimelineClip
+        package let content: Content
+        package let fit: Fit
+        package let from: MediaTime  // on the clip's own clock, where it starts showing (videos)
+        package var sourceStart = MediaTime.zero  // the video's first timestamp: its own clock's 0
+        package let length: MediaTime  // how long it shows, before rounding to frames
+        package var sourceLength: MediaTime? = nil  // the part of the video used, on its own clock (videos)
+        package var retiming = Retiming.none  // slow motion flattened, a speed (videos)
+        package var startFrame = 0  // first output frame
+        package var frames = 0  // output frames it shows (transitions included)
+        package var transitionFrames = 0  // overlap with the next clip
+        /// The clip's source clock mapped to its pictures' (videos).
+        package var clock: ClipClock { ClipClock.trim(videoStart: sourceStart, from: from, length: sourceLength ?? length, retiming: retiming) }
+        package var hasAudio: Bool { if case .video(let info, _) = content { return !info.audio.isEmpty } else { return false } }
+        package var endFrame: Int { startFrame + frames }
+
+        package var path: String? {
+            switch content {
+            case .video(let info, _): info.path;
+            case .image(let p): p;
+            case .color: nil
+            }
+        }
+    }
+
+    package let timeline: Timeline
+    package let canvas: Canvas
+    /// The nominal rate (the constant clock's, or the source's average).
+    package let fps: FrameRate
+    package let clock: PictureClock
+    package var clips: [Clip]
+    /// Output pictures (with the source's clock: as many as the nominal rate gives, for progress only).
+    package let totalFrames: Int
+    /// A ladder's renditions (`hls`), largest first: the first is the canvas, the sinks scale the others from it.
+    package var renditions: [Ladder.Rendition] = []
+
+    package var totalSeconds: Double { fps.time(ofFrame: totalFrames).seconds }
+
+    /// How long the output will be, as far as the headers tell (nil when they do not).
+    package var expectedLength: MediaTime? {
+        let length = clock == .constant(fps) ? fps.time(ofFrame: totalFrames) : clips[0].length
+        return length > .zero ? length : nil
+    }
+
+    /// A conversion: one video on a canvas of its own output size, its part `clock`, `seconds` long, timed by its own
+    /// clock or, with `rate`, by that constant rate.
+    package static func single(
+        _ timeline: Timeline, info: MediaInfo, demuxer: Demuxer, orientation: Orientation,
+        size: (width: Int, height: Int), clock: ClipClock, rate: FrameRate?
+    ) throws -> RenderPlan {
+        let from = clock.isCut ? clock.start - demuxer.videoStart : .zero
+        // The length matters to a constant rate (how many pictures); with the source's clock only to progress.
+        let whole = rate == nil && clock.map.isIdentity ? MediaTime(seconds: info.format.duration ?? 0) : try videoLength(info, demuxer)
+        // A start at or past the video's end selects nothing: the request's fault, said before any output exists.
+        // (A raw stream states no length: its pictures decide.)
+        let videoEnd = demuxer.videoDurationTicks.map { MediaTime(ticks: $0, demuxer.videoTimeBase) } ?? whole
+        if from > .zero, whole > .zero, from >= min(whole, videoEnd) {
+            throw SDRifyError.usage(
+                String(
+                    format: "--start %.3f s is past the end of the video (%.3f s): the range is empty", from.seconds,
+                    min(whole, videoEnd).seconds))
+        }
+        let available = whole - from
+        let sourceLength = max(.zero, min(clock.end.map { $0 - clock.start } ?? available, available))
+        let length = clock.outputLength(from: demuxer.videoStart + from, length: sourceLength)
+        let canvas = Canvas(
+            width: size.width, height: size.height,
+            backdrop: try Backdrop(timeline.background, width: size.width, height: size.height))
+        let fps = rate ?? demuxer.videoFrameRate
+        var clip = Clip(
+            index: 0, name: info.path, spec: timeline.clips[0], content: .video(info: info, orientation: orientation),
+            fit: .stretch, from: from, sourceStart: demuxer.videoStart, length: length, sourceLength: sourceLength,
+            retiming: Retiming(map: clock.map, flattened: clock.flattened))
+        clip.frames = max(1, fps.frames(in: clip.length))
+        return RenderPlan(
+            timeline: timeline, canvas: canvas, fps: fps,
+            clock: rate.map { .constant($0) } ?? .source(demuxer.videoTimeBase), clips: [clip], totalFrames: clip.frames)
+    }
+
+    /// How long a video lasts: its track's duration, the file's, or (a raw bitstream) its pictures at the nominal
+    /// rate; an MPEG-TS/PS's re-based pictures (read through once by a demuxer of its own: a splice makes the
+    /// headers' span wrong).
+    package static func videoLength(_ info: MediaInfo, _ demuxer: Demuxer) throws -> MediaTime {
+        if demuxer.allowsDiscontinuities, let length = try Demuxer(path: info.path).rebasedVideoLength() { return length }
+        var length =
+            demuxer.videoDurationTicks.map { MediaTime(ticks: $0, demuxer.videoTimeBase) }
+            ?? info.format.duration.map { MediaTime(seconds: $0) }
+        if length == nil { length = demuxer.videoFrameRate.time(ofFrame: try demuxer.countVideoPackets()) }
+        guard let length, length > .zero else { throw SDRifyError.invalidInput("\(info.path): no video frames") }
+        return length
+    }
+
+    package static func make(_ timeline: Timeline, name: (Int) -> String, warn: WarningHandler) throws -> RenderPlan {
+        let out = timeline.output
+        var clips: [Clip] = []
+        var firstShape: (width: Int, height: Int)? = nil
+        var largest: (long: Int, short: Int)? = nil
+        var firstRate: FrameRate? = nil
+        func sized(_ w: Int, _ h: Int) {
+            if firstShape == nil { firstShape = (w, h) }
+            largest = (max(largest?.long ?? 0, max(w, h)), max(largest?.short ?? 0, min(w, h)))
+        }
+        for (i, spec) in timeline.clips.enumerated() {
+            let label = name(i)
+            let fit = spec.fit ?? out.fit
+            switch spec.source {
+            case .color(let c):
+                clips.append(
+                    Clip(
+                        index: i, name: label, spec: spec, content: .color(c), fit: fit, from: .zero,
+                        length: spec.duration ?? out.imageDuration))
+            case .video(var path), .image(var path):
+                if spec.motion {
+                    // A motion photo's movie, read in place out of the photo (FFmpeg's subfile protocol).
+                    guard let movie = try MotionPhoto.find(path: path) else {
+                        throw SDRifyError.usage("\(label): \"motion\": true, but the photo holds no movie (not a motion photo)")
+                    }
+                    path = movie.movieURL(path)
+                }
+                switch try Prober.openClip(path: path, allowTruncated: out.tolerateErrors) {
+                case .still(let w, let h):
+                    if spec.from != nil || spec.to != nil {
+                        throw SDRifyError.usage("\(label): a still picture takes a duration, not from/to")
+                    }
+                    if firstShape == nil || spec.framing.crop != nil {
+                        // The first clip sets the output's shape: a photo's EXIF orientation counts, and its turn. A
+                        // crop is checked against the upright photo.
+                        let upright = try StillPicture.decode(path, toneMap: out.toneMap)
+                        try spec.framing.check((upright.width, upright.height), label: label)
+                        let shape = spec.framing.size((upright.width, upright.height))
+                        sized(shape.width, shape.height)
+                    } else {
+                        let shape = spec.framing.size((w, h))
+                        sized(shape.width, shape.height)
+                    }
+                    clips.append(
+                        Clip(
+                            index: i, name: label, spec: spec, content: .image(path: path), fit: fit, from: .zero,
+                            length: spec.duration ?? out.imageDuration))
+                case .video(let info, let demuxer, let truncated):
+                    if let truncated { warn("\(truncated): composing what it holds") }
+                    if let codec = demuxer.undecodableAudio {
+                        warn(
+                            "\(path): the audio (\(codec)) cannot be decoded here: \(demuxer.audioStreamIndex == nil ? "silence instead" : "the next audio track instead")"
+                        )
+                    }
+                    if case .image = spec.source, !spec.motion { throw SDRifyError.usage("\(label): is a video, not a still picture") }
+                    let orientation = try info.supportedOrientation().then(spec.framing.turn)
+                    try spec.framing.check(info.video.displaySize, label: label)
+                    let length = try videoLength(info, demuxer)
+                    let from = spec.from ?? .zero
+                    guard from < length else {
+                        throw SDRifyError.usage(
+                            String(
+                                format: "\(label): from (%.3f s) is past the end of the video (%.3f s)",
+                                from.seconds, length.seconds))
+                    }
+                    var to = min(spec.to ?? length, length)
+                    if let d = spec.duration, spec.to == nil { to = min(from + d, length) }
+                    let (dw, dh) = spec.framing.size(info.video.displaySize)
+                    sized(dw, dh)
+                    if firstRate == nil { firstRate = demuxer.nominalFrameRate }
+                    // from/to are the file's own times; a retimed clip shows that part for as long as its map makes it.
+                    let retiming = try Retiming.decide(
+                        info, flatten: out.flattenSlowMotion, speed: spec.speed, tolerateErrors: out.tolerateErrors, label: label, warn: warn)
+                    let start = demuxer.videoStart + from
+                    let shows = retiming.map.output(start + (to - from)) - retiming.map.output(start)
+                    clips.append(
+                        Clip(
+                            index: i, name: label, spec: spec, content: .video(info: info, orientation: orientation), fit: fit,
+                            from: from, sourceStart: demuxer.videoStart, length: shows, sourceLength: to - from, retiming: retiming))
+                }
+            }
+        }
+        let size = Canvas.size(firstShape: firstShape, largest: largest, box: out.preset.box)
+        let canvas = Canvas(
+            width: size.width, height: size.height,
+            backdrop: try Backdrop(timeline.background, width: size.width, height: size.height))
+        let fps = out.fps ?? firstRate ?? FrameRate(num: 30, den: 1)
+
+        // Whole frames: each clip's length, each overlap, and where each clip starts.
+        for i in clips.indices { clips[i].frames = max(1, fps.frames(in: clips[i].length)) }
+        var start = 0
+        for i in clips.indices {
+            clips[i].startFrame = start
+            guard i + 1 < clips.count else { break }
+            let t = clips[i].spec.transition
+            if t.kind != .none {
+                for n in [i, i + 1] where t.duration > clips[n].length.half {
+                    let which = n == i ? "this clip" : "the next one, \(clips[n].name),"
+                    throw SDRifyError.usage(
+                        String(
+                            format: "\(clips[i].name): its %.3g s transition is longer than half of \(which) which shows %.3f s",
+                            t.duration.seconds, clips[n].length.seconds))
+                }
+                clips[i].transitionFrames = min(fps.frames(in: t.duration), clips[i].frames / 2, clips[i + 1].frames / 2)
+            }
+            start += clips[i].frames - clips[i].transitionFrames
+        }
+        let total = clips.last!.endFrame
+        return RenderPlan(timeline: timeline, canvas: canvas, fps: fps, clock: .constant(fps), clips: clips, totalFrames: total)
+    }
+}
+
+extension MediaInfo {
+    /// The orientation to apply to the video, or the refusal of what sdrify does not handle, with the reason.
+    package func supportedOrientation() throws -> Orientation {
+        let orientation: Orientation
+        switch video.orientation {
+        case .known(let o): orientation = o
+        case .unsupported(let m):
+            throw SDRifyError.unsupported(
+                "\(path): display matrix \(m.components) is not one of the eight orientations (rotation by a multiple of 90° with or without a mirror)"
+            )
+        }
+        if let dv = video.dolbyVision, dv.profile == 5 || dv.blCompatibilityID == 0 {
+            throw SDRifyError.unsupported(
+                "\(path): Dolby Vision profile \(dv.profile) has no HDR10/HLG/SDR-compatible base layer; it needs Dolby reshaping, which sdrify does not do"
+            )
+        }
+        return orientation
+    }
+}
+
+extension RenderPlan {
+    /// Where each clip's own sound plays, in output samples at `rate` (whole output frames, so sound and pictures
+    /// share one clock), with the crossfades of the transitions. Clips without sound are left out.
+    package func soundSegments(rate: Int) -> (segments: [AudioMixer.Segment], totalSamples: Int) {
+        func sample(_ frame: Int) -> Int { fps.sample(ofFrame: frame, sampleRate: rate) }
+        var previousOverlap = 0
+        let segments = clips.map { c in
+            let s = AudioMixer.Segment(
+                clip: c.index, start: sample(c.startFrame), length: sample(c.endFrame) - sample(c.startFrame),
+                fadeIn: previousOverlap, fadeOut: sample(c.endFrame) - sample(c.endFrame - c.transitionFrames),
+                volume: Float(c.spec.volume))
+            previousOverlap = s.fadeOut
+            return s
+        }.filter { clips[$0.clip].hasAudio }
+        return (segments, sample(totalFrames))
+    }
+}

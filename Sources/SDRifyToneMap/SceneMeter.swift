@@ -1,0 +1,243 @@
+import CKernels
+import Foundation
+import SDRifyMedia
+import SDRifyValues
+
+/// The light of one picture as the scene-adaptive curve sees it: a histogram over stops relative to HDR reference
+/// white (log2 of L / 203 cd/m², 8 bins per stop), measured on a sparse grid of the decoded picture.
+package struct SceneStatistics: Sendable {
+    package static let binsPerStop = 8
+    /// Stops of bin 0's lower edge.
+    package let lowest: Double
+    package let counts: [Double]
+    /// The same histogram of the near-neutral samples (SceneMeter.neutralSpread): what a diffuse white can be.
+    package let neutral: [Double]
+    package var total: Double { counts.reduce(0, +) }
+
+    /// `neutral`: nil when every sample counts as near-neutral.
+    package init(lowest: Double, counts: [Double], neutral: [Double]? = nil) {
+        self.lowest = lowest; self.counts = counts
+        self.neutral = neutral.map { $0.count == counts.count ? $0 : counts } ?? counts
+    }
+
+    /// The level (stops) below which the fraction `p` of the samples lie, interpolated inside the bin.
+    package func percentile(_ p: Double) -> Double {
+        let target = p * total
+        var below = 0.0
+        for (i, c) in counts.enumerated() where c > 0 {
+            if below + c >= target {
+                return lowest + (Double(i) + (target - below) / c) / Double(SceneStatistics.binsPerStop)
+            }
+            below += c
+        }
+        return lowest + Double(counts.count) / Double(SceneStatistics.binsPerStop)
+    }
+
+    /// The mean level in stops (the log-average, "key", of the picture).
+    package var key: Double {
+        let t = total
+        guard t > 0 else { return lowest }
+        return counts.enumerated().reduce(0) { $0 + $1.1 * (lowest + (Double($1.0) + 0.5) / Double(SceneStatistics.binsPerStop)) } / t
+    }
+
+    /// The mean level in stops of the lit samples (those above `blackLevel`): the key without the pull of black
+    /// borders, letterbox bars and sensor black, which say nothing of how the scene is lit.
+    package var litKey: Double {
+        let first = max(0, Int(((SceneStatistics.blackLevel - lowest) * Double(SceneStatistics.binsPerStop)).rounded(.up)))
+        var sum = 0.0, n = 0.0
+        for i in first..<max(first, counts.count) where counts[i] > 0 {
+            sum += counts[i] * (lowest + (Double(i) + 0.5) / Double(SceneStatistics.binsPerStop))
+            n += counts[i]
+        }
+        return n > 0 ? sum / n : lowest
+    }
+    /// −8 stops: 0.8 cd/m².
+    package static let blackLevel = -8.0
+
+    /// The fraction of samples at or above `stops`.
+    package func fraction(above stops: Double) -> Double {
+        let t = total
+        guard t > 0 else { return 0 }
+        let first = Int(((stops - lowest) * Double(SceneStatistics.binsPerStop)).rounded(.up))
+        return counts[min(max(first, 0), counts.count)...].reduce(0, +) / t
+    }
+
+    /// The histogram with no bin holding more than `spreadCap` of the samples: light spread over a range of levels
+    /// (a sky, a lit wall: texture) keeps its weight, light piled on one level (a flat graphic, a uniform patch,
+    /// a clipped area) counts as little as one bin can. The highlights SceneCurve keeps texture for are read
+    /// from it.
+    package var spreadWeighted: SceneStatistics {
+        let cap = SceneStatistics.spreadCap * total
+        return SceneStatistics(lowest: lowest, counts: counts.map { min($0, cap) }, neutral: neutral.map { min($0, cap) })
+    }
+    /// 1.5 % per 1/8-stop bin: a level spread evenly over 8 stops would fill each bin to 1.6 %.
+    package static let spreadCap = 0.015
+
+    /// The scene's diffuse white (stops): the brightest level that near-neutral surfaces of some extent reach, the
+    /// level above which their spread-weighted light amounts to `whiteArea` of all samples. Saturated light
+    /// (coloured lamps, neon, LEDs, saturated graphics) is not white, however bright. Not counted either: light
+    /// set apart from the rest by `detachGap` stops of next to nothing (speculars, lamps, HDR graphics and
+    /// gradients above a picture whose own white is lower) while it is less than half of the near-neutral light;
+    /// flat areas (graphics, uniform patches, clipped highlights) weigh as little as one bin can (`spreadCap`);
+    /// samples too few to make a surface (glints, small lights) stay under `whiteArea`. When no near-neutral
+    /// level holds more than next to nothing, the scene has no white to go by: the lowest level.
+    package var diffuseWhite: Double {
+        let all = total, counts = neutral, lit = neutral.reduce(0, +)
+        guard lit > 0 else { return lowest }
+        let empty = SceneStatistics.emptyBin * all, gapBins = Int(SceneStatistics.detachGap * Double(SceneStatistics.binsPerStop))
+        // The body's top: walking down from the brightest bin holding more than next to nothing, each run of
+        // `gapBins` such bins cuts off the light above it as long as that light is less than half of the
+        // near-neutral light.
+        var top = counts.count - 1
+        while top > 0 && counts[top] <= empty { top -= 1 }
+        var above = 0.0, run = 0, bodyTop = top
+        for i in stride(from: top, through: 0, by: -1) {
+            if counts[i] <= empty {
+                run += 1
+            } else {
+                if run >= gapBins && above < lit / 2 { bodyTop = i }
+                run = 0
+            }
+            above += counts[i]
+        }
+        let cap = SceneStatistics.spreadCap * all
+        let target = SceneStatistics.whiteArea * all
+        var mass = 0.0
+        for i in stride(from: bodyTop, through: 0, by: -1) {
+            let c = min(counts[i], cap)
+            if mass + c >= target {
+                // Inside the bin, from its top edge down.
+                return lowest + (Double(i + 1) - (target - mass) / c) / Double(SceneStatistics.binsPerStop)
+            }
+            mass += c
+        }
+        return lowest
+    }
+    /// 0.75 % of the picture: a patch of a chart filling a fifth of the frame, more than a lamp or a few glints.
+    package static let whiteArea = 0.0075
+    /// A stop of next to no light (at most `emptyBin` of the samples per 1/8-stop bin: glows, gradients, edges)
+    /// sets the light above it apart. A chart's white is 0.83 stop above its light grey, so it stays joined.
+    package static let detachGap = 1.0
+    package static let emptyBin = 0.004
+
+    /// How differently two pictures' light is spread: half the summed difference of their 1-stop histograms,
+    /// from 0 (the same) to 1 (no light in common).
+    package func distance(to other: SceneStatistics) -> Double {
+        guard counts.count == other.counts.count, lowest == other.lowest else { return 1 }
+        let a = total, b = other.total
+        guard a > 0, b > 0 else { return 1 }
+        var sum = 0.0
+        for start in stride(from: 0, to: counts.count, by: SceneStatistics.binsPerStop) {
+            let end = min(start + SceneStatistics.binsPerStop, counts.count)
+            var x = 0.0, y = 0.0
+            for i in start..<end { x += counts[i]; y += other.counts[i] }
+            sum += abs(x / a - y / b)
+        }
+        return sum / 2
+    }
+
+    /// This histogram moved `weight` of the way toward `other` (both normalised to 1).
+    package func blended(toward other: SceneStatistics, weight: Double) -> SceneStatistics {
+        let a = max(total, 1), b = max(other.total, 1)
+        func mix(_ x: [Double], _ y: [Double]) -> [Double] { zip(x, y).map { $0 / a * (1 - weight) + $1 / b * weight } }
+        return SceneStatistics(lowest: lowest, counts: mix(counts, other.counts), neutral: mix(neutral, other.neutral))
+    }
+}
+
+/// Measures SceneStatistics on decoded HDR pictures (sdrify_scene_histogram): about 33,000 samples a picture
+/// whatever its size, so the cost is a small constant next to the colour stage's.
+package final class SceneMeter: @unchecked Sendable {
+    package static let samples = 32_768
+    private static let eotfSize = 4096
+    private static let minV: Float = 1.0 / 1_048_576  // 2⁻²⁰
+    private static let maxV: Float = 64
+    private let eotf: UnsafeMutableBufferPointer<Float>
+    private let histogram: UnsafeMutableBufferPointer<UInt32>
+    private let neutral: UnsafeMutableBufferPointer<UInt32>
+    /// A sample is near-neutral when its channels' spread (max − min) is at most this share of the largest (in
+    /// linear light, its smallest channel at least a quarter of its largest): white and grey surfaces under tinted
+    /// light, wood and stone, a blue or hazy sky; not saturated lights, signs or graphics.
+    package static let neutralSpread: Float = 0.75
+    private var job: sdrify_stats_job
+    private let hlg: Bool
+    private let hasChroma: Bool
+    private let base: UInt32
+
+    package init(format: PlanarFormat, color: ColorDescription, width: Int, height: Int) {
+        hlg = color.hdrKind == .hlg
+        let (kr, kb) = color.matrix.lumaWeights ?? MatrixCoefficients.bt2020nc.lumaWeights!
+        let weights = color.primaries.luminanceWeights ?? (kr, 1 - kr - kb, kb)
+        eotf = .allocate(capacity: SceneMeter.eotfSize)
+        let hlg = self.hlg
+        for i in 0..<SceneMeter.eotfSize {
+            let signal = Double(i) / Double(SceneMeter.eotfSize - 1)
+            eotf[i] = Float(hlg ? HLGTables.inverseOETF(signal) : PQ.decode(signal) / ToneCurve.referenceWhite)
+        }
+        base = SceneMeter.minV.bitPattern >> SDRIFY_STATS_SHIFT
+        let bins = Int((SceneMeter.maxV.bitPattern >> SDRIFY_STATS_SHIFT) - base) + 1
+        histogram = .allocate(capacity: bins)
+        neutral = .allocate(capacity: bins)
+        let maxCode = Float((1 << format.bitDepth) - 1), unit = Float(1 << (format.bitDepth - 8))
+        let full = color.range == .full
+        let step = max(1, Int((Double(width * height) / Double(SceneMeter.samples)).squareRoot().rounded(.up)))
+        job = sdrify_stats_job()
+        job.bytes = Int32(format.bytesPerSample)
+        job.width = Int32(width); job.height = Int32(height)
+        job.shift_x = Int32(format.chromaShiftX); job.shift_y = Int32(format.chromaShiftY); job.step = Int32(step)
+        job.y_offset = full ? 0 : 16 * unit
+        job.y_scale = full ? 1 / maxCode : 1 / (219 * unit)
+        job.c_offset = 128 * unit
+        job.c_scale = full ? 1 / maxCode : 1 / (224 * unit)
+        let kg = 1 - kr - kb
+        job.cr_r = Float(2 * (1 - kr))
+        job.cb_b = Float(2 * (1 - kb))
+        job.cb_g = Float(2 * (1 - kb) * kb / kg)
+        job.cr_g = Float(2 * (1 - kr) * kr / kg)
+        job.eotf = UnsafePointer(eotf.baseAddress)
+        job.eotf_size = Int32(SceneMeter.eotfSize)
+        job.kr = Float(weights.0); job.kg = Float(weights.1); job.kb = Float(weights.2)
+        job.min_v = SceneMeter.minV
+        job.histogram = histogram.baseAddress
+        job.neutral = neutral.baseAddress
+        job.neutral_spread = SceneMeter.neutralSpread
+        job.bins = UInt32(bins)
+        job.base = base
+        hasChroma = format.hasChroma
+    }
+
+    deinit {
+        eotf.deallocate()
+        histogram.deallocate()
+        neutral.deallocate()
+    }
+
+    package func measure(_ frame: Frame) -> SceneStatistics {
+        _ = histogram.initialize(repeating: 0)
+        _ = neutral.initialize(repeating: 0)
+        job.planes = (
+            UnsafeRawPointer(frame.data(0)), hasChroma ? UnsafeRawPointer(frame.data(1)) : nil,
+            hasChroma ? UnsafeRawPointer(frame.data(2)) : nil
+        )
+        job.strides = (frame.stride(0), hasChroma ? frame.stride(1) : 0, hasChroma ? frame.stride(2) : 0)
+        withUnsafePointer(to: &job) { sdrify_scene_histogram($0) }
+        // Bin i holds v in [2^(e), …) with e = lowestStop + i/8 of v; HLG's v is scene light, whose display
+        // luminance relative to 203 cd/m² is 1000/203 · v^1.2 (the BT.2100 OOTF at 1000 cd/m²), so its stops
+        // scale by 1.2 and shift: the bins are re-spread onto the common 1/8-stop grid.
+        let lowestV = log2(Double(SceneMeter.minV))
+        let raw = Array(histogram).map(Double.init), rawNeutral = Array(neutral).map(Double.init)
+        guard hlg else { return SceneStatistics(lowest: lowestV, counts: raw, neutral: rawNeutral) }
+        let shift = log2(1000 / ToneCurve.referenceWhite)
+        let lowest = (lowestV * 1.2 + shift).rounded(.down)
+        let per = Double(SceneStatistics.binsPerStop)
+        func respread(_ raw: [Double]) -> [Double] {
+            var counts = [Double](repeating: 0, count: raw.count)
+            for (i, c) in raw.enumerated() where c > 0 {
+                let stop = (lowestV + (Double(i) + 0.5) / per) * 1.2 + shift
+                let j = min(max(Int(((stop - lowest) * per).rounded(.down)), 0), counts.count - 1)
+                counts[j] += c
+            }
+            return counts
+        }
+        return SceneStatistics(lowest: lowest, counts: respread(raw), neutral: respread(rawNeutral))
+    }
+}

@@ -1,0 +1,54 @@
+/// The process exit statuses of the CLI contract (DESIGN §2). The library throws them; the CLI exits with them.
+package enum ExitStatus: Int32, Sendable {
+    case success = 0
+    case conversionFailed = 1
+    case invalidInput = 2
+    case unsupportedInput = 3
+    case outputProblem = 4
+    case timedOut = 124  // --timeout, as timeout(1)
+    case usage = 64
+    case interrupted = 130
+    case terminated = 143
+}
+
+/// Every failure sdrify reports: one line of text and the exit status it maps to.
+package struct SDRifyError: Error, CustomStringConvertible, Sendable {
+    package let status: ExitStatus
+    package let message: String
+
+    package init(_ status: ExitStatus, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    package var description: String { message }
+
+    package static func invalidInput(_ m: String) -> SDRifyError { SDRifyError(.invalidInput, m) }
+    package static func unsupported(_ m: String) -> SDRifyError { SDRifyError(.unsupportedInput, m) }
+    package static func conversion(_ m: String) -> SDRifyError { SDRifyError(.conversionFailed, m) }
+    package static func output(_ m: String) -> SDRifyError { SDRifyError(.outputProblem, m) }
+    package static func usage(_ m: String) -> SDRifyError { SDRifyError(.usage, m) }
+}
+
+extension SDRifyError {
+    /// A photo given where a video is read (convert, hls, the stills): what to do with it instead.
+    package static func photoGivenAsVideo(_ path: String, kind: String) -> SDRifyError {
+        let quoted = path.contains(" ") ? "'\(path)'" : path
+        return .unsupported(
+            "\(path): a photo (\(kind)), not a video: to make a video of it, sdrify compose \(quoted) -o OUT.mp4 [--image-duration SECONDS]")
+    }
+}
+
+/// Told each warning, as one line without the "sdrify: warning:" prefix (from any thread).
+package typealias WarningHandler = @Sendable (String) -> Void
+
+/// A count with its noun in the number it takes ("1 clip", "2 clips"): `plural` where adding an s is wrong.
+package func counted(_ n: Int, _ singular: String, _ plural: String? = nil) -> String {
+    "\(n) \(n == 1 ? singular : plural ?? singular + "s")"
+}
+
+/// The one wording for a value that is not among the choices: it names the value, then lists what is accepted
+/// ("unknown transition 'bogus' (one of: none, fade, …)").
+package func unknownChoice(_ what: String, _ value: String, _ choices: [String]) -> String {
+    "unknown \(what) '\(value)' (one of: \(choices.joined(separator: ", ")))"
+}

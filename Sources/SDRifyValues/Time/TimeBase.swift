@@ -1,0 +1,10 @@
+/// A stream time base (seconds per tick), so stages outside the media layer never handle AVRational.
+package struct TimeBase: Sendable, Equatable {
+    package let num: Int32
+    package let den: Int32
+    package var seconds: Double { den == 0 ? 0 : Double(num) / Double(den) }
+    package init(num: Int32, den: Int32) { self.num = num; self.den = den }
+
+    /// Whole ticks closest to `s` seconds.
+    package func ticks(_ s: Double) -> Int64 { Int64((s / seconds).rounded()) }
+}
