@@ -9,7 +9,7 @@ import SDRifyValues
 /// An input with sound and no pictures (a song, a voice memo, a podcast) becomes a video: the background (an image,
 /// or a colour; black by default) held as a still for as long as the sound lasts, with the layers over it
 /// (lyrics as captions, titles). It is the one-clip composition of that still, with the input as its music.
-package enum AudioOnlyConversion {
+enum AudioOnlyConversion {
     /// The still's frame rate: captions and titles change on whole frames of it.
     package static let rate = FrameRate(num: 30, den: 1)
 

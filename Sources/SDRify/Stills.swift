@@ -23,7 +23,7 @@ package struct StillsResult: Sendable {
 /// size asked for: a thumbnail (`thumbnail`), a contact sheet (`sheet`), seek-preview sprites (`sprites`).
 package enum Stills {
     /// How much of the video `--best` looks at: the first 40 %, at least 1 s and at most 20 s.
-    package static func bestWindow(length: MediaTime) -> MediaTime { min(MediaTime(20), max(MediaTime(1), length.scaled(2, 5))) }
+    static func bestWindow(length: MediaTime) -> MediaTime { min(MediaTime(20), max(MediaTime(1), length.scaled(2, 5))) }
 
     /// `thumbnail IN OUT`: the picture at `at` (default: 1 s in, or the middle of a video under 2 s), or with
     /// `best` the most representative of the first part (BestPictureSink).

@@ -86,7 +86,7 @@ package struct ConvertOptions: Sendable {
 
     /// The layers on the output's clock: caption files follow the input's, so a `start` cut moves them earlier (and
     /// a retimed input, `clock`, moves them with its pictures).
-    package func outputOverlays(clock: CueClock? = nil) -> OverlaySpec {
+    func outputOverlays(clock: CueClock? = nil) -> OverlaySpec {
         var spec = overlays
         let shift = (start ?? .zero).seconds  // caption and title times are seconds as their files give them
         for i in spec.captions.indices {

@@ -31,7 +31,7 @@ package enum ASSScript {
 
     /// A dialogue line's fields up to its fourth (layer, start, end, the rest) and its times in seconds; nil for
     /// other lines. Start and end are the second and third fields in every script sdrify reads or writes.
-    package static func dialogue(_ line: Substring) -> (fields: [String], start: Double, end: Double)? {
+    static func dialogue(_ line: Substring) -> (fields: [String], start: Double, end: Double)? {
         guard line.hasPrefix("Dialogue:") else { return nil }
         let f = line.dropFirst(9).split(separator: ",", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
         guard f.count == 4, let s = SubtitleParser.time(f[1]), let e = SubtitleParser.time(f[2]) else { return nil }

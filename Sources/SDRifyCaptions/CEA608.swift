@@ -3,41 +3,41 @@ import SDRifyValues
 
 /// Facts of CEA-608 (line 21 captions) on data channel 1, as SCC files carry them: the character sets, the control
 /// codes, odd parity, and the 29.97 fps drop-frame time code SCC is written in.
-package enum CEA608 {
+enum CEA608 {
     package static let columns = 32
     package static let rows = 15
-    package static let maxRows = 4  // a pop-on caption holds at most four rows
+    static let maxRows = 4  // a pop-on caption holds at most four rows
 
     // Miscellaneous control codes (first byte 0x14 on channel 1).
-    package static let resumeCaptionLoading: UInt8 = 0x20  // RCL: pop-on
-    package static let backspace: UInt8 = 0x21
-    package static let deleteToEndOfRow: UInt8 = 0x24
-    package static let rollUp2: UInt8 = 0x25, rollUp3: UInt8 = 0x26, rollUp4: UInt8 = 0x27
-    package static let resumeDirectCaptioning: UInt8 = 0x29  // RDC: paint-on
-    package static let eraseDisplayed: UInt8 = 0x2C  // EDM
-    package static let carriageReturn: UInt8 = 0x2D  // CR
-    package static let eraseNonDisplayed: UInt8 = 0x2E  // ENM
-    package static let endOfCaption: UInt8 = 0x2F  // EOC: swap memories (show the loaded caption)
+    static let resumeCaptionLoading: UInt8 = 0x20  // RCL: pop-on
+    static let backspace: UInt8 = 0x21
+    static let deleteToEndOfRow: UInt8 = 0x24
+    static let rollUp2: UInt8 = 0x25, rollUp3: UInt8 = 0x26, rollUp4: UInt8 = 0x27
+    static let resumeDirectCaptioning: UInt8 = 0x29  // RDC: paint-on
+    static let eraseDisplayed: UInt8 = 0x2C  // EDM
+    static let carriageReturn: UInt8 = 0x2D  // CR
+    static let eraseNonDisplayed: UInt8 = 0x2E  // ENM
+    static let endOfCaption: UInt8 = 0x2F  // EOC: swap memories (show the loaded caption)
 
     /// The basic set: ASCII except these positions.
-    package static let basicExceptions: [UInt8: Character] = [
+    static let basicExceptions: [UInt8: Character] = [
         0x2A: "á", 0x5C: "é", 0x5E: "í", 0x5F: "ó", 0x60: "ú",
         0x7B: "ç", 0x7C: "÷", 0x7D: "Ñ", 0x7E: "ñ", 0x7F: "█"
     ]
     /// Special characters: 0x11 0x30…0x3F (0x39 is the transparent space).
-    package static let special: [Character] = ["®", "°", "½", "¿", "™", "¢", "£", "♪", "à", "\u{00A0}", "è", "â", "ê", "î", "ô", "û"]
+    static let special: [Character] = ["®", "°", "½", "¿", "™", "¢", "£", "♪", "à", "\u{00A0}", "è", "â", "ê", "î", "ô", "û"]
     /// Extended characters: 0x12 0x20…0x3F (Spanish, French, miscellaneous) and 0x13 0x20…0x3F (Portuguese, German, Danish).
-    package static let extended12: [Character] = [
+    static let extended12: [Character] = [
         "Á", "É", "Ó", "Ú", "Ü", "ü", "‘", "¡", "*", "’", "—", "©", "℠", "•", "“", "”",
         "À", "Â", "Ç", "È", "Ê", "Ë", "ë", "Î", "Ï", "ï", "Ô", "Ù", "ù", "Û", "«", "»"
     ]
-    package static let extended13: [Character] = [
+    static let extended13: [Character] = [
         "Ã", "ã", "Í", "Ì", "ì", "Ò", "ò", "Õ", "õ", "{", "}", "\\", "^", "_", "|", "~",
         "Ä", "ä", "Ö", "ö", "ß", "¥", "¤", "¦", "Å", "å", "Ø", "ø", "┌", "┐", "└", "┘"
     ]
 
     /// A basic-set byte's character.
-    package static func basic(_ b: UInt8) -> Character? {
+    static func basic(_ b: UInt8) -> Character? {
         guard b >= 0x20, b < 0x80 else { return nil }
         return basicExceptions[b] ?? Character(UnicodeScalar(b))
     }
@@ -50,7 +50,7 @@ package enum CEA608 {
         case extended(UInt8, UInt8, standIn: UInt8)  // first byte 0x12/0x13, b
     }
 
-    package static let encodings: [Character: Encoding] = {
+    static let encodings: [Character: Encoding] = {
         var m: [Character: Encoding] = [:]
         for b in UInt8(0x20)..<0x80 { if let c = basic(b) { m[c] = .basic(b) } }
         for (i, c) in special.enumerated() where m[c] == nil { m[c] = .special(0x30 + UInt8(i)) }
@@ -63,7 +63,7 @@ package enum CEA608 {
     }()
 
     /// The basic character a decoder without extended characters shows instead.
-    package static func standIn(_ c: Character) -> UInt8 {
+    static func standIn(_ c: Character) -> UInt8 {
         let folded = String(c).folding(options: [.diacriticInsensitive], locale: nil)
         if let a = folded.unicodeScalars.first, folded.unicodeScalars.count == 1, a.value >= 0x20, a.value < 0x7F,
             basicExceptions[UInt8(a.value)] == nil
@@ -79,7 +79,7 @@ package enum CEA608 {
     }
 
     /// Characters 608 lacks, mapped to ones it has (a repair, reported).
-    package static func substitute(_ c: Character) -> String? {
+    static func substitute(_ c: Character) -> String? {
         switch c {
         case "–", "‐", "‑", "−": return "-"
         case "…": return "..."
@@ -94,13 +94,13 @@ package enum CEA608 {
     }
 
     /// Odd parity in bit 7.
-    package static func parity(_ b: UInt8) -> UInt8 {
+    static func parity(_ b: UInt8) -> UInt8 {
         let v = b & 0x7F
         return v.nonzeroBitCount % 2 == 0 ? v | 0x80 : v
     }
 
     /// The preamble address code for a row (1…15) at an indent (a multiple of 4 columns), with italics/underline.
-    package static func pac(row: Int, indent: Int = 0, italic: Bool = false, underline: Bool = false) -> (UInt8, UInt8) {
+    static func pac(row: Int, indent: Int = 0, italic: Bool = false, underline: Bool = false) -> (UInt8, UInt8) {
         let firsts: [(UInt8, Bool)] = [
             (0x11, false), (0x11, true), (0x12, false), (0x12, true), (0x15, false), (0x15, true),
             (0x16, false), (0x16, true), (0x17, false), (0x17, true), (0x10, false), (0x13, false),
@@ -130,7 +130,7 @@ package enum CEA608 {
     }
 
     /// The 608 colours (mid-row and PAC attributes 0, 2, …, 12).
-    package static let colors: [RGBColor?] = [
+    static let colors: [RGBColor?] = [
         nil, RGBColor(r: 0, g: 255, b: 0), RGBColor(r: 0, g: 0, b: 255), RGBColor(r: 0, g: 255, b: 255),
         RGBColor(r: 255, g: 0, b: 0), RGBColor(r: 255, g: 255, b: 0), RGBColor(r: 255, g: 0, b: 255)
     ]

@@ -136,7 +136,7 @@ package enum ASSReader {
     }
 
     /// An ASS text field as cue markup.
-    package static func markup(_ text: String, settings: inout [String: String]) -> String {
+    static func markup(_ text: String, settings: inout [String: String]) -> String {
         var out = ""
         var rest = Substring(
             text.replacingOccurrences(of: "\\N", with: "\n").replacingOccurrences(of: "\\n", with: "\n")

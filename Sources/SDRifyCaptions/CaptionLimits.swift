@@ -5,8 +5,8 @@ import SDRifyValues
 /// hostile file (200,000 cues within one second, one line of 5 MB) would hold a conversion for minutes. No real
 /// caption comes near these; beyond them cues are cut or dropped, with one warning naming the file.
 package enum CaptionLimits {
-    package static let charactersPerCue = 2_000
-    package static let cuesOnScreen = 16
+    static let charactersPerCue = 2_000
+    static let cuesOnScreen = 16
 
     /// `cues` within the limits (in their order), and the warning to give, if any.
     package static func capped(_ cues: [Cue], label: String) -> (cues: [Cue], warning: String?) {
@@ -49,7 +49,7 @@ package enum CaptionLimits {
 
     /// Which of the spans fit: taken in order of start, a span is kept while fewer than `cuesOnScreen` kept ones
     /// still show at its start. One sort, then linear (at most `cuesOnScreen` are ever showing).
-    package static func fitting(_ spans: [(start: MediaTime, end: MediaTime)]) -> [Bool] {
+    static func fitting(_ spans: [(start: MediaTime, end: MediaTime)]) -> [Bool] {
         var keep = [Bool](repeating: false, count: spans.count)
         var showing: [MediaTime] = []  // the ends of the kept spans still on screen
         for i in spans.indices.sorted(by: { spans[$0].start < spans[$1].start || spans[$0].start == spans[$1].start && $0 < $1 }) {

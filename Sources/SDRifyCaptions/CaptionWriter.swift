@@ -78,7 +78,7 @@ package enum CaptionWriter {
 
     /// TTML 1.0; `apple`: the iTT profile (Apple's namespaces and parameters, a sans-serif normal style, top and
     /// bottom regions, times as media clock times).
-    package static func timedText(_ cues: [Cue], apple: Bool) -> String {
+    static func timedText(_ cues: [Cue], apple: Bool) -> String {
         func xml(_ s: String) -> String {
             s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
                 .replacingOccurrences(of: "\"", with: "&quot;")

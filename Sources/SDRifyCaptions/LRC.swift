@@ -106,7 +106,7 @@ package enum LRC {
     }
 
     /// The text without its `<mm:ss.xx>` word times, and the first of them.
-    package static func withoutWordTimes(_ s: Substring) -> (String, Double?) {
+    static func withoutWordTimes(_ s: Substring) -> (String, Double?) {
         var out = "", first: Double? = nil, rest = s
         while let open = rest.firstIndex(of: "<") {
             out += rest[..<open]
@@ -124,5 +124,5 @@ package enum LRC {
     /// More timed lines than any song or talk has: a bigger file is not lyrics.
     package static let maxLines = 100_000
     /// How long the only line of a file shows (seconds).
-    package static let lonelyLine = 5.0
+    static let lonelyLine = 5.0
 }

@@ -18,7 +18,7 @@ package struct CaptionProblem: Sendable {
 /// the 608 sets, captions that overlap, and captions too close together to load at two bytes a frame. With `fix` it
 /// repairs them (wraps, splits, maps characters, moves loads or starts) and says what it changed; without, the first
 /// problem is the error.
-package enum SCCWriter {
+enum SCCWriter {
     package struct Result { let text: String; let repairs: [String] }
 
     package static func write(_ input: [Cue], fix: Bool) throws -> Result {
@@ -128,12 +128,12 @@ package enum SCCWriter {
     package static func word(_ a: UInt8, _ b: UInt8) -> UInt16 { UInt16(CEA608.parity(a)) << 8 | UInt16(CEA608.parity(b)) }
 
     /// Whether a mid-row code goes before run `k` (a change of style; at the row's start, any styling).
-    package static func changesStyle(_ runs: [TextRun], at k: Int) -> Bool {
+    static func changesStyle(_ runs: [TextRun], at k: Int) -> Bool {
         k == 0 ? runs[0].italic || runs[0].underline || runs[0].color != nil : !runs[k].sameStyle(as: runs[k - 1])
     }
 
     /// A mid-row code shows as a space: the space before it in the text is not sent again.
-    package static func spaced(_ runs: [TextRun]) -> [TextRun] {
+    static func spaced(_ runs: [TextRun]) -> [TextRun] {
         var out = runs
         for k in out.indices.dropFirst() where changesStyle(out, at: k) && out[k - 1].text.hasSuffix(" ") { out[k - 1].text.removeLast() }
         return out
@@ -146,7 +146,7 @@ package enum SCCWriter {
     }
 
     /// Rows re-flowed word by word into rows of at most 32 columns (style kept per word).
-    package static func wrap(_ rows: [[TextRun]]) -> [[TextRun]] {
+    static func wrap(_ rows: [[TextRun]]) -> [[TextRun]] {
         var out: [[TextRun]] = []
         var current: [TextRun] = []
         for run in rows.flatMap({ $0 + [TextRun(text: " ")] }) {
@@ -327,8 +327,8 @@ package enum SCCReader {
         return cues
     }
 
-    package static func blank() -> Screen { Array(repeating: Array(repeating: nil, count: CEA608.columns), count: CEA608.rows) }
-    package static func isBlank(_ s: Screen) -> Bool { s.allSatisfy { $0.allSatisfy { $0 == nil || $0!.char == " " } } }
+    static func blank() -> Screen { Array(repeating: Array(repeating: nil, count: CEA608.columns), count: CEA608.rows) }
+    static func isBlank(_ s: Screen) -> Bool { s.allSatisfy { $0.allSatisfy { $0 == nil || $0!.char == " " } } }
 
     package static func attributes(_ attr: UInt8) -> Cell {
         if attr & 0x0E == 0x0E { return Cell(italic: true, underline: attr & 1 == 1) }

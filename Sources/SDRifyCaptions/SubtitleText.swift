@@ -18,9 +18,9 @@ package struct Cue: Equatable {
 /// A stretch of caption text in one style.
 package struct TextRun: Equatable {
     package var text: String
-    package var italic = false, bold = false, underline = false
+    var italic = false, bold = false, underline = false
     package var color: RGBColor? = nil
-    package func sameStyle(as o: TextRun) -> Bool { italic == o.italic && bold == o.bold && underline == o.underline && color == o.color }
+    func sameStyle(as o: TextRun) -> Bool { italic == o.italic && bold == o.bold && underline == o.underline && color == o.color }
 }
 
 /// SRT and WebVTT → cues. The timing line defines a cue; the lines after it, up to a blank line, are its text.
@@ -69,13 +69,13 @@ package enum SubtitleParser {
     }
 
     /// A line without tags, with entities decoded.
-    package static func plain(_ line: String) -> String {
+    static func plain(_ line: String) -> String {
         entities(withoutTags(line).replacingOccurrences(of: "\\{\\\\an[1-9]\\}", with: "", options: .regularExpression))
     }
 
     /// Text without its `<…>` tags, in one pass: a "<" with no ">" after it anywhere is text (a pattern like
     /// `<[^>]*>` would scan to the end again from every such "<": hours on a hostile line of them).
-    package static func withoutTags(_ line: String) -> String {
+    static func withoutTags(_ line: String) -> String {
         guard let lastClose = line.lastIndex(of: ">") else { return line }
         var out = ""
         var i = line.startIndex
@@ -91,7 +91,7 @@ package enum SubtitleParser {
     }
 
     /// Plain text as markup: the characters markup gives meaning to, as entities.
-    package static func escapedMarkup(_ s: String) -> String {
+    static func escapedMarkup(_ s: String) -> String {
         s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 
@@ -133,7 +133,7 @@ package enum SubtitleParser {
 
     /// Runs back to markup.
     /// `escaped: false` for SRT, where & and < are plain text.
-    package static func markup(_ runs: [TextRun], escaped: Bool = true) -> String {
+    static func markup(_ runs: [TextRun], escaped: Bool = true) -> String {
         runs.map { r in
             var s = escaped ? escapedMarkup(r.text) : r.text
             if let c = r.color { s = "<font color=\"\(c.hex)\">\(s)</font>" }
@@ -144,7 +144,7 @@ package enum SubtitleParser {
         }.joined()
     }
 
-    package static func entities(_ s: String) -> String {
+    static func entities(_ s: String) -> String {
         guard s.contains("&") else { return s }
         return s.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
             .replacingOccurrences(of: "&nbsp;", with: "\u{00A0}").replacingOccurrences(of: "&lrm;", with: "\u{200E}")

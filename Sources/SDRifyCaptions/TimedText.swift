@@ -15,8 +15,8 @@ package enum TimedTextReader {
     }
 
     /// Styling that children inherit.
-    package struct Style {
-        package var italic = false, bold = false, underline = false
+    struct Style {
+        var italic = false, bold = false, underline = false
         package var color: RGBColor? = nil
         package var region: String? = nil
 

@@ -23,7 +23,7 @@ package enum ParserEntryPoint: String, CaseIterable, Sendable {
     case motionPhoto = "motion-photo"  // where a motion photo's movie lies (XMP, SEF trailer, 'mpvd')
 
     /// The extension of the scratch file (what the CLI would be given), nil for parsers of bytes in memory.
-    package var fileExtension: String? {
+    var fileExtension: String? {
         switch self {
         case .doviRPU, .sei, .gpmf, .mebx, .srt, .webvtt, .ass, .scc, .lrc, .temporalLayers: nil
         case .boxes, .slowMotion: "mp4"

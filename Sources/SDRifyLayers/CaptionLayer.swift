@@ -60,7 +60,7 @@ package final class CaptionLayer: @unchecked Sendable {
     }
 
     /// A libass library and a renderer for pictures of this size, fonts from fontconfig.
-    package static func startLibass(width: Int, height: Int) throws -> (OpaquePointer, OpaquePointer) {
+    static func startLibass(width: Int, height: Int) throws -> (OpaquePointer, OpaquePointer) {
         guard let lib = ass_library_init() else { throw SDRifyError.conversion("libass could not start") }
         cass_silence(lib)
         guard let r = ass_renderer_init(lib) else { ass_library_done(lib); throw SDRifyError.conversion("libass could not start") }
@@ -84,7 +84,7 @@ package final class CaptionLayer: @unchecked Sendable {
 
     /// ASS for SRT/WebVTT cues in `style`, at the output's own resolution. A cue of more than two lines flows as one
     /// paragraph; one that would take more than two lines is set smaller (measured by libass).
-    package static func assScript(_ cues: [Cue], style: CaptionStyle, width: Int, height: Int) throws -> String {
+    static func assScript(_ cues: [Cue], style: CaptionStyle, width: Int, height: Int) throws -> String {
         let head = ASSScript.head(width: width, height: height, style: style.assStyle(width: width, height: height))
         let texts = cues.map { cue in
             (cue.lines.count <= CaptionStyle.maxLines ? cue.lines : [cue.lines.joined(separator: " ")]).map(SubtitleParser.assText)
@@ -112,7 +112,7 @@ package final class CaptionLayer: @unchecked Sendable {
 
     /// The width in pixels of each ASS line set on one line (no wrapping), as libass draws it. Measured at a quarter
     /// of the size, so lines up to four frames wide fit in the frame.
-    package static func lineWidths(_ lines: [String], style: CaptionStyle, width: Int, height: Int) throws -> [Double] {
+    static func lineWidths(_ lines: [String], style: CaptionStyle, width: Int, height: Int) throws -> [Double] {
         guard !lines.isEmpty else { return [] }
         let shrink = 4.0
         var small = style

@@ -21,9 +21,9 @@ package struct CaptionTrack: Equatable, Sendable {
 
 extension Parser {
     /// The style keys of a caption entry (shared by every key set that carries them).
-    package static let captionStyleKeys: Set<String> = Parser.textLookKeys.union(["offset", "position", "margin"])
+    static let captionStyleKeys: Set<String> = Parser.textLookKeys.union(["offset", "position", "margin"])
 
-    package func captionStyle(_ o: [String: Any], at path: String) throws -> CaptionStyle {
+    func captionStyle(_ o: [String: Any], at path: String) throws -> CaptionStyle {
         var s = CaptionStyle()
         s.look = try textLook(o, at: path, over: s.look)
         if let p = try string(o["position"], at: "\(path).position") {
@@ -39,7 +39,7 @@ extension Parser {
         return s
     }
 
-    package func captionTrack(_ o: [String: Any], file: String, at path: String) throws -> CaptionTrack {
+    func captionTrack(_ o: [String: Any], file: String, at path: String) throws -> CaptionTrack {
         var t = CaptionTrack(file: file, style: try captionStyle(o, at: path))
         t.offset = try number(o["offset"], at: "\(path).offset") ?? 0
         return t

@@ -15,7 +15,7 @@ package struct DataSeries {
     private(set) var samples: [(t: Double, fields: [String: Double])]
     private let columns: [String: [(t: Double, v: Double)]]  // per field, in time order
 
-    package var fieldNames: Set<String> { Set(columns.keys) }
+    var fieldNames: Set<String> { Set(columns.keys) }
     package var span: ClosedRange<Double> { (samples.first?.t ?? 0)...(samples.last?.t ?? 0) }
 
     package init(samples: [(t: Double, fields: [String: Double])]) {
@@ -53,7 +53,7 @@ package struct DataSeries {
     }
 
     /// Speeds in every unit a template may ask for, from metres per second.
-    package static func withSpeeds(_ f: [String: Double]) -> [String: Double] {
+    static func withSpeeds(_ f: [String: Double]) -> [String: Double] {
         var f = f
         if f["speed_mps"] == nil { f["speed_mps"] = f["speed_2d_mps"] ?? f["speed_3d_mps"] }
         if let v = f["speed_mps"] { f["speed_kmh"] = v * 3.6; f["speed_mph"] = v * 2.236936 }
@@ -120,8 +120,8 @@ package struct DataSeries {
         return 2 * r * asin(min(1, a.squareRoot()))
     }
 
-    package final class GPXReader: XMLHandler {
-        package struct Point { var lat: Double, lon: Double; var ele: Double? = nil; var time: Date? = nil; var speed: Double? = nil }
+    final class GPXReader: XMLHandler {
+        struct Point { var lat: Double, lon: Double; var ele: Double? = nil; var time: Date? = nil; var speed: Double? = nil }
         package var points: [Point] = []
         private var current: Point? = nil
         private var text = ""
@@ -153,7 +153,7 @@ package struct DataSeries {
 }
 
 /// A title template: `{name}` or `{name:.Nf}` filled from a data series.
-package enum TitleTemplate {
+enum TitleTemplate {
     package static let pattern = "\\{([A-Za-z_][A-Za-z0-9_-]*)(?::\\.([0-9])f)?\\}"
 
     package static func fields(in text: String) -> [String] {

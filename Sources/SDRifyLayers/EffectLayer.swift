@@ -6,7 +6,7 @@ import SDRifyValues
 /// A time-ranged effect on the upright 8-bit 4:2:0 picture, over its region (or all of it). Outside its time
 /// range it costs nothing; inside, only its region is touched. Works on Y'CbCr directly: luma at full size, chroma
 /// at half, with the same geometry.
-package final class EffectLayer: VideoLayer {
+final class EffectLayer: VideoLayer {
     package let spec: EffectSpec
     private let width: Int, height: Int
 
@@ -106,7 +106,7 @@ extension Frame {
 }
 
 package enum EffectKernels {
-    package static func clampByte(_ v: Float) -> UInt8 { UInt8(min(max(v.rounded(), 0), 255)) }
+    static func clampByte(_ v: Float) -> UInt8 { UInt8(min(max(v.rounded(), 0), 255)) }
 
     package static func map(_ plane: PlaneRef, _ r: EffectRect, _ f: (Float) -> Float) {
         var table = [UInt8](repeating: 0, count: 256)  // per-sample functions become a lookup

@@ -3,9 +3,9 @@ import SDRifyCaptions
 
 extension Parser {
     /// The look's keys of an entry (`size`, `color`, `outline`, `outline_color`, `box_color`, `font`) over `look`.
-    package static let textLookKeys: Set<String> = ["size", "color", "outline", "outline_color", "box_color", "font"]
+    static let textLookKeys: Set<String> = ["size", "color", "outline", "outline_color", "box_color", "font"]
 
-    package func textLook(_ o: [String: Any], at path: String, over look: TextLook) throws -> TextLook {
+    func textLook(_ o: [String: Any], at path: String, over look: TextLook) throws -> TextLook {
         var l = look
         if let size = try length(o["size"], at: "\(path).size") {
             guard size.resolve(against: 100) > 0 else { throw fail("\(path).size", "must be more than 0") }

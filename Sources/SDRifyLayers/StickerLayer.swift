@@ -3,11 +3,11 @@ import SDRifyMedia
 import SDRifyValues
 
 /// Where and how a sticker shows at one moment (output pixels of the upright frame).
-package struct StickerState: Equatable {
-    package var centreX: Double, centreY: Double
+struct StickerState: Equatable {
+    var centreX: Double, centreY: Double
     package var width: Double, height: Double  // scaled size
     package var rotation: Double  // degrees clockwise
-    package var opacity: Double
+    var opacity: Double
     package var picture: Int  // index into the decoded pictures (animations)
 }
 
@@ -15,7 +15,7 @@ package struct StickerState: Equatable {
 /// grid (x0, y0 even), so blending is a multiply-add per sample.
 package struct StickerTile {
     package let x0: Int, y0: Int, width: Int, height: Int  // width, height even
-    package let luma: [Float]  // Y code × alpha
+    let luma: [Float]  // Y code × alpha
     package let alpha: [Float]
     package let cb: [Float], cr: [Float], chromaAlpha: [Float]  // per 2×2 block: mean of (C code × alpha), mean alpha
 }
@@ -51,7 +51,7 @@ extension StickerTile {
 
 /// One sticker: pictures decoded once (premultiplied, with a half-size chain for large reductions), its
 /// geometry resolved for the output frame, and the last rendered tile kept while its state does not change.
-package final class StickerLayer: @unchecked Sendable {
+final class StickerLayer: @unchecked Sendable {
     package let spec: StickerSpec
     private let frameWidth: Int, frameHeight: Int
     private let baseX: Double, baseY: Double, baseWidth: Double, baseHeight: Double
@@ -60,7 +60,7 @@ package final class StickerLayer: @unchecked Sendable {
     private let loop: Double
     private var cached: (StickerState, StickerTile)?
 
-    package struct Mip { let width: Int, height: Int, rgba: [Float] }  // premultiplied, 0–1
+    struct Mip { let width: Int, height: Int, rgba: [Float] }  // premultiplied, 0–1
 
     package init(spec: StickerSpec, pictures: [RGBAImage], frameWidth: Int, frameHeight: Int) {
         self.spec = spec
@@ -77,7 +77,7 @@ package final class StickerLayer: @unchecked Sendable {
         loop = pictures.count > 1 ? durations.reduce(0, +) : 0
     }
 
-    package static func mipChain(_ image: RGBAImage) -> [Mip] {
+    static func mipChain(_ image: RGBAImage) -> [Mip] {
         var level = Mip(
             width: image.width, height: image.height,
             rgba: (0..<image.width * image.height).flatMap { i -> [Float] in
@@ -222,7 +222,7 @@ package final class OverlayStage: @unchecked Sendable {
     }
 
     /// out = premultiplied source + destination × (1 − alpha), only over the tile's box inside the frame.
-    package static func blend(_ t: StickerTile, into frame: Frame) {
+    static func blend(_ t: StickerTile, into frame: Frame) {
         let (W, H) = (frame.width, frame.height)
         let xs = max(t.x0, 0), xe = min(t.x0 + t.width, W), ys = max(t.y0, 0), ye = min(t.y0 + t.height, H)
         guard xs < xe, ys < ye else { return }

@@ -39,10 +39,10 @@ package struct TitleSpec: Equatable, Sendable {
     package init(text: String) { self.text = text }
 
     /// Steps of a data-driven title (its text changes at most this often).
-    package static let dataRate = 30.0
+    static let dataRate = 30.0
 
     /// The title as an ASS script for a `width`×`height` picture.
-    package func assScript(width: Int, height: Int, data: DataSeries? = nil) -> String {
+    func assScript(width: Int, height: Int, data: DataSeries? = nil) -> String {
         let margin = Int((Double(min(width, height)) * 0.05).rounded())
         let place =
             x == nil && y == nil

@@ -7,7 +7,7 @@ package final class AACEncoder {
     package let ctx: UnsafeMutablePointer<AVCodecContext>
     private let frame: UnsafeMutablePointer<AVFrame>
     private let packet: Packet
-    package var nextPTS: Int64 = 0
+    var nextPTS: Int64 = 0
     package let frameSize: Int
     package static let sampleRate: Int32 = 48000
 

@@ -4,7 +4,7 @@ import SDRifyValues
 /// Any decodable audio → AAC-LC at 48 kHz (FFmpeg's native encoder): more than two channels are mixed down to
 /// stereo, mono stays mono. Timestamps follow the first decoded sample, so the A/V offset is kept. With a time map
 /// (a speed, slow motion) the sound is time-stretched on the way (SoundRetimer) and stamped by the map.
-package final class AudioTranscoder {
+final class AudioTranscoder {
     private let aac: AACEncoder
     package var encoder: UnsafeMutablePointer<AVCodecContext> { aac.ctx }
     private let decoder: UnsafeMutablePointer<AVCodecContext>
@@ -56,7 +56,7 @@ package final class AudioTranscoder {
     }
 
     /// Decodes one packet (nil flushes everything) and hands each encoded AAC packet to `write`.
-    package func transcode(_ packet: Packet?, write: (Packet) throws -> Void) throws {
+    func transcode(_ packet: Packet?, write: (Packet) throws -> Void) throws {
         let r = avcodec_send_packet(decoder, packet?.av)
         if r < 0 && r != ffEAGAIN && r != ffEOF { try ffCheck(r, "\(label): decoding audio", status: .invalidInput) }
         while true {

@@ -15,9 +15,9 @@ package struct CodecEntry: Sendable {
     package let encoder: String  // libavcodec's encoder name
     package let shortName: String  // as users know it
     package let profile: String  // the profile asked for (lossless H.264 excepted, see `losslessProfile`)
-    package let profileID: Int32?  // the same, for the context (x265 takes only the option)
+    let profileID: Int32?  // the same, for the context (x265 takes only the option)
     /// CRF 0 is lossless; x264 allows that only in High 4:4:4 Predictive.
-    package let losslessProfile: (name: String, id: Int32)?
+    let losslessProfile: (name: String, id: Int32)?
     package let crfRange: ClosedRange<Int>
     package let speedPresets: [String]
     /// The sample entry code players need ('hvc1': parameter sets in the sample entry, as Apple requires), if any.
@@ -29,7 +29,7 @@ package struct CodecEntry: Sendable {
 }
 
 package enum CodecCatalog {
-    package static let x26xPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+    static let x26xPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
 
     package static func entry(_ codec: VideoCodec) -> CodecEntry {
         switch codec {

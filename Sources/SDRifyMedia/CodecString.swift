@@ -3,7 +3,7 @@ import CFFmpeg
 /// The RFC 6381 `CODECS` value of a stream as written (HLS master playlists): `avc1.PPCCLL` from the H.264 SPS,
 /// `hvc1.…` from the HEVC profile-tier-level, `mp4a.40.N` from the AAC AudioSpecificConfig. Read from the
 /// stream's own parameter sets (avcC/hvcC, or Annex B as the encoders give them), so it names what was encoded.
-package enum CodecString {
+enum CodecString {
     package static func of(_ par: UnsafeMutablePointer<AVCodecParameters>) -> String? {
         let p = par.pointee
         guard let data = p.extradata, p.extradata_size > 0 else { return nil }

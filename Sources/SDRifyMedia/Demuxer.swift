@@ -6,7 +6,7 @@ import SDRifyValues
 
 /// One compressed packet. Owns its AVPacket.
 package final class Packet {
-    package let av: UnsafeMutablePointer<AVPacket>
+    let av: UnsafeMutablePointer<AVPacket>
 
     package init() throws {
         guard let p = av_packet_alloc() else { throw SDRifyError.conversion("out of memory allocating a packet") }
@@ -99,7 +99,7 @@ package final class Demuxer {
     }
 
     /// FFmpeg's codec name, or the sample entry's four-character code when FFmpeg does not know the codec.
-    package static func codecName(_ stream: UnsafeMutablePointer<AVStream>) -> String {
+    static func codecName(_ stream: UnsafeMutablePointer<AVStream>) -> String {
         let par = stream.pointee.codecpar.pointee
         guard par.codec_id == AV_CODEC_ID_NONE, par.codec_tag != 0 else { return String(cString: avcodec_get_name(par.codec_id)) }
         return "'\(fourCC(par.codec_tag))'"
@@ -117,7 +117,7 @@ package final class Demuxer {
     package var videoIndexEntries: Int { Int(avformat_index_get_entries_count(videoStream)) }
     /// Whether a file cut short still holds any of the video samples its index lists (a fast-start file cut right
     /// after its media data's header holds none): nil where the index does not say (no index, or no file size).
-    package var holdsAnyVideoSample: Bool? {
+    var holdsAnyVideoSample: Bool? {
         guard let pb = ctx.pointee.pb, videoIndexEntries > 0 else { return nil }
         let size = avio_size(pb)
         guard size > 0 else { return nil }
@@ -216,7 +216,7 @@ package final class Demuxer {
     /// by (trying fails, and drops the parameter sets already read): it is read from its start, and the caller's
     /// range selection skips what comes before.
     /// Reads only stream `index`: the others are skipped without being read where the container allows.
-    package func readOnly(streams indices: [Int]) {
+    func readOnly(streams indices: [Int]) {
         for i in 0..<Int(ctx.pointee.nb_streams) where !indices.contains(i) { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }
     }
 

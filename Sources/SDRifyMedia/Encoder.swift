@@ -38,8 +38,8 @@ package struct BitRate: Equatable, Sendable, CustomStringConvertible {
     /// the VBV's own bound no one-second window holds more than 0.85 + 0.25 = 1.1× the cap. (x264 and x265 hold a
     /// VBV only on a frame's estimate, and a segment's forced IDR picture comes on top: with the maximum rate at the
     /// cap and a two-second buffer, windows of noisy video reached 1.17×; at 90 % with half a second, 1.13×.)
-    package var encoderMaxRate: Int64 { bitsPerSecond * 85 / 100 }
-    package var bufferBits: Int64 { bitsPerSecond / 4 }
+    var encoderMaxRate: Int64 { bitsPerSecond * 85 / 100 }
+    var bufferBits: Int64 { bitsPerSecond / 4 }
     package var description: String { bitsPerSecond % 1_000_000 == 0 ? "\(bitsPerSecond / 1_000_000)M" : "\(bitsPerSecond / 1000)k" }
 }
 

@@ -2,7 +2,7 @@ import CFFmpeg
 import SDRifyValues
 
 /// FFmpeg's own message for an error code (av_strerror).
-package func ffErrorString(_ code: Int32) -> String {
+func ffErrorString(_ code: Int32) -> String {
     var buf = [CChar](repeating: 0, count: 256)
     cffmpeg_strerror(code, &buf, buf.count)
     return cString(buf)
@@ -16,21 +16,21 @@ package func cString(_ buf: [CChar]) -> String {
 
 /// Wraps a failing FFmpeg call once: a negative return becomes a thrown error carrying FFmpeg's message.
 @discardableResult
-package func ffCheck(_ code: Int32, _ what: @autoclosure () -> String, status: ExitStatus = .conversionFailed) throws -> Int32 {
+func ffCheck(_ code: Int32, _ what: @autoclosure () -> String, status: ExitStatus = .conversionFailed) throws -> Int32 {
     if code < 0 { throw SDRifyError(status, "\(what()): \(ffErrorString(code))") }
     return code
 }
 
-package let ffEAGAIN = cffmpeg_eagain()
-package let ffEOF = cffmpeg_error_eof()
-package let ffNoPTS = cffmpeg_nopts_value()
+let ffEAGAIN = cffmpeg_eagain()
+let ffEOF = cffmpeg_error_eof()
+let ffNoPTS = cffmpeg_nopts_value()
 
 /// FFmpeg logs to stderr by default; the CLI contract allows only our own lines there.
 /// FFmpeg prints nothing; error-level messages from sdrify's decoders are counted instead (see Decoder.loggedErrors).
 /// Where the FFmpeg log callback counts one context's error-level messages (see cffmpeg_log_callback): set as
 /// the context's `opaque`. Outlives the context it is set on (a property of its owner, released after deinit).
-package final class LoggedErrorCounter {
-    package let pointer = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+final class LoggedErrorCounter {
+    let pointer = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
     package init() { pointer.initialize(to: 0) }
     deinit { pointer.deallocate() }
     package var count: Int { Int(cffmpeg_load_count(pointer)) }
@@ -42,7 +42,7 @@ package func silenceFFmpegLogging() {
 }
 
 /// The single boundary where FFmpeg's colour enums become ours (the mpv model).
-package enum ColorMapping {
+enum ColorMapping {
     package static func description(
         primaries: AVColorPrimaries, transfer: AVColorTransferCharacteristic,
         matrix: AVColorSpace, range: AVColorRange, chroma: AVChromaLocation
@@ -82,12 +82,12 @@ package enum ColorMapping {
 }
 
 /// A codec tag as its four characters (the sample entry's type in MP4/MOV).
-package func fourCC(_ tag: UInt32) -> String {
+func fourCC(_ tag: UInt32) -> String {
     String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: tag >> ($0 * 8)) }, as: UTF8.self)
 }
 
 /// A frame's plane pointers and line sizes as C arrays (swscale's slice arguments).
-package func planeArrays(_ f: UnsafeMutablePointer<AVFrame>) -> (data: [UnsafeMutablePointer<UInt8>?], linesize: [Int32]) {
+func planeArrays(_ f: UnsafeMutablePointer<AVFrame>) -> (data: [UnsafeMutablePointer<UInt8>?], linesize: [Int32]) {
     let d = f.pointee.data, l = f.pointee.linesize
     return ([d.0, d.1, d.2, d.3, d.4, d.5, d.6, d.7], [l.0, l.1, l.2, l.3, l.4, l.5, l.6, l.7])
 }

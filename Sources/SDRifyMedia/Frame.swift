@@ -27,7 +27,7 @@ package struct PlanarFormat: Equatable, Sendable {
     }
 
     /// FFmpeg's native-endian planar format for this layout, if it has one.
-    package var avPixelFormat: AVPixelFormat? {
+    var avPixelFormat: AVPixelFormat? {
         let name: String
         switch (hasChroma, chromaShiftX, chromaShiftY) {
         case (false, _, _): name = "gray"
@@ -64,7 +64,7 @@ package struct PlanarFormat: Equatable, Sendable {
 /// A video picture. Owns one AVFrame (reference-counted buffers); stages outside Media/ see only planes,
 /// strides, the layout, the colour description and the timestamp.
 package final class Frame: @unchecked Sendable {
-    package let av: UnsafeMutablePointer<AVFrame>
+    let av: UnsafeMutablePointer<AVFrame>
 
     package init(owning frame: UnsafeMutablePointer<AVFrame>) { av = frame }
 

@@ -9,7 +9,7 @@ import SDRifyValues
 /// colour (the `nclx` property, else the bitstream's) and its orientation (`irot`/`imir`, in the order given).
 /// Auxiliary pictures (alpha, depth, gain maps, Apple's `tmap`) and thumbnails are not read: a gain-map photo shows
 /// its SDR base, as every viewer without gain-map support does.
-package struct HEIFPicture {
+struct HEIFPicture {
     package let frame: Frame  // planar Y'CbCr or grey, coded orientation
     package let format: PlanarFormat
     package let color: ColorDescription
@@ -17,12 +17,12 @@ package struct HEIFPicture {
     package let codec: String  // hevc, av1
     package let brands: [String]  // the file's (avif, heic, mif1…)
     /// What the file holds besides the picture, for probe: "grid 8x6", "gain map", "alpha", "depth", "tmap"…
-    package let notes: [String]
+    let notes: [String]
 }
 
-package enum HEIFDecoder {
+enum HEIFDecoder {
     /// Whether the file starts as a HEIF still (its `ftyp`).
-    package static func isHEIF(path: String) -> Bool {
+    static func isHEIF(path: String) -> Bool {
         guard let h = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? h.close() }
         return HEIFFile.looksLike((try? h.read(upToCount: 64)) ?? Data())

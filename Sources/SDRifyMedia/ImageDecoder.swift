@@ -57,7 +57,7 @@ package struct PhotoOrigin: Sendable {
 /// Decodes a still or animated image (PNG, JPEG, GIF, APNG, WebP…) with libavformat/libavcodec into RGBA
 /// frames, once, up front; a HEIF still (HEIC, AVIF) by our own item reader (HEIFDecoder).
 package enum ImageDecoder {
-    package static let maxFrames = 1000
+    static let maxFrames = 1000
     package static let maxPixels = 4096 * 4096
 
     /// Turns a decoded HDR picture (PQ, HLG) into 8-bit 4:2:0 BT.709 of the same size: tone mapping lives above

@@ -40,7 +40,7 @@ package struct LoudnessOutcome: Sendable {
 }
 
 /// A loudness meter (libebur128: integrated loudness, loudness range and true peak) over planar float samples.
-package final class LoudnessMeter {
+final class LoudnessMeter {
     private var state: UnsafeMutablePointer<ebur128_state>?
     private let channels: Int
     private var interleaved: [Float] = []
@@ -62,7 +62,7 @@ package final class LoudnessMeter {
     }
 
     /// The true peak of what was added last (linear), for the limiter.
-    package var lastTruePeak: Double {
+    var lastTruePeak: Double {
         var peak = 0.0
         for c in 0..<channels {
             var p = 0.0
@@ -131,7 +131,7 @@ package final class LoudnessNormalizer: SoundStage {
     private var peakMeter: LoudnessMeter? = nil
     private(set) var outputMeter: LoudnessMeter? = nil
     package static let block = 48  // samples: 1 ms at 48 kHz
-    package static let lookahead = 5  // blocks
+    static let lookahead = 5  // blocks
     package static let release = 50.0  // blocks
     /// Blocks waiting for the look-ahead: their samples (gain applied) and the largest gain each may have.
     private var pending: [(samples: [[Float]], allowed: Float)] = []

@@ -5,11 +5,11 @@ import SDRifyValues
 
 /// Builds a MediaInfo from an open input: container headers, stream side data, and the first decoded
 /// picture for what only the bitstream carries (HDR SEI, display-orientation SEI). Never decodes further.
-package enum MediaInspector {
+enum MediaInspector {
     /// `firstPicture`: also decode the first picture for what only the bitstream says (HDR10 SEI, orientation
     /// SEI, untagged colour). The conversion skips it: it reads the same from the first frame it decodes anyway.
     /// `allowTruncated`: a file cut short (or with other header damage) is described rather than refused (see `headerDamage`).
-    package static func inspect(_ demuxer: Demuxer, firstPicture: Bool = true, allowTruncated: Bool = false) throws -> MediaInfo {
+    static func inspect(_ demuxer: Demuxer, firstPicture: Bool = true, allowTruncated: Bool = false) throws -> MediaInfo {
         let ctx = demuxer.ctx
         let st = demuxer.videoStream
         let par = st.pointee.codecpar.pointee
@@ -161,7 +161,7 @@ package enum MediaInspector {
         return out
     }
 
-    package static func fieldOrderName(_ order: AVFieldOrder) -> String? {
+    static func fieldOrderName(_ order: AVFieldOrder) -> String? {
         switch order {
         case AV_FIELD_PROGRESSIVE: "progressive"
         case AV_FIELD_TT: "tt"
@@ -173,7 +173,7 @@ package enum MediaInspector {
     }
 
     /// Image files open as one-picture "videos" through the image demuxers; they are not what sdrify converts.
-    package static func isStillImage(_ demuxer: Demuxer) -> Bool {
+    static func isStillImage(_ demuxer: Demuxer) -> Bool {
         let format = String(cString: demuxer.ctx.pointee.iformat.pointee.name)
         if format == "image2" || format.hasSuffix("_pipe") { return true }
         let st = demuxer.videoStream
@@ -194,7 +194,7 @@ package enum MediaInspector {
     /// do not fit each other (MovieStructure); an MP4/MOV video time scale under 10 ticks per second, which no
     /// muxer writes (ffmpeg raises its own to 10000 and more, cameras use 600 to 90000) and which a damaged header
     /// makes of one (the frames then come seconds or hours apart, or fall outside the edit list).
-    package static func headerDamage(_ demuxer: Demuxer) -> String? {
+    static func headerDamage(_ demuxer: Demuxer) -> String? {
         if let broken = demuxer.movieStructureProblem { return "\(demuxer.path): \(broken)" }
         let scale = demuxer.videoTimeBase.den
         if demuxer.isMovie, demuxer.videoTimeBase.num == 1, scale > 0, scale < 10 {
@@ -216,7 +216,7 @@ package enum MediaInspector {
         return nil
     }
 
-    package static func sideData(_ st: UnsafeMutablePointer<AVStream>, _ type: AVPacketSideDataType) -> (UnsafeRawPointer, Int)? {
+    static func sideData(_ st: UnsafeMutablePointer<AVStream>, _ type: AVPacketSideDataType) -> (UnsafeRawPointer, Int)? {
         var size = 0
         guard let p = av_stream_get_side_data(st, type, &size), size > 0 else { return nil }
         return (UnsafeRawPointer(p), size)
@@ -227,7 +227,7 @@ package enum MediaInspector {
         return DisplayMatrix(fixedPoint: Array(UnsafeBufferPointer(start: p.assumingMemoryBound(to: Int32.self), count: 9)))
     }
 
-    package static func containerHDRMetadata(_ st: UnsafeMutablePointer<AVStream>) -> HDRMetadata {
+    static func containerHDRMetadata(_ st: UnsafeMutablePointer<AVStream>) -> HDRMetadata {
         var md = HDRMetadata()
         if let (p, size) = sideData(st, AV_PKT_DATA_MASTERING_DISPLAY_METADATA),
             size >= MemoryLayout<AVMasteringDisplayMetadata>.size
@@ -268,7 +268,7 @@ package enum MediaInspector {
     }
 
     /// The SEI of the first video packet (H.264, HEVC), parsed without decoding.
-    package static func firstAccessUnitSEI(_ demuxer: Demuxer) throws -> SEIReader.Result? {
+    static func firstAccessUnitSEI(_ demuxer: Demuxer) throws -> SEIReader.Result? {
         let par = demuxer.videoStream.pointee.codecpar.pointee
         let codec: SEIReader.Codec
         switch par.codec_id {
@@ -289,7 +289,7 @@ package enum MediaInspector {
 
     /// Decodes just the first picture (one thread per core; a bounded number of packets), with the profile the
     /// decoder read from the parameter sets.
-    package static func firstFrame(_ demuxer: Demuxer) throws -> (Frame, profile: String?)? {
+    static func firstFrame(_ demuxer: Demuxer) throws -> (Frame, profile: String?)? {
         let decoder = try Decoder(stream: demuxer.videoStream, threads: 0, label: "\(demuxer.path): video", sideDataOnly: true)
         let packet = try Packet()
         var packetsRead = 0

@@ -110,7 +110,7 @@ package final class Muxer {
     }
 
     /// A stream copied as is from the input (AAC audio), its language kept.
-    package func addCopiedStream(from input: UnsafeMutablePointer<AVStream>, isDefault: Bool = true) throws -> Int {
+    func addCopiedStream(from input: UnsafeMutablePointer<AVStream>, isDefault: Bool = true) throws -> Int {
         guard let st = avformat_new_stream(ctx, nil) else { throw SDRifyError.conversion("out of memory") }
         try ffCheck(avcodec_parameters_copy(st.pointee.codecpar, input.pointee.codecpar), "audio stream parameters")
         st.pointee.codecpar.pointee.codec_tag = 0
@@ -120,7 +120,7 @@ package final class Muxer {
         return Int(st.pointee.index)
     }
 
-    package func setMetadata(_ key: String, _ value: String) { av_dict_set(&ctx.pointee.metadata, key, value, 0) }
+    func setMetadata(_ key: String, _ value: String) { av_dict_set(&ctx.pointee.metadata, key, value, 0) }
 
     /// Copies container metadata from the input. `.minimal`: creation time, and location only when asked (privacy).
     /// `.keep`: every tag but the container's own bookkeeping (brands, the muxer that wrote it): creation time,

@@ -6,7 +6,7 @@ import SDRifyValues
 /// the rate can change where a slow-motion segment starts or ends. Planar float samples in, planar float out, at
 /// one sample rate. How far the stretched sound has come is checked against the map after every block and the
 /// stretcher's rate nudged (at most 2 %) toward it, so a long clip's sound stays on its pictures.
-package final class SoundRetimer {
+final class SoundRetimer {
     private let state: RubberBandState
     private let channels: Int
     private let rate: Int

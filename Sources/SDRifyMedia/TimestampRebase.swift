@@ -7,9 +7,9 @@ import SDRifyValues
 /// leniency (there the same disorder is damage). Each stream is re-based from its own packets, so the pictures'
 /// demuxer and the sound's (each reading its own streams) move alike; at a splice the sound keeps its place to within
 /// the difference of the two streams' ends before it.
-package struct TimestampRebase {
+struct TimestampRebase {
     /// A forward step bigger than this is a splice, not a pause (FFmpeg's own threshold for these formats).
-    package static let maxJump = MediaTime(10)
+    static let maxJump = MediaTime(10)
 
     private struct StreamState {
         var last: Int64  // the last decode time, re-based
@@ -49,5 +49,5 @@ package struct TimestampRebase {
     }
 
     /// After a seek the stream starts over from wherever it landed.
-    package mutating func reset() { streams = [:] }  // (the splices before it are forgotten: they were not crossed)
+    mutating func reset() { streams = [:] }  // (the splices before it are forgotten: they were not crossed)
 }

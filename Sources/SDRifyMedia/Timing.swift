@@ -2,7 +2,7 @@ import CFFmpeg
 import SDRifyValues
 
 extension TimeBase {
-    package var av: AVRational { AVRational(num: num, den: den) }
+    var av: AVRational { AVRational(num: num, den: den) }
     package init(_ r: AVRational) { self.init(num: r.num, den: r.den) }
 }
 
@@ -58,7 +58,7 @@ extension Demuxer {
     package var videoEndTicks: Int64? { videoDurationTicks.map { videoStartTicks + $0 } }
 
     /// The first video timestamp, in video ticks (0 when the container does not say).
-    package var videoStartTicks: Int64 { videoStream.pointee.start_time == ffNoPTS ? 0 : videoStream.pointee.start_time }
+    var videoStartTicks: Int64 { videoStream.pointee.start_time == ffNoPTS ? 0 : videoStream.pointee.start_time }
 }
 
 extension Packet {

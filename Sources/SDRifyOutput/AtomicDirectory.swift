@@ -30,7 +30,7 @@ package final class AtomicDirectory {
         reserved.append(try AtomicDirectory(finalPath: finalPath, overwrite: overwrite))
     }
 
-    package static func releaseReserved() {
+    static func releaseReserved() {
         for r in reserved { r.discard() }
         reserved = []
     }
@@ -100,7 +100,7 @@ package final class AtomicDirectory {
     deinit { discard() }
 
     /// A new file `name` in the directory, open for reading and writing until `finish` (or the commit) closes it.
-    package func create(_ name: String) throws -> Int32 {
+    func create(_ name: String) throws -> Int32 {
         let fd = sdrify_directory_helper_create(helper, name)
         guard fd >= 0 else { throw SDRifyError.output("\(finalPath)/\(name): cannot create (\(String(cString: strerror(-fd))))") }
         files.append(fd)

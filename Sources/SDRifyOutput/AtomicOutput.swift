@@ -41,7 +41,7 @@ package final class AtomicOutput {
     }
 
     /// Drops a reserved output the run never took (it failed before).
-    package static func releaseReserved() {
+    static func releaseReserved() {
         for r in reserved { r.discard() }
         reserved = []
     }
@@ -109,7 +109,7 @@ package final class AtomicOutput {
     }
 
     /// A short hidden name in `dir` (not derived from the output's, which may already be as long as names get).
-    package static func tempName(in dir: String) -> String { "\(dir)/.sdrify-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp" }
+    static func tempName(in dir: String) -> String { "\(dir)/.sdrify-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp" }
 
     deinit { discard() }
 

@@ -8,17 +8,17 @@ import SDRifyValues
 /// `metx`): FFmpeg's muxer cannot write them, so they are added to the finished output here, box by box: each track's
 /// own sample description (so `mebx` keeps its key table) and its samples, retimed by the conversion's clock (the
 /// cut, a speed, slow motion) and cut to the output's length.
-package struct DataTrack {
-    package var sampleEntry: Data  // the input's stsd entry, whole (size, format, contents)
+struct DataTrack {
+    var sampleEntry: Data  // the input's stsd entry, whole (size, format, contents)
     package var format: String
     package var handler: String  // hdlr handler type ('meta')
-    package var handlerName: String
+    var handlerName: String
     package var timescale: UInt32
     package var language: UInt16  // mdhd's packed ISO 639-2 (0x55C4: und)
     package var samples: [(start: Int64, duration: Int64, bytes: Data)]  // in timescale ticks, on the output's clock
 
     /// The kinds of data track carried over.
-    package static let formats: Set<String> = ["gpmd", "mebx", "camm", "mett", "metx"]
+    static let formats: Set<String> = ["gpmd", "mebx", "camm", "mett", "metx"]
 
     /// The input's timed-metadata tracks, retimed by `clock` (source → output) and cut to `length` (nil: no cut).
     package static func read(from path: String, demuxer: Demuxer, clock: ClipClock, length: MediaTime?) throws -> [DataTrack] {
@@ -77,7 +77,7 @@ package struct DataTrack {
 /// Adds tracks to a finished MP4/MOV through its descriptor: the movie box grows by the new tracks (what follows it
 /// moves down by as much, copied in place from the end, as FFmpeg's fast start does; every chunk offset past the
 /// movie box moves with it) and the samples go in a media data box at the end.
-package enum MovieAppender {
+enum MovieAppender {
     package static func add(_ tracks: [DataTrack], fd: Int32, path: String) throws {
         func fail(_ what: String) -> SDRifyError { .conversion("\(path): adding the timed-metadata tracks: \(what)") }
         func read(_ at: Int64, _ n: Int) throws -> Data {
@@ -165,7 +165,7 @@ package enum MovieAppender {
 
     /// `stco`/`co64` entries past `after` moved by `by` (a 32-bit offset that would overflow is refused: such a file
     /// needs 64-bit offsets, which is past what this rewrite does).
-    package static func shiftChunkOffsets(_ trak: Data, after: Int64, by: Int64, fail: (String) -> SDRifyError) throws -> Data {
+    static func shiftChunkOffsets(_ trak: Data, after: Int64, by: Int64, fail: (String) -> SDRifyError) throws -> Data {
         let containers: Set<String> = ["mdia", "minf", "stbl"]
         var out = Data()
         for b in try Boxes.all(trak, in: "'trak'", damage: fail) {
@@ -235,10 +235,10 @@ package enum MovieAppender {
     }
 
     package static func box(_ type: String, _ payload: Data) -> Data { be32(UInt32(8 + payload.count)) + Data(type.utf8) + payload }
-    package static func fullBox(_ type: String, _ version: UInt8, _ flags: UInt32, _ payload: Data) -> Data {
+    static func fullBox(_ type: String, _ version: UInt8, _ flags: UInt32, _ payload: Data) -> Data {
         box(type, be32(UInt32(version) << 24 | flags) + payload)
     }
-    package static func be16(_ v: UInt16) -> Data { Data([UInt8(v >> 8), UInt8(v & 0xFF)]) }
-    package static func be32(_ v: UInt32) -> Data { Data([UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]) }
-    package static func be64(_ v: UInt64) -> Data { be32(UInt32(v >> 32)) + be32(UInt32(v & 0xFFFF_FFFF)) }
+    static func be16(_ v: UInt16) -> Data { Data([UInt8(v >> 8), UInt8(v & 0xFF)]) }
+    static func be32(_ v: UInt32) -> Data { Data([UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]) }
+    static func be64(_ v: UInt64) -> Data { be32(UInt32(v >> 32)) + be32(UInt32(v & 0xFFFF_FFFF)) }
 }

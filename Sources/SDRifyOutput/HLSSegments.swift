@@ -5,18 +5,18 @@ import SDRifyValues
 /// One rendition's segments as they are written (a `SegmentedOutput` for its muxer): where each starts, how many
 /// bytes it took, and the playlist that lists them. Files are `NAME_init.mp4`, `NAME_00001.m4s` … in the output
 /// directory.
-package final class HLSSegments: SegmentedOutput {
+final class HLSSegments: SegmentedOutput {
     package let name: String
     private let directory: AtomicDirectory
     /// Where a segment may begin: `nil` cuts wherever a keyframe's time is in `cuts` (the video's IDR pictures);
     /// otherwise at the first packet at or after each multiple of `every` (the sound).
     private let every: MediaTime?
-    package var cuts: Set<MediaTime> = []
+    var cuts: Set<MediaTime> = []
     private(set) var segments: [(file: String, start: MediaTime, bytes: Int)] = []
     private(set) var end = MediaTime.zero
     private var current: Int32 = -1
-    package let initFile: String
-    package let initFD: Int32
+    let initFile: String
+    let initFD: Int32
 
     package init(name: String, directory: AtomicDirectory, every: MediaTime? = nil) throws {
         self.name = name; self.directory = directory; self.every = every
@@ -70,7 +70,7 @@ package final class HLSSegments: SegmentedOutput {
     }
 
     /// Peak and average bit rate over the segments (bits a second), as BANDWIDTH and AVERAGE-BANDWIDTH count them.
-    package var bitRates: (peak: Double, average: Double) {
+    var bitRates: (peak: Double, average: Double) {
         let lengths = durations
         var peak = 0.0, bytes = 0, total = 0.0
         for (segment, length) in zip(segments, lengths) where length > .zero {
@@ -82,7 +82,7 @@ package final class HLSSegments: SegmentedOutput {
     }
 
     /// The media playlist (RFC 8216, VOD): every segment with its exact length, the init segment as the map.
-    package var playlist: String {
+    var playlist: String {
         let lengths = durations
         let target = Int((lengths.map(\.seconds).max() ?? 1).rounded(.up))
         var lines = [

@@ -81,10 +81,10 @@ package enum LoudnessSurvey {
 
     /// The true peak of the output's sound, decoded (dBTP), and the limiter's first ceiling (the AAC encoder usually
     /// adds up to a few tenths of a dB; the trials measure it).
-    package static let maxTruePeak = -1.1
-    package static let firstCeiling = -1.5
+    static let maxTruePeak = -1.1
+    static let firstCeiling = -1.5
     /// The most a quiet sound is raised (its noise with it).
-    package static let maxGain = 40.0
+    static let maxGain = 40.0
 
     /// The whole mix through `stage`; with `encoding` the AAC encoder too, decoded again: its true peak.
     private static func run(_ mixer: AudioMixer, through stage: SoundStage, encoding: Bool) throws -> Double? {

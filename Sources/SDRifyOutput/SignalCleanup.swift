@@ -22,15 +22,15 @@ package enum SignalCleanup {
     package static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM]
 
     /// Stops that are not signals (above any signal number).
-    package static let timeoutStop: Int32 = 1000, memoryStop: Int32 = 1001
+    static let timeoutStop: Int32 = 1000, memoryStop: Int32 = 1001
 
     private static let running: Int32 = 0, committing: Int32 = 1, decided: Int32 = 2, ending: Int32 = 3
     private static let phase = Atomic<Int32>(0)
     private static let held = Atomic<Int32>(0)  // the stop that arrived while committing
     /// The run's outputs (a video and its poster, say), each with its named temporary (nil: unnamed or gone), its
     /// output helper (-1: none) and, once committed, its final path; preallocated, for the ending path.
-    package struct OutputSlot { var temp: UnsafeMutablePointer<CChar>?; var helper: Int32; var final: UnsafeMutablePointer<CChar>? }
-    package static let maxOutputs = 4
+    struct OutputSlot { var temp: UnsafeMutablePointer<CChar>?; var helper: Int32; var final: UnsafeMutablePointer<CChar>? }
+    static let maxOutputs = 4
     nonisolated(unsafe) private static let outputs: UnsafeMutablePointer<OutputSlot> = {
         let p = UnsafeMutablePointer<OutputSlot>.allocate(capacity: maxOutputs)
         p.initialize(repeating: OutputSlot(temp: nil, helper: -1, final: nil), count: maxOutputs)
@@ -68,7 +68,7 @@ package enum SignalCleanup {
     }
 
     /// The line a limit's stop says (made now: the ending path does not allocate).
-    package static func setLine(_ line: String, for stop: Int32) {
+    static func setLine(_ line: String, for stop: Int32) {
         lines[slot(of: stop)] = strdup(line + "\n")
         limitText[stop] = line.hasPrefix("sdrify: ") ? String(line.dropFirst(8)) : line
         if let jsonMaker { reportAsJSON(jsonMaker) }
@@ -138,18 +138,18 @@ package enum SignalCleanup {
     }
 
     /// A new output of the run; returns its slot.
-    package static func register(temp: String?, helper socket: Int32) -> Int {
+    static func register(temp: String?, helper socket: Int32) -> Int {
         precondition(outputCount < maxOutputs, "at most \(maxOutputs) outputs per run")
         outputs[outputCount] = OutputSlot(temp: temp.map { strdup($0) }, helper: socket, final: nil)
         outputCount += 1
         return outputCount - 1
     }
     /// The output's temporary is gone (committed or discarded).
-    package static func unregister(_ slot: Int) { outputs[slot].temp = nil }
+    static func unregister(_ slot: Int) { outputs[slot].temp = nil }
 
     /// Opens the commit window (the first output placed) or adds to it (the run's other outputs, placed in the same
     /// window: a stop held then undoes all of them).
-    package static func beginCommit(_ output: String, slot: Int) {
+    static func beginCommit(_ output: String, slot: Int) {
         outputs[slot].final = strdup(output)
         if phase.load(ordering: .sequentiallyConsistent) == committing { return }
         // Another thread already ending the run (a limit, a signal) exits in a moment: the output must not appear.
@@ -161,7 +161,7 @@ package enum SignalCleanup {
     /// For tests only: `SDRIFY_TEST_HOLD_COMMIT_MS` keeps the commit window open that long once the output is in
     /// place, so a test can send a signal inside it and check that it undoes the output (not reachable otherwise:
     /// the window lasts microseconds). A held stop ends the wait early, whichever thread the signal reached.
-    package static func holdCommitWindowForTests() {
+    static func holdCommitWindowForTests() {
         guard let ms = ProcessInfo.processInfo.environment["SDRIFY_TEST_HOLD_COMMIT_MS"].flatMap(Int.init), ms > 0 else { return }
         for _ in 0..<(ms / 10) where held.load(ordering: .sequentiallyConsistent) == 0 {
             var tick = timespec(tv_sec: 0, tv_nsec: 10_000_000)
@@ -170,7 +170,7 @@ package enum SignalCleanup {
     }
 
     /// The output in `slot` could not be placed: it is not the run's to undo.
-    package static func abandonCommit(_ slot: Int) {
+    static func abandonCommit(_ slot: Int) {
         outputs[slot].final = nil
         guard !(0..<outputCount).contains(where: { outputs[$0].final != nil }) else { return }  // others are placed
         phase.store(running, ordering: .sequentiallyConsistent)

@@ -5,7 +5,7 @@ import SDRifyValues
 /// Which picture a video shows at each of a list of output times: the latest that starts at or before the time (a
 /// player's picture), kept by reference (the render's rings copy on write if they come back to it). Times past the
 /// last picture show the last one.
-package struct StillPicker {
+struct StillPicker {
     package let times: [MediaTime]  // ascending
     private(set) var picked: [Frame] = []
     private var held: Frame? = nil
@@ -21,7 +21,7 @@ package struct StillPicker {
         size = (format.width, format.height)
     }
 
-    package mutating func offer(_ picture: Frame) throws {
+    mutating func offer(_ picture: Frame) throws {
         let start = MediaTime(ticks: picture.pts ?? 0, timeBase)
         while picked.count < times.count, times[picked.count] < start, let held { picked.append(held) }
         held = try picture.reference()

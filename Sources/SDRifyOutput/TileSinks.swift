@@ -7,15 +7,15 @@ import SDRifyValues
 /// Pictures of one size laid out in a grid on one 8-bit 4:2:0 picture (a contact sheet, a sprite image), row by
 /// row, `gap` pixels between the tiles and around them (0 for sprites, whose tiles players address by exact
 /// rectangles). Sizes and places are even, so the chroma planes line up.
-package struct TileGrid {
+struct TileGrid {
     package let columns: Int
     package let rows: Int
     package let tileWidth: Int
-    package let tileHeight: Int
+    let tileHeight: Int
     package let gap: Int
     /// The whole grid's width when it is asked for (a contact sheet's --width): what the even tiles and the gaps leave
     /// goes to the outer margins.
-    package var totalWidth: Int? = nil
+    var totalWidth: Int? = nil
 
     package var width: Int { totalWidth ?? naturalWidth }
     package var height: Int { rows * tileHeight + (rows + 1) * gap }
@@ -52,7 +52,7 @@ package struct TileGrid {
 
 /// An output time as a contact sheet labels it: `0:07`, `12:30`, `1:02:03`; with `tenths` (pictures less than a
 /// second apart) `0:00.4`.
-package func clockLabel(_ t: MediaTime, tenths: Bool = false) -> String {
+func clockLabel(_ t: MediaTime, tenths: Bool = false) -> String {
     let s = Int(t.seconds.rounded(.down))
     let whole = s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
     return tenths ? whole + ".\(Int((t.seconds * 10).rounded(.down)) % 10)" : whole

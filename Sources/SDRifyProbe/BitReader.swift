@@ -1,13 +1,13 @@
 /// Reads a bitstream most-significant bit first, as H.26x syntax is written: fixed-width fields and Exp-Golomb
 /// codes. Reading past the end throws instead of inventing bits.
-package struct BitReader {
-    package struct Overrun: Error {}
+struct BitReader {
+    struct Overrun: Error {}
     private let bytes: [UInt8]
     private(set) var position = 0  // in bits
 
     package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    package var bitsLeft: Int { bytes.count * 8 - position }
+    var bitsLeft: Int { bytes.count * 8 - position }
 
     package mutating func bits(_ n: Int) throws -> Int {
         guard n >= 0, n <= 32, n <= bitsLeft else { throw Overrun() }
@@ -19,7 +19,7 @@ package struct BitReader {
         return v
     }
 
-    package mutating func flag() throws -> Bool { try bits(1) == 1 }
+    mutating func flag() throws -> Bool { try bits(1) == 1 }
 
     package mutating func skip(_ n: Int) throws {
         guard n >= 0, n <= bitsLeft else { throw Overrun() }
@@ -27,7 +27,7 @@ package struct BitReader {
     }
 
     /// ue(v). Codes longer than 32 bits are damage.
-    package mutating func unsignedGolomb() throws -> Int {
+    mutating func unsignedGolomb() throws -> Int {
         var zeros = 0
         while try bits(1) == 0 {
             zeros += 1
@@ -37,10 +37,10 @@ package struct BitReader {
     }
 
     /// se(v).
-    package mutating func signedGolomb() throws -> Int {
+    mutating func signedGolomb() throws -> Int {
         let k = try unsignedGolomb()
         return k & 1 == 1 ? (k + 1) / 2 : -(k / 2)
     }
 
-    package mutating func byteAlign() throws { try skip((8 - position & 7) & 7) }
+    mutating func byteAlign() throws { try skip((8 - position & 7) & 7) }
 }

@@ -9,11 +9,11 @@ package enum GPMF {
         package let key: String
         package let type: UInt8  // 0: nested records
         package let size: Int  // bytes of one structure
-        package let repeatCount: Int
+        let repeatCount: Int
         package let payload: Data
     }
 
-    package static func records(_ data: Data) -> [Record] {
+    static func records(_ data: Data) -> [Record] {
         var out: [Record] = []
         var i = data.startIndex
         while i + 8 <= data.endIndex {

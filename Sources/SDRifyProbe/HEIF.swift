@@ -23,15 +23,15 @@ package struct HEIFFile {
         case other(String)
     }
 
-    package struct Extent { let offset: UInt64, length: UInt64 }
+    struct Extent { let offset: UInt64, length: UInt64 }
 
     package struct Item {
         package let id: UInt32
         package var type = ""
         package var properties: [Property] = []
-        package var inIdat = false  // construction method 1
-        package var baseOffset: UInt64 = 0
-        package var extents: [Extent] = []
+        var inIdat = false  // construction method 1
+        var baseOffset: UInt64 = 0
+        var extents: [Extent] = []
         package var references: [String: [UInt32]] = [:]  // reference type → items this one refers to, in order
     }
 
@@ -220,7 +220,7 @@ package struct HEIFFile {
 
     package static func fourcc(_ d: Data, _ at: Int) -> String { Boxes.fourcc(d, at) }
 
-    package static func property(_ box: Box) throws -> Property {
+    static func property(_ box: Box) throws -> Property {
         var r = Reader(box.payload, "'\(box.type)'")
         switch box.type {
         case "hvcC": return .hvcC(box.payload)
@@ -265,7 +265,7 @@ package struct HEIFFile {
         package let what: String
         private(set) var at = 0
         package init(_ data: Data, _ what: String) { self.data = data; self.what = what }
-        package var atEnd: Bool { at >= data.count }
+        var atEnd: Bool { at >= data.count }
 
         package mutating func bytes(_ n: Int) throws -> Data {
             guard n >= 0, at + n <= data.count else { throw HEIFFile.failure("\(what) is cut short") }
@@ -273,10 +273,10 @@ package struct HEIFFile {
             return data[(data.startIndex + at)..<(data.startIndex + at + n)]
         }
         package mutating func skip(_ n: Int) throws { _ = try bytes(n) }
-        package mutating func uint(_ n: Int) throws -> UInt64 { try bytes(n).reduce(0) { $0 << 8 | UInt64($1) } }
-        package mutating func u8() throws -> UInt8 { UInt8(try uint(1)) }
-        package mutating func u16() throws -> UInt16 { UInt16(try uint(2)) }
-        package mutating func u24() throws -> UInt32 { UInt32(try uint(3)) }
+        mutating func uint(_ n: Int) throws -> UInt64 { try bytes(n).reduce(0) { $0 << 8 | UInt64($1) } }
+        mutating func u8() throws -> UInt8 { UInt8(try uint(1)) }
+        mutating func u16() throws -> UInt16 { UInt16(try uint(2)) }
+        mutating func u24() throws -> UInt32 { UInt32(try uint(3)) }
         package mutating func u32() throws -> UInt32 { UInt32(try uint(4)) }
         package mutating func fourcc() throws -> String { HEIFFile.fourcc(try bytes(4), 0) }
     }

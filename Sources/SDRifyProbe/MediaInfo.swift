@@ -10,7 +10,10 @@ package struct MediaInfo: Sendable {
     package var chapters: [ChapterInfo] = []
     package var tags: [(key: String, value: String)] = []  // the container's
     package var slowMotion: SlowMotion? = nil  // a phone's slow-motion recording (capture rate, slowed segments)
-    package init(path: String, format: FormatInfo, video: VideoInfo, audio: [AudioInfo], tracks: [TrackInfo] = [], chapters: [ChapterInfo] = [], tags: [(key: String, value: String)] = [], slowMotion: SlowMotion? = nil) {
+    package init(
+        path: String, format: FormatInfo, video: VideoInfo, audio: [AudioInfo], tracks: [TrackInfo] = [], chapters: [ChapterInfo] = [],
+        tags: [(key: String, value: String)] = [], slowMotion: SlowMotion? = nil
+    ) {
         self.path = path
         self.format = format
         self.video = video
@@ -48,7 +51,10 @@ package struct TrackInfo: Sendable {
         default: type
         }
     }
-    package init(index: Int, type: String, codec: String? = nil, codecTag: String? = nil, handler: String? = nil, language: String? = nil, title: String? = nil, isDefault: Bool, isForced: Bool, timecode: String? = nil, metadataKeys: [String] = []) {
+    package init(
+        index: Int, type: String, codec: String? = nil, codecTag: String? = nil, handler: String? = nil, language: String? = nil,
+        title: String? = nil, isDefault: Bool, isForced: Bool, timecode: String? = nil, metadataKeys: [String] = []
+    ) {
         self.index = index
         self.type = type
         self.codec = codec
@@ -159,7 +165,11 @@ package struct VideoInfo: Sendable {
         return (w, h)
     }
 
-    package init(codec: String, profile: String? = nil, width: Int, height: Int, sampleAspectRatio: (num: Int, den: Int), pixelFormat: String, bitDepth: Int, frameRate: Double? = nil, frameCount: Int? = nil, fieldOrder: String? = nil, color: ColorDescription, hdrMetadata: HDRMetadata, dolbyVision: DolbyVisionConfig? = nil, containerMatrix: DisplayMatrix? = nil, frameMatrix: DisplayMatrix? = nil, decodable: Bool = true) {
+    package init(
+        codec: String, profile: String? = nil, width: Int, height: Int, sampleAspectRatio: (num: Int, den: Int), pixelFormat: String, bitDepth: Int,
+        frameRate: Double? = nil, frameCount: Int? = nil, fieldOrder: String? = nil, color: ColorDescription, hdrMetadata: HDRMetadata,
+        dolbyVision: DolbyVisionConfig? = nil, containerMatrix: DisplayMatrix? = nil, frameMatrix: DisplayMatrix? = nil, decodable: Bool = true
+    ) {
         self.codec = codec
         self.profile = profile
         self.width = width

@@ -93,7 +93,7 @@ package struct MotionPhoto: Sendable, Equatable {
     }
 
     /// The `MotionPhoto` item of a Google `Container:Directory`: its `Item:Length`, and the padding after it.
-    package static func googleItemLength(_ xmp: String) -> (length: UInt64, padding: UInt64)? {
+    static func googleItemLength(_ xmp: String) -> (length: UInt64, padding: UInt64)? {
         guard let semantic = xmp.range(of: "Item:Semantic=\"MotionPhoto\"") ?? xmp.range(of: "<Item:Semantic>MotionPhoto</Item:Semantic>") else {
             return nil
         }

@@ -42,7 +42,7 @@ package enum MovieStructure {
     }
 
     /// The absolute path a QuickTime alias record names (its extra data of type 2, after the 150-byte record), if any.
-    package static func aliasPath(_ entry: Data) -> String? {
+    static func aliasPath(_ entry: Data) -> String? {
         var at = 4 + 150  // after the full box's version and flags, and the record's fixed part
         while at + 4 <= entry.count {
             let b = entry.startIndex + at

@@ -95,9 +95,9 @@ extension MediaInfo {
     }
 }
 
-package enum ProbeReport {
+enum ProbeReport {
     /// The container tags the summary shows (JSON shows them all).
-    package static let summaryTags = ["title", "artist", "make", "model", "software", "creation_time", "creationdate", "location", "iso6709"]
+    static let summaryTags = ["title", "artist", "make", "model", "software", "creation_time", "creationdate", "location", "iso6709"]
 }
 
 extension TrackInfo {
@@ -157,7 +157,7 @@ extension VideoInfo {
         return .object(f)
     }
 
-    package var masteringJSON: JSONValue {
+    var masteringJSON: JSONValue {
         guard let m = hdrMetadata.masteringDisplay else { return .null }
         let pairs: [(String, Double)] = [
             ("red_x", m.redX), ("red_y", m.redY), ("green_x", m.greenX), ("green_y", m.greenY),
@@ -169,7 +169,7 @@ extension VideoInfo {
         return .object(pairs.map { ($0.0, JSONValue.double($0.1)) } + (m.defect.map { [("ignored", .string($0))] } ?? []))
     }
 
-    package var dolbyVisionJSON: JSONValue {
+    var dolbyVisionJSON: JSONValue {
         guard let d = dolbyVision else { return .null }
         return .object([
             ("profile", .int(Int64(d.profile))), ("level", .int(Int64(d.level))),
@@ -178,7 +178,7 @@ extension VideoInfo {
         ])
     }
 
-    package var orientationJSON: JSONValue {
+    var orientationJSON: JSONValue {
         let raw = containerMatrix ?? .identity
         var fields: [(String, JSONValue)]
         switch orientation {

@@ -70,7 +70,7 @@ package struct SEIReader {
     }
 
     /// Removes emulation-prevention bytes (00 00 03 → 00 00).
-    package static func unescape(_ b: [UInt8]) -> [UInt8] {
+    static func unescape(_ b: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(b.count)
         var zeros = 0

@@ -27,7 +27,7 @@ package struct SlowMotion: Sendable, Equatable {
     /// The rate the file plays its pictures at: the capture is spread over this many pictures per second.
     package static let fileRate: Int64 = 30
     /// The largest slowing a segment's mode may ask for (mode 7: 64×).
-    package static let maxDivisor = 64
+    static let maxDivisor = 64
 
     /// Whether there is anything slow-motion to say: slowed segments, super slow motion, or a capture rate of a
     /// slow-motion mode (phones tag ordinary 60 fps recordings with their rate too: that is not slow motion).
@@ -91,7 +91,7 @@ package struct SlowMotion: Sendable, Equatable {
 
     /// The capture rate and temporal-layer count of the movie's `udta/smta/saut` box: after the author (4 bytes)
     /// and a reserved byte, the recording mode (12: 240 pictures/s, 13: 120), a reserved byte, the layer count.
-    package static func smta(inMovie moov: Data) -> (captureRate: Int, layers: Int)? {
+    static func smta(inMovie moov: Data) -> (captureRate: Int, layers: Int)? {
         // Any of the movie's user-data boxes may hold it (a file edited by other tools can have two).
         guard
             let saut = Boxes.children("udta", in: moov).lazy.compactMap({ udta in
@@ -126,9 +126,9 @@ extension [TimeMap.Piece] {
 /// Samsung's SEF trailer: the file ends with the trailer's length (little-endian, 4 bytes) and "SEFT"; the trailer
 /// starts with "SEFH", a version and a count of directory entries (12 bytes each: flags, type, the distance back
 /// from the trailer to the data, its size); each datum starts with its type, its name's length and its name.
-package struct SEFTrailer {
+struct SEFTrailer {
     package var segments: [SlowMotion.Segment] = []
-    package var superSlowMotion = false
+    var superSlowMotion = false
 
     /// One datum of the trailer: its name and where its bytes (after the name) lie in the file.
     package struct Entry { let name: String, offset: UInt64, length: UInt64 }
@@ -209,7 +209,7 @@ package struct SEFTrailer {
 
     package static func damaged(_ what: String) -> SDRifyError { .invalidInput("damaged SEF trailer (Samsung slow-motion data): \(what)") }
 
-    package static func le32(_ d: Data, _ at: Int) -> UInt32 {
+    static func le32(_ d: Data, _ at: Int) -> UInt32 {
         (0..<4).reduce(UInt32(0)) { $0 | UInt32(d[d.startIndex + at + $1]) << (8 * UInt32($1)) }
     }
 }

@@ -48,7 +48,7 @@ package enum XMLReader {
     }
 
     /// The encoding named in the XML declaration (`<?xml … encoding="…"?>`), if any.
-    package static func declaredEncoding(_ data: Data) -> String? {
+    static func declaredEncoding(_ data: Data) -> String? {
         let head = String(decoding: data.prefix(200), as: UTF8.self)
         guard head.hasPrefix("<?xml"), let end = head.range(of: "?>"), let e = head[..<end.lowerBound].range(of: "encoding=") else {
             return nil

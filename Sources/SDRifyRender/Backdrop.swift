@@ -31,7 +31,7 @@ package final class Backdrop: @unchecked Sendable {
     package var matte: RGBColor { background.matte }
 
     /// A twentieth of the short edge, when a blur gives no radius.
-    package var blurRadius: Double {
+    var blurRadius: Double {
         if case .blur(let r) = background { return r ?? Double(min(width, height)) / 20 }
         return 0
     }

@@ -14,7 +14,7 @@ package final class BoundedQueue<Element>: @unchecked Sendable {
 
     /// Waits for room; returns false if the queue was closed (the consumer has stopped).
     @discardableResult
-    package func push(_ item: Element) -> Bool {
+    func push(_ item: Element) -> Bool {
         condition.lock(); defer { condition.unlock() }
         while items.count - head >= capacity && !closed { condition.wait() }
         guard !closed else { return false }

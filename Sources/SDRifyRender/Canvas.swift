@@ -15,7 +15,9 @@ package struct Canvas: Sendable {
 
     /// The output size: the preset's box applied to the first sized clip's upright shape, never larger than the
     /// largest clip (long and short edge), even. Without any sized clip (colours only): the box, landscape.
-    package static func size(firstShape: (width: Int, height: Int)?, largest: (long: Int, short: Int)?, box: BoundingBox?) -> (width: Int, height: Int) {
+    package static func size(firstShape: (width: Int, height: Int)?, largest: (long: Int, short: Int)?, box: BoundingBox?) -> (
+        width: Int, height: Int
+    ) {
         guard let first = firstShape, let largest else {
             let b = box ?? BoundingBox(long: 1920, short: 1080)
             return (b.long & ~1, b.short & ~1)
@@ -85,7 +87,7 @@ package enum StillPicture {
 
     /// How an HDR photo (a 10-bit HLG or PQ HEIC) becomes SDR: tone mapped as a video picture is, `toneMap`
     /// measuring the photo as one scene.
-    package static func hdrToSDR(_ toneMap: ToneMapOperator) -> ImageDecoder.HDRToSDR {
+    static func hdrToSDR(_ toneMap: ToneMapOperator) -> ImageDecoder.HDRToSDR {
         { frame, format, color in
             let converter = try FrameConverter(
                 sourceFormat: format, sourceColor: color, width: frame.width, height: frame.height, outputWidth: frame.width,

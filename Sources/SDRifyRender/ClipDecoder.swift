@@ -15,7 +15,7 @@ package final class ClipDecoder {
     package let demuxer: Demuxer
     package let decoder: Decoder
     /// Our own check of what the decoder conceals silently (H.264 and HEVC slice data); nil for other codecs.
-    package let bitstreamCheck: BitstreamCheck?
+    let bitstreamCheck: BitstreamCheck?
     package let orientation: Orientation
     package let clock: ClipClock
     /// A slow-motion capture being flattened: which pictures to decode, by their temporal layer (nil: all).
@@ -270,7 +270,7 @@ package final class ClipDecoder {
     /// The range's end on the output clock (ticks), when the range has one.
     private var rangeEndTicks: Int64? { clock.end.map { clock.map.isIdentity ? $0.ticks(tb) - shiftTicks : clock.output($0).ticks(tb) } }
     /// Some picture was decoded (whether or not the range selected it).
-    package var decodedAny: Bool { sawFirstPicture }
+    var decodedAny: Bool { sawFirstPicture }
     private var nextUntimedPTS: Int64 = 0  // where a picture without a timestamp goes
 
     /// Applies the range and the damage policy, gives the frame its output timestamp and emits it.

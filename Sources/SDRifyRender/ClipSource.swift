@@ -117,7 +117,7 @@ package final class VideoClipSource: ClipSource, @unchecked Sendable {
 
     /// The next picture on the clip's own clock (upright, SDR, at the source's size for this render, from the
     /// chain's ring), or nil after the last.
-    package func nextPicture() throws -> Frame? {
+    func nextPicture() throws -> Frame? {
         guard let decoded = try decoded() else {
             guard handedOut else {
                 // A range between two pictures (after the last one starts) holds none: the request's fault.
@@ -148,7 +148,7 @@ package final class VideoClipSource: ClipSource, @unchecked Sendable {
 }
 
 /// Recorded by a stage that stops because another one failed or the render ended early (not an error itself).
-package struct RenderStopped: Error {}
+struct RenderStopped: Error {}
 
 /// The first error thrown by any stage of a render.
 package final class FirstError: @unchecked Sendable {

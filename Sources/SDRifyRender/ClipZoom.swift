@@ -4,8 +4,8 @@ import SDRifyTimeline
 
 /// Draws a clip's canvas-sized picture through its Ken Burns window (`Zoom`) at a point of the clip: every plane
 /// resampled bilinearly with sub-pixel placement (CKernels), chroma at its own siting (left, between the rows).
-package enum ClipZoom {
-    package static func draw(_ zoom: Zoom, progress: Double, from src: Frame, into out: Frame) {
+enum ClipZoom {
+    static func draw(_ zoom: Zoom, progress: Double, from src: Frame, into out: Frame) {
         let view = zoom.view(at: progress)
         let w = Double(src.width), h = Double(src.height)
         let step = 1 / view.scale

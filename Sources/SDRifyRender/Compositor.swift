@@ -33,7 +33,7 @@ package final class Compositor: @unchecked Sendable {  // used by one thread at 
         }
     }
 
-    package static let maxOpen = 2
+    static let maxOpen = 2
 
     /// The next output picture, nil after the last.
     package func next() throws -> Frame? {

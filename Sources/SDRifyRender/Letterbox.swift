@@ -2,7 +2,7 @@ import SDRifyMedia
 
 /// A picture smaller than the output (its source changed size mid-stream and was fitted inside the first
 /// picture's output size) centred on the background, so the encoder keeps one size. 8-bit 4:2:0 in and out.
-package final class Letterbox {
+final class Letterbox {
     private let ring: FrameRing
     private let width: Int, height: Int
     private let backdrop: Backdrop

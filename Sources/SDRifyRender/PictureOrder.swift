@@ -3,17 +3,17 @@
 /// in the bitstream's display order, so their container timestamps must rise, and pre-roll must end just before
 /// the first picture inside the edit. A picture whose timing damage moved it outside the edit breaks one of the
 /// two (the demuxer would otherwise leave it out without a word). Timestamps in the clip's own ticks.
-package struct PictureOrder {
+struct PictureOrder {
     /// What to do with one picture.
-    package struct Verdict: Equatable {
+    struct Verdict: Equatable {
         /// Its timestamp is below an earlier picture's: damaged timing.
         package var damaged = false
         /// …and it is the one out of place: shown (if tolerated) at the nominal interval after the last one.
         package var backwards = false
         /// Left outside the edit: not shown.
-        package var leaveOut = false
+        var leaveOut = false
         /// The first picture inside the edit, this far (ticks) after the last pre-roll picture: damaged timing.
-        package var preRollGap: Int64? = nil
+        var preRollGap: Int64? = nil
     }
 
     private let frameTicks: Int64
@@ -26,7 +26,7 @@ package struct PictureOrder {
     package init(frameTicks: Int64) { self.frameTicks = frameTicks }
 
     /// A packet the demuxer marked to be decoded but not shown.
-    package mutating func leaveOut(_ pts: Int64) { outsideEdit[pts, default: 0] += 1 }
+    mutating func leaveOut(_ pts: Int64) { outsideEdit[pts, default: 0] += 1 }
 
     /// The next picture out of the decoder.
     package mutating func next(_ pts: Int64) -> Verdict {

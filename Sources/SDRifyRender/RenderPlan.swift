@@ -36,15 +36,15 @@ package struct RenderPlan {
         package let from: MediaTime  // on the clip's own clock, where it starts showing (videos)
         package var sourceStart = MediaTime.zero  // the video's first timestamp: its own clock's 0
         package let length: MediaTime  // how long it shows, before rounding to frames
-        package var sourceLength: MediaTime? = nil  // the part of the video used, on its own clock (videos)
+        var sourceLength: MediaTime? = nil  // the part of the video used, on its own clock (videos)
         package var retiming = Retiming.none  // slow motion flattened, a speed (videos)
         package var startFrame = 0  // first output frame
         package var frames = 0  // output frames it shows (transitions included)
-        package var transitionFrames = 0  // overlap with the next clip
+        var transitionFrames = 0  // overlap with the next clip
         /// The clip's source clock mapped to its pictures' (videos).
         package var clock: ClipClock { ClipClock.trim(videoStart: sourceStart, from: from, length: sourceLength ?? length, retiming: retiming) }
         package var hasAudio: Bool { if case .video(let info, _) = content { return !info.audio.isEmpty } else { return false } }
-        package var endFrame: Int { startFrame + frames }
+        var endFrame: Int { startFrame + frames }
 
         package var path: String? {
             switch content {
@@ -62,7 +62,7 @@ package struct RenderPlan {
     package let clock: PictureClock
     package var clips: [Clip]
     /// Output pictures (with the source's clock: as many as the nominal rate gives, for progress only).
-    package let totalFrames: Int
+    let totalFrames: Int
     /// A ladder's renditions (`hls`), largest first: the first is the canvas, the sinks scale the others from it.
     package var renditions: [Ladder.Rendition] = []
 
@@ -112,7 +112,7 @@ package struct RenderPlan {
     /// How long a video lasts: its track's duration, the file's, or (a raw bitstream) its pictures at the nominal
     /// rate; an MPEG-TS/PS's re-based pictures (read through once by a demuxer of its own: a splice makes the
     /// headers' span wrong).
-    package static func videoLength(_ info: MediaInfo, _ demuxer: Demuxer) throws -> MediaTime {
+    static func videoLength(_ info: MediaInfo, _ demuxer: Demuxer) throws -> MediaTime {
         if demuxer.allowsDiscontinuities, let length = try Demuxer(path: info.path).rebasedVideoLength() { return length }
         var length =
             demuxer.videoDurationTicks.map { MediaTime(ticks: $0, demuxer.videoTimeBase) }

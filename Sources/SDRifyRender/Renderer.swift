@@ -9,7 +9,7 @@ import SDRifyValues
 package struct ClipOutcome {
     package var photo: PhotoOrigin? = nil  // a photo clip's own orientation and HDR kind
     package var sourceColor: ColorDescription?
-    package var toneMapped: Bool
+    var toneMapped: Bool
     package var toneDetail: JSONValue?
     package var slicesChecked: (checked: Int, unchecked: Int)?
     package var errorsConcealed: Int
@@ -130,7 +130,7 @@ package enum Renderer {
 }
 
 /// What each video clip turned out to be, recorded as it closes (on the compositor's thread).
-package final class ClipOutcomes: @unchecked Sendable {
+final class ClipOutcomes: @unchecked Sendable {
     private let lock = NSLock()
     private var outcomes: [Int: ClipOutcome] = [:]
     package var all: [Int: ClipOutcome] { lock.lock(); defer { lock.unlock() }; return outcomes }

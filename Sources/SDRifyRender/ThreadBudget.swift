@@ -3,7 +3,7 @@ import SDRifyMedia
 /// `--threads N` is a budget for the whole conversion, for users who run several at once: the decoder and the
 /// encoder share N threads (the colour stage is one more; with N = 1 everything runs on the calling thread).
 /// 0 lets each codec use every core.
-package enum ThreadBudget {
+enum ThreadBudget {
     /// Decoder and encoder thread counts (0 = the codec's own choice), each at least 1, summing to N. The split
     /// follows their expected work per frame, from costs measured on the 2-core bench machine: HEVC decoding
     /// about 4.4 ns per source pixel, x264 veryfast about 14 ns per output pixel, x265 fast about three times

@@ -7,8 +7,8 @@ import SDRifyValues
 /// 4:2:0) at `progress` 0 → 1, with ffmpeg xfade's meanings: wipeleft uncovers b from the right edge, the edge
 /// moving left; slideleft moves both pictures left, b entering from the right; the vertical ones alike.
 /// Edges fall on even luma pixels so chroma moves with luma.
-package enum TransitionMixer {
-    package static func draw(_ kind: TransitionKind, progress p: Double, a: Frame, b: Frame, into out: Frame) {
+enum TransitionMixer {
+    static func draw(_ kind: TransitionKind, progress p: Double, a: Frame, b: Frame, into out: Frame) {
         let (W, H) = (out.width, out.height)
         func even(_ x: Double) -> Int { max(2 * Int((x / 2).rounded()), 0) }
         switch kind {

@@ -15,8 +15,8 @@ package struct Limits: Sendable {
     package init() {}
 
     /// The largest picture ever accepted (hostile headers), whatever the options say.
-    package static let maxDimension = 16384
-    package static let builtInMaxPixels = 1 << 28
+    static let maxDimension = 16384
+    static let builtInMaxPixels = 1 << 28
 
     /// The run's limits, set once by the command line before anything else (`apply`).
     nonisolated(unsafe) package private(set) static var current = Limits()

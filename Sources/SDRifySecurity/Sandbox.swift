@@ -41,7 +41,7 @@ package enum Sandbox {
     /// (libass), shared data and libraries (gconv modules, time zones), this process's own /proc and cgroup entries
     /// (memory and processor limits), the NUMA nodes (x265 asks libnuma, and says so on stderr when refused), /dev/null
     /// and /dev/urandom. No user's files and nothing under /etc but these.
-    package static var libraryReads: [String] {
+    static var libraryReads: [String] {
         let env = ProcessInfo.processInfo.environment
         var paths = [
             "/usr/share", "/usr/local/share", "/usr/lib", "/usr/lib64", "/usr/local/lib", "/lib", "/lib64", "/etc/fonts",

@@ -3,18 +3,18 @@ import Foundation
 /// Tables for HLG → display light (ITU-R BT.2100), evaluated in double precision once per conversion, so the
 /// per-pixel kernel needs no pow/log/exp (zimg's exact HLG path spends most of its time in libm, and its
 /// approximate one measured mean CIEDE2000 2.4 instead of 0.9 in the round trip).
-package struct HLGTables: Sendable {
-    package static let oetfSize = 4097
+struct HLGTables: Sendable {
+    static let oetfSize = 4097
     package static let a = 0.17883277, b = 1 - 4 * 0.17883277, c = 0.5 - 0.17883277 * log(4 * 0.17883277)
 
     /// HLG signal → normalised scene light E (0-1).
-    package static func inverseOETF(_ v: Double) -> Double {
+    static func inverseOETF(_ v: Double) -> Double {
         v <= 0.5 ? v * v / 3 : (exp((v - c) / a) + b) / 12
     }
 
-    package let inverseOETF: [Float]
-    package let ootfGain: [Float]  // Ys^(γ−1) × 1000/203, indexed like GainTable
-    package let ootfBase: UInt32
+    let inverseOETF: [Float]
+    let ootfGain: [Float]  // Ys^(γ−1) × 1000/203, indexed like GainTable
+    let ootfBase: UInt32
 
     package init() {
         inverseOETF = (0..<HLGTables.oetfSize).map { Float(HLGTables.inverseOETF(Double($0) / Double(HLGTables.oetfSize - 1))) }

@@ -27,29 +27,29 @@ package struct SceneCurve: Equatable, Sendable {
     package static let whiteLanding = 0.45
     /// Whites this many stops above reference white or more land on `whiteLanding`; between, the lowering eases
     /// in from nothing, so BT.2408-placed content (white at reference white) is left as it is.
-    package static let landingRamp = 0.5
+    static let landingRamp = 0.5
     /// How far above its measured peak a lowered scene's shoulder reaches (stops).
-    package static let excursion = 0.5
+    static let excursion = 0.5
     /// The most a scene is lowered, in stops: enough for a PQ white near 2000 cd/m² (HLG's whites stop at 1000);
     /// the white's bound by the key (SceneTracker.whiteOverKey) is what keeps dark scenes from being lowered.
-    package static let maxLowering = 3.5
+    static let maxLowering = 3.5
     /// Half the width of the bend from slope 1 to the shoulder's slope (stops).
-    package static let bend = 0.25
+    static let bend = 0.25
     /// How far under the scene's white the knee sits when highlights are few (stops).
-    package static let whiteMargin = 0.1
+    static let whiteMargin = 0.1
     /// The slope highlights keep where they are few but more than glints: none up to the first highlight
     /// fraction of `gradationRange`, all of `gradation` from the second.
-    package static let gradation = 0.15
-    package static let gradationRange = 0.025...0.05
+    static let gradation = 0.15
+    static let gradationRange = 0.025...0.05
     /// The lowest knee where highlights are few (stops; 120 cd/m²).
-    package static let sparseKnee = -0.75
+    static let sparseKnee = -0.75
     /// The lowest knee (stops; 36 cd/m²): below it tones are never compressed.
-    package static let lowestKnee = -2.5
+    static let lowestKnee = -2.5
     /// Highlight fractions between which the knee moves from the sparse one to `lowestKnee`.
-    package static let highlightRange = 0.05...0.25
+    static let highlightRange = 0.05...0.25
     /// Where a peak well above SDR white lands (stops; 0.80 of SDR white's luminance), so that bright regions,
     /// whose strongest channel lies above their luminance when they are tinted, keep a margin below full code.
-    package static let peakLanding = -0.32
+    static let peakLanding = -0.32
 
     package let exposure: Double  // stops added to every level (≤ 0)
     package let knee: Double  // stops, after exposure
@@ -133,14 +133,14 @@ package struct SceneCurve: Equatable, Sendable {
 /// the white is bounded by. Metadata that disagrees describes some other picture (real files carry such) and is
 /// ignored; the report says so.
 package final class SceneTracker: @unchecked Sendable {
-    package static let cutDistance = 0.3
-    package static let metadataOverride = 0.6
-    package static let metadataTolerance = 1.5  // stops; DV and HDR10+ peaks are of maxRGB, a little above luminance
-    package static let adaptation = 0.08
-    package static let resolution = 1.0 / 32
+    static let cutDistance = 0.3
+    static let metadataOverride = 0.6
+    static let metadataTolerance = 1.5  // stops; DV and HDR10+ peaks are of maxRGB, a little above luminance
+    static let adaptation = 0.08
+    static let resolution = 1.0 / 32
     /// Diffuse white lies 2.5 stops above middle grey; a scene's key sits at or above its middle grey unless
     /// most of it is in shadow, so 4 stops leave room for dark surroundings without taking lights for surfaces.
-    package static let whiteOverKey = 4.0
+    static let whiteOverKey = 4.0
 
     /// One scene as the report gives it: where it starts (seconds on the clip's clock), how many pictures it
     /// has, and the levels its curve was last built from.

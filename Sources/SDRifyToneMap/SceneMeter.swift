@@ -52,7 +52,7 @@ package struct SceneStatistics: Sendable {
         return n > 0 ? sum / n : lowest
     }
     /// −8 stops: 0.8 cd/m².
-    package static let blackLevel = -8.0
+    static let blackLevel = -8.0
 
     /// The fraction of samples at or above `stops`.
     package func fraction(above stops: Double) -> Double {
@@ -71,7 +71,7 @@ package struct SceneStatistics: Sendable {
         return SceneStatistics(lowest: lowest, counts: counts.map { min($0, cap) }, neutral: neutral.map { min($0, cap) })
     }
     /// 1.5 % per 1/8-stop bin: a level spread evenly over 8 stops would fill each bin to 1.6 %.
-    package static let spreadCap = 0.015
+    static let spreadCap = 0.015
 
     /// The scene's diffuse white (stops): the brightest level that near-neutral surfaces of some extent reach, the
     /// level above which their spread-weighted light amounts to `whiteArea` of all samples. Saturated light
@@ -114,11 +114,11 @@ package struct SceneStatistics: Sendable {
         return lowest
     }
     /// 0.75 % of the picture: a patch of a chart filling a fifth of the frame, more than a lamp or a few glints.
-    package static let whiteArea = 0.0075
+    static let whiteArea = 0.0075
     /// A stop of next to no light (at most `emptyBin` of the samples per 1/8-stop bin: glows, gradients, edges)
     /// sets the light above it apart. A chart's white is 0.83 stop above its light grey, so it stays joined.
-    package static let detachGap = 1.0
-    package static let emptyBin = 0.004
+    static let detachGap = 1.0
+    static let emptyBin = 0.004
 
     /// How differently two pictures' light is spread: half the summed difference of their 1-stop histograms,
     /// from 0 (the same) to 1 (no light in common).
@@ -137,7 +137,7 @@ package struct SceneStatistics: Sendable {
     }
 
     /// This histogram moved `weight` of the way toward `other` (both normalised to 1).
-    package func blended(toward other: SceneStatistics, weight: Double) -> SceneStatistics {
+    func blended(toward other: SceneStatistics, weight: Double) -> SceneStatistics {
         let a = max(total, 1), b = max(other.total, 1)
         func mix(_ x: [Double], _ y: [Double]) -> [Double] { zip(x, y).map { $0 / a * (1 - weight) + $1 / b * weight } }
         return SceneStatistics(lowest: lowest, counts: mix(counts, other.counts), neutral: mix(neutral, other.neutral))
@@ -157,7 +157,7 @@ package final class SceneMeter: @unchecked Sendable {
     /// A sample is near-neutral when its channels' spread (max − min) is at most this share of the largest (in
     /// linear light, its smallest channel at least a quarter of its largest): white and grey surfaces under tinted
     /// light, wood and stone, a blue or hazy sky; not saturated lights, signs or graphics.
-    package static let neutralSpread: Float = 0.75
+    static let neutralSpread: Float = 0.75
     private var job: sdrify_stats_job
     private let hlg: Bool
     private let hasChroma: Bool

@@ -73,13 +73,13 @@ package struct ToneCurve: Sendable {
     }
 
     /// Filmic curve (J. Hable, Uncharted 2) with its published constants.
-    package static func hable(_ x: Double) -> Double {
+    static func hable(_ x: Double) -> Double {
         let a = 0.15, b = 0.50, c = 0.10, d = 0.20, e = 0.02, f = 0.30
         return (x * (a * x + c * b) + d * e) / (x * (a * x + b) + d * f) - e / f
     }
 
     /// Möbius: linear up to `transition`, then a Möbius transform that reaches 1 at the peak (mpv's form).
-    package static func mobius(_ x: Double, peak: Double, transition j: Double) -> Double {
+    static func mobius(_ x: Double, peak: Double, transition j: Double) -> Double {
         guard x > j, peak > 1 else { return min(x, 1) }
         let a = -j * j * (peak - 1) / (j * j - 2 * j + peak)
         let b = (j * j - 2 * j * peak + peak) / max(peak - 1, 1e-6)
@@ -102,7 +102,7 @@ package struct ToneCurve: Sendable {
     }
 
     /// ITU-R BT.2446 Method A on luminance: HDR peak `hdrPeak` → SDR 100 %. Returns relative SDR luminance.
-    package static func bt2446a(_ L: Double, hdrPeak: Double) -> Double {
+    static func bt2446a(_ L: Double, hdrPeak: Double) -> Double {
         let y = min(L / hdrPeak, 1)
         let yPrime = pow(y, 1 / 2.4)
         let rhoHDR = 1 + 32 * pow(hdrPeak / 10000, 1 / 2.4)

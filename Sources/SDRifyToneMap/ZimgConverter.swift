@@ -6,14 +6,14 @@ import SDRifyValues
 /// One image format as zimg sees it. Colour fields use our enums; the mapping to zimg's lives here only.
 package struct ZimgFormat {
     package enum Sample { case byte, word, half, float }
-    package enum Family { case yuv, rgb, grey }
+    enum Family { case yuv, rgb, grey }
     package var width: Int
     package var height: Int
     package var sample: Sample
     package var depth: Int
     package var chromaShiftX = 0
     package var chromaShiftY = 0
-    package var family: Family = .yuv
+    var family: Family = .yuv
     package var color: ColorDescription
     /// The part of the picture read (a crop), nil for all of it.
     package var region: CodedRegion? = nil
@@ -136,11 +136,11 @@ package final class ZimgGraph: @unchecked Sendable {
     }
 
     /// The fewest output rows zimg needs when the output is a ring buffer (ZIMG_BUFFER_MAX: the whole image).
-    package let outputBuffering: Int
+    let outputBuffering: Int
 
     /// A ring for this graph's output when it is `height` rows tall: rows to allocate and the mask to give
     /// `process` (a power of two minus one, or ZIMG_BUFFER_MAX with the whole image when a ring cannot be smaller).
-    package func ringMask(height: Int) -> (rows: Int, mask: UInt32) {
+    func ringMask(height: Int) -> (rows: Int, mask: UInt32) {
         var rows = 1
         while rows < outputBuffering && rows < height { rows *= 2 }
         return rows >= height ? (height, czimg_buffer_max()) : (rows, UInt32(rows - 1))
@@ -151,7 +151,7 @@ package final class ZimgGraph: @unchecked Sendable {
         tmp.deallocate()
     }
 
-    package static func lastError(_ what: String) -> SDRifyError {
+    static func lastError(_ what: String) -> SDRifyError {
         var buf = [CChar](repeating: 0, count: 512)
         let code = zimg_get_last_error(&buf, buf.count)
         return SDRifyError.conversion("zimg, \(what): \(cString(buf)) (\(code.rawValue))")

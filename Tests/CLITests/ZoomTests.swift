@@ -3,7 +3,6 @@ import Foundation
 @testable import SDRifyTimeline
 import XCTest
 
-
 /// A clip's `"zoom"` (Ken Burns): the view's path, the pictures it gives against ffmpeg's crop and scale of the same
 /// photo, and its bad values.
 final class ZoomTests: CLITestCase {

@@ -1,7 +1,6 @@
 @testable import SDRifyValues
 import XCTest
 
-
 /// The one clock's arithmetic: exact sums and differences, stream ticks both ways, whole frames.
 final class MediaTimeTests: XCTestCase {
     func testSumsAndDifferencesAreExact() {

@@ -4,7 +4,6 @@ import Foundation
 @testable import SDRifyValues
 import XCTest
 
-
 /// The time map (speed, slow motion) and the slow-motion rules, against androidx media3's own tests of its
 /// SefSlowMotionFlattener (their layer sequences, segments and expected results).
 final class RetimingTests: XCTestCase {

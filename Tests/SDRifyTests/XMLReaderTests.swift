@@ -3,7 +3,6 @@ import Foundation
 @testable import SDRifyValues
 import XCTest
 
-
 /// sdrify's own XML reader (TTML and GPX): what a well-formed document says, told in order; every malformed one
 /// refused with its line, never a crash; no entity but the predefined ones expanded.
 final class XMLReaderTests: XCTestCase {

@@ -99,7 +99,7 @@ package struct HDRMetadata: Equatable, Sendable {
         return defaultPeak
     }
 
-    package static func saneMax(_ md: MasteringDisplay) -> Double? {
+    static func saneMax(_ md: MasteringDisplay) -> Double? {
         guard md.defect == nil, md.maxLuminance >= 100 else { return nil }
         return md.maxLuminance
     }

@@ -2,8 +2,8 @@ import Foundation
 
 /// SMPTE ST 2084 (PQ), in absolute luminance.
 package enum PQ {
-    package static let m1 = 2610.0 / 16384, m2 = 2523.0 / 4096 * 128
-    package static let c1 = 3424.0 / 4096, c2 = 2413.0 / 4096 * 32, c3 = 2392.0 / 4096 * 32
+    static let m1 = 2610.0 / 16384, m2 = 2523.0 / 4096 * 128
+    static let c1 = 3424.0 / 4096, c2 = 2413.0 / 4096 * 32, c3 = 2392.0 / 4096 * 32
 
     /// Luminance (cd/m²) → PQ signal in [0, 1] (the inverse EOTF).
     package static func encode(_ luminance: Double) -> Double {
