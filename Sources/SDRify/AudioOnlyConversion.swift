@@ -11,15 +11,15 @@ import SDRifyValues
 /// (lyrics as captions, titles). It is the one-clip composition of that still, with the input as its music.
 enum AudioOnlyConversion {
     /// The still's frame rate: captions and titles change on whole frames of it.
-    package static let rate = FrameRate(num: 30, den: 1)
+    static let rate = FrameRate(num: 30, den: 1)
 
     /// Whether `path` is such an input: it decodes as sound and holds no pictures. Its length in seconds, or nil.
-    package static func length(of path: String) -> Double? {
+    static func length(of path: String) -> Double? {
         guard let reader = try? PCMReader(path: path, start: .zero, tolerateErrors: false), !reader.hasVideo else { return nil }
         return reader.duration
     }
 
-    package static func run(
+    static func run(
         _ options: ConvertOptions, length: Double, warn: @escaping WarningHandler,
         progress: @escaping ProgressHandler
     ) throws -> ConversionResult {

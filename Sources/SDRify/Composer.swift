@@ -10,35 +10,35 @@ import SDRifyValues
 /// What a finished composition reports (`compose --json`).
 package struct CompositionResult: Sendable {
     package struct Clip: Sendable {
-        package var source: String  // the file, or color:#RRGGBB
-        package var kind: String  // video, image, color
-        package var hdr: HDRKind
-        package var orientationExif: Int
-        package var from: Double?  // range of the clip's own clock used (videos)
-        package var to: Double?
-        package var start: Double  // seconds into the output
-        package var duration: Double  // seconds shown (transitions included)
-        package var transition: Transition  // into the next clip
+        var source: String  // the file, or color:#RRGGBB
+        var kind: String  // video, image, color
+        var hdr: HDRKind
+        var orientationExif: Int
+        var from: Double?  // range of the clip's own clock used (videos)
+        var to: Double?
+        var start: Double  // seconds into the output
+        var duration: Double  // seconds shown (transitions included)
+        var transition: Transition  // into the next clip
     }
 
     package var output: String
-    package var preset: String
+    var preset: String
     package var width: Int
     package var height: Int
-    package var frameRate: FrameRate
-    package var duration: Double
+    var frameRate: FrameRate
+    var duration: Double
     package var frames: Int
     package var hasAudio: Bool
     package var clips: [Clip]
-    package var toneMapping: String
+    var toneMapping: String
     package var decodeErrors: Int
     /// Most clips open at once (never more than two).
-    package var mostClipsOpen: Int
+    var mostClipsOpen: Int
     /// The poster written, if one was asked for.
-    package var poster: PosterResult?
-    package var elapsed: Double
+    var poster: PosterResult?
+    var elapsed: Double
     /// `--loudness`: the target, the gain, and the mix's loudness before and after.
-    package var loudness: LoudnessOutcome? = nil
+    var loudness: LoudnessOutcome? = nil
 
     package var json: JSONValue {
         let clipRows: [JSONValue] = clips.map { c in
@@ -87,7 +87,7 @@ package enum Composer {
 
     /// Renders into the sinks `makeSinks` gives once the plan is made (given the plan, the encoder's thread count and,
     /// with `--loudness`, the mix's gain and limiter).
-    package static func render(
+    static func render(
         _ timeline: Timeline, clipName: @escaping (Int) -> String = { "clip \($0 + 1)" },
         warn: @escaping WarningHandler = { _ in },
         progress: @escaping ProgressHandler = { _ in },

@@ -20,7 +20,7 @@ package struct HLSOptions: Sendable {
     }
 
     /// The cap for a rung: the one given for all, or the one at its place in the ladder as given.
-    package func cap(forRung rung: Int) -> BitRate? {
+    func cap(forRung rung: Int) -> BitRate? {
         if maxBitRates.count == 1 { return maxBitRates[0] }
         guard !maxBitRates.isEmpty else { return nil }
         // A source smaller than every rung makes one rendition of its own size: it takes the smallest rung's cap.
@@ -34,7 +34,7 @@ package struct HLSOptions: Sendable {
 package struct HLSResult: Sendable {
     package var conversion: ConversionResult
     package var renditions: [HLSRenditionResult]
-    package var segmentLength: Double
+    var segmentLength: Double
 
     /// Convert's report, its `preset` (not one here) giving way to the segment length and the renditions.
     package var json: JSONValue {

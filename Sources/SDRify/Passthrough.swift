@@ -9,7 +9,7 @@ import SDRifyValues
 /// Only for input that is already what every output is; a late start is moved to 0 as a conversion does.
 package enum Passthrough {
     /// Passthrough only remuxes, so the input must already be what every output is.
-    package static func check(_ video: VideoInfo, input: String) throws {
+    static func check(_ video: VideoInfo, input: String) throws {
         var reasons: [String] = []
         if video.hdrKind != .sdr { reasons.append("it is \(video.hdrKind.rawValue.uppercased()) HDR") }
         if case .known(let o) = video.orientation, o != .up { reasons.append("it is stored turned (EXIF \(o.rawValue))") }
@@ -25,7 +25,7 @@ package enum Passthrough {
         }
     }
 
-    package static func run(
+    static func run(
         _ options: ConvertOptions, info: MediaInfo, demuxer: Demuxer, orientation: Orientation, started: Date,
         warn: WarningHandler, progress: ProgressHandler
     ) throws -> ConversionResult {

@@ -7,7 +7,7 @@ import SDRifyValues
 /// What `thumbnail`, `sheet` and `sprites` report (`--json`): the conversion's fields plus their own.
 package struct StillsResult: Sendable {
     package var conversion: ConversionResult
-    package var fields: [(String, JSONValue)]
+    var fields: [(String, JSONValue)]
 
     /// Convert's report with these fields after `input` and `output` (and no `preset`: the size is the still's).
     package var json: JSONValue {

@@ -12,9 +12,9 @@ import SDRifyValues
 
 /// What a conversion is asked to do.
 package struct ConvertOptions: Sendable {
-    package var input: String
-    package var output: String
-    package var preset: ExportPreset
+    var input: String
+    var output: String
+    var preset: ExportPreset
     package var overwrite = false
     package var crf: Int? = nil
     package var encoderPreset: String? = nil  // x264/x265 speed preset; default from the preset
@@ -55,7 +55,7 @@ package struct ConvertOptions: Sendable {
     /// The size the picture is rendered at (the preset's box unless asked otherwise).
     package var size = OutputSize.preset
     /// `output` is a video file; false when the sinks write something else there (a directory, images).
-    package var writesVideoFile = true
+    var writesVideoFile = true
 
     package init(input: String, output: String, preset: ExportPreset) {
         self.input = input; self.output = output; self.preset = preset
@@ -66,7 +66,7 @@ package struct ConvertOptions: Sendable {
 
     /// A conversion is the one-clip timeline: its values are checked where a composition's are, and it is rendered
     /// by the same path (on the source's own clock unless `fps` is given, with the input's sound carried over).
-    package var timeline: Timeline {
+    var timeline: Timeline {
         var out = OutputSpec(path: output, preset: preset)
         out.overwrite = overwrite; out.crf = crf; out.encoderPreset = encoderPreset; out.threads = threads
         out.maxBitRate = maxBitRate
@@ -113,29 +113,29 @@ package enum OutputSize: Sendable, Equatable {
 
 /// What a finished conversion reports (`convert --json`).
 package struct ConversionResult: Sendable {
-    package var input: String
+    var input: String
     package var output: String
-    package var preset: String
+    var preset: String
     package var width: Int
     package var height: Int
-    package var duration: Double  // seconds of video written
+    var duration: Double  // seconds of video written
     package var frames: Int
-    package var hdr: HDRKind
-    package var orientationExif: Int
-    package var toneMapping: String
+    var hdr: HDRKind
+    var orientationExif: Int
+    var toneMapping: String
     /// What `auto` did (scenes, levels, exposure), when it tone mapped.
-    package var toneMappingDetail: JSONValue? = nil
+    var toneMappingDetail: JSONValue? = nil
     package var decodeErrors: Int  // concealed with --tolerate-errors
-    package var elapsed: Double  // seconds
+    var elapsed: Double  // seconds
     /// H.264 slices and HEVC slice segments our own check parsed to their end, and those it left unchecked (BitstreamCheck).
-    package var slicesChecked: (checked: Int, unchecked: Int)? = nil
+    var slicesChecked: (checked: Int, unchecked: Int)? = nil
     /// The poster written, and the output time it shows.
-    package var poster: PosterResult? = nil
+    var poster: PosterResult? = nil
     /// How the input was retimed: its speed, and whether a slow-motion recording was flattened.
-    package var speed = Speed.normal
-    package var slowMotionFlattened = false
+    var speed = Speed.normal
+    var slowMotionFlattened = false
     /// `--loudness`: the target, the gain, and the first kept track's loudness before and after.
-    package var loudness: LoudnessOutcome? = nil
+    var loudness: LoudnessOutcome? = nil
 
     package var json: JSONValue {
         var fields: [(String, JSONValue)] = [
@@ -191,7 +191,7 @@ package enum Transcoder {
     /// thread count and what the file keeps of its input). Audio-only and Passthrough inputs write their file
     /// themselves; with `pictures` (a render for what it measures) an input without video is refused as probe
     /// refuses it.
-    package static func render(
+    static func render(
         _ options: ConvertOptions, pictures: Bool = false, warn: @escaping WarningHandler = { _ in },
         progress: @escaping ProgressHandler = { _ in },
         sinks makeSinks: (RenderPlan, Int, InputCarryOver) throws -> [MediaSink]

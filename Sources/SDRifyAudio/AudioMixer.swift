@@ -11,11 +11,11 @@ import SDRifyValues
 package final class AudioMixer {
     package struct Segment {
         package let clip: Int
-        package let start: Int  // first output sample
-        package let length: Int  // samples (overlaps included)
-        package let fadeIn: Int  // samples of crossfade with the previous clip
+        let start: Int  // first output sample
+        let length: Int  // samples (overlaps included)
+        let fadeIn: Int  // samples of crossfade with the previous clip
         package let fadeOut: Int  // with the next
-        package let volume: Float
+        let volume: Float
 
         package init(clip: Int, start: Int, length: Int, fadeIn: Int, fadeOut: Int, volume: Float) {
             self.clip = clip

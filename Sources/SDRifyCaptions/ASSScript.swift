@@ -24,10 +24,10 @@ package enum ASSScript {
     }
 
     /// &HAABBGGRR, for style lines (alpha 0 is opaque).
-    package static func color(_ c: RGBColor, alpha: UInt8 = 0) -> String { String(format: "&H%02X%02X%02X%02X", alpha, c.b, c.g, c.r) }
+    static func color(_ c: RGBColor, alpha: UInt8 = 0) -> String { String(format: "&H%02X%02X%02X%02X", alpha, c.b, c.g, c.r) }
 
     /// Text with the backslash escapes ASS would act on (\N, \n, \h) made literal.
-    package static func escaped(_ text: String) -> String { text.replacingOccurrences(of: "\\", with: "\\\u{2060}") }
+    static func escaped(_ text: String) -> String { text.replacingOccurrences(of: "\\", with: "\\\u{2060}") }
 
     /// A dialogue line's fields up to its fourth (layer, start, end, the rest) and its times in seconds; nil for
     /// other lines. Start and end are the second and third fields in every script sdrify reads or writes.

@@ -4,8 +4,8 @@ import SDRifyValues
 /// Facts of CEA-608 (line 21 captions) on data channel 1, as SCC files carry them: the character sets, the control
 /// codes, odd parity, and the 29.97 fps drop-frame time code SCC is written in.
 enum CEA608 {
-    package static let columns = 32
-    package static let rows = 15
+    static let columns = 32
+    static let rows = 15
     static let maxRows = 4  // a pop-on caption holds at most four rows
 
     // Miscellaneous control codes (first byte 0x14 on channel 1).
@@ -114,7 +114,7 @@ enum CEA608 {
     }
 
     /// The row a preamble address code addresses (nil when the pair is not one).
-    package static func row(ofPAC first: UInt8, _ second: UInt8) -> Int? {
+    static func row(ofPAC first: UInt8, _ second: UInt8) -> Int? {
         guard (0x10...0x17).contains(first), second >= 0x40 else { return nil }
         let high = second >= 0x60
         switch first {
@@ -136,21 +136,21 @@ enum CEA608 {
     ]
 
     // 29.97 fps drop-frame time code: frames 0 and 1 of every minute are skipped, except each tenth minute.
-    package static let frameRate = 30000.0 / 1001.0
+    static let frameRate = 30000.0 / 1001.0
 
-    package static func frame(atSeconds t: Double) -> Int { Int((t * frameRate).rounded()) }
+    static func frame(atSeconds t: Double) -> Int { Int((t * frameRate).rounded()) }
     package static func seconds(atFrame f: Int) -> Double { Double(f) / frameRate }
-    package static func time(atFrame f: Int) -> MediaTime { MediaTime(seconds: seconds(atFrame: f)) }
+    static func time(atFrame f: Int) -> MediaTime { MediaTime(seconds: seconds(atFrame: f)) }
 
     /// `HH:MM:SS;FF` for a frame count.
-    package static func timecode(frame n: Int) -> String {
+    static func timecode(frame n: Int) -> String {
         let tenMinutes = n / 17982, rest = n % 17982
         let f = n + 18 * tenMinutes + (rest > 1 ? 2 * ((rest - 2) / 1798) : 0)
         return String(format: "%02d:%02d:%02d;%02d", f / 108000, f / 1800 % 60, f / 30 % 60, f % 30)
     }
 
     /// The frame count of `HH:MM:SS;FF` (drop frame) or `HH:MM:SS:FF` (frames counted at 29.97 without drops).
-    package static func frame(timecode s: String) -> Int? {
+    static func frame(timecode s: String) -> Int? {
         let drop = s.contains(";") || s.contains(".")
         let parts = s.split(whereSeparator: { $0 == ":" || $0 == ";" || $0 == "." }).compactMap { Int($0) }
         guard parts.count == 4, (0..<24).contains(parts[0]), (0..<60).contains(parts[1]), (0..<60).contains(parts[2]),

@@ -173,7 +173,7 @@ package enum ASSReader {
 package struct CueClock: Equatable, Sendable {
     package let map: TimeMap
     package let origin: MediaTime  // the source time that becomes the output's 0
-    package let cut: MediaTime  // the input's time that becomes the output's 0
+    let cut: MediaTime  // the input's time that becomes the output's 0
 
     package init(map: TimeMap, origin: MediaTime, cut: MediaTime) { self.map = map; self.origin = origin; self.cut = cut }
 

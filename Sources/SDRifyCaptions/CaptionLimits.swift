@@ -61,7 +61,7 @@ package enum CaptionLimits {
         return keep
     }
 
-    package static func warning(_ label: String, dropped: Int, cut: Int) -> String? {
+    static func warning(_ label: String, dropped: Int, cut: Int) -> String? {
         var parts: [String] = []
         if dropped > 0 { parts.append("\(dropped) cue\(dropped == 1 ? "" : "s") left out (more than \(cuesOnScreen) on screen at once)") }
         if cut > 0 { parts.append("\(cut) cue\(cut == 1 ? "" : "s") cut to \(charactersPerCue) characters") }

@@ -7,7 +7,7 @@ import SDRifyValues
 package struct CaptionStyle: Equatable, Sendable {
     package enum Position: String, CaseIterable, Sendable {
         case bottom, top, center
-        package var alignment: Int {
+        var alignment: Int {
             switch self {
             case .bottom: 2;
             case .center: 5;

@@ -23,7 +23,7 @@ package enum CaptionWriter {
         return String(format: "%02d:%02d:%02d%@%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, String(separator), ms % 1000)
     }
 
-    package static func srt(_ cues: [Cue]) -> String {
+    static func srt(_ cues: [Cue]) -> String {
         cues.enumerated().map { i, c in
             // SRT's own placement: {\an8} for a caption at the top.
             let top = c.settings["line"].map { $0 == "0" || $0.hasPrefix("0%") } ?? false
@@ -63,7 +63,7 @@ package enum CaptionWriter {
         return out
     }
 
-    package static func ass(_ cues: [Cue]) -> String {
+    static func ass(_ cues: [Cue]) -> String {
         let (w, h) = (1920, 1080)
         var s = ASSScript.head(width: w, height: h, style: CaptionStyle().assStyle(width: w, height: h))
         for c in cues {

@@ -91,7 +91,7 @@ package enum LRC {
     }
 
     /// `mm:ss`, `mm:ss.xx` (any number of fraction digits) or `mm:ss:xx` (hundredths), in seconds.
-    package static func time(_ tag: Substring) -> Double? {
+    static func time(_ tag: Substring) -> Double? {
         let parts = tag.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2 || parts.count == 3, let minutes = Int(parts[0]), minutes >= 0, minutes < 100_000,
             parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") } })
@@ -122,7 +122,7 @@ package enum LRC {
     }
 
     /// More timed lines than any song or talk has: a bigger file is not lyrics.
-    package static let maxLines = 100_000
+    static let maxLines = 100_000
     /// How long the only line of a file shows (seconds).
     static let lonelyLine = 5.0
 }

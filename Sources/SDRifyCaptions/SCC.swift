@@ -3,10 +3,10 @@ import SDRifyValues
 
 /// What 608 cannot hold in a caption file, found by `SCCWriter` (repaired with `fix`).
 package struct CaptionProblem: Sendable {
-    package let cue: Int  // 1-based
-    package let time: Double  // the cue's start, seconds
-    package let message: String
-    package var line: String { "cue \(cue) (\(CEA608.timecode(frame: CEA608.frame(atSeconds: time)))): \(message)" }
+    let cue: Int  // 1-based
+    let time: Double  // the cue's start, seconds
+    let message: String
+    var line: String { "cue \(cue) (\(CEA608.timecode(frame: CEA608.frame(atSeconds: time)))): \(message)" }
 }
 
 /// Cues → Scenarist SCC: CEA-608 pop-on captions on channel 1 at 29.97 fps drop-frame time code. Each caption is
@@ -21,7 +21,7 @@ package struct CaptionProblem: Sendable {
 enum SCCWriter {
     package struct Result { let text: String; let repairs: [String] }
 
-    package static func write(_ input: [Cue], fix: Bool) throws -> Result {
+    static func write(_ input: [Cue], fix: Bool) throws -> Result {
         var repairs: [String] = []
         func problem(_ index: Int, _ cue: Cue, _ message: String, repaired: String) throws {
             let p = CaptionProblem(cue: index + 1, time: cue.start.seconds, message: message)
@@ -125,7 +125,7 @@ enum SCCWriter {
     }
 
     /// One transmitted word: two bytes with odd parity.
-    package static func word(_ a: UInt8, _ b: UInt8) -> UInt16 { UInt16(CEA608.parity(a)) << 8 | UInt16(CEA608.parity(b)) }
+    static func word(_ a: UInt8, _ b: UInt8) -> UInt16 { UInt16(CEA608.parity(a)) << 8 | UInt16(CEA608.parity(b)) }
 
     /// Whether a mid-row code goes before run `k` (a change of style; at the row's start, any styling).
     static func changesStyle(_ runs: [TextRun], at k: Int) -> Bool {
@@ -140,7 +140,7 @@ enum SCCWriter {
     }
 
     /// Columns a row takes: its characters and a space for each change of style (a mid-row code).
-    package static func width(_ input: [TextRun]) -> Int {
+    static func width(_ input: [TextRun]) -> Int {
         let runs = spaced(input)
         return runs.indices.reduce(0) { n, k in n + runs[k].text.count + (changesStyle(runs, at: k) ? 1 : 0) }
     }
@@ -183,7 +183,7 @@ enum SCCWriter {
     }
 
     /// The words that load one caption into the hidden memory: RCL, ENM, then each row's address and text.
-    package static func load(rows: [[TextRun]], settings: [String: String]) -> [UInt16] {
+    static func load(rows: [[TextRun]], settings: [String: String]) -> [UInt16] {
         var words: [UInt16] = []
         func control(_ a: UInt8, _ b: UInt8) { words += [word(a, b), word(a, b)] }
         control(0x14, CEA608.resumeCaptionLoading)
@@ -330,14 +330,14 @@ package enum SCCReader {
     static func blank() -> Screen { Array(repeating: Array(repeating: nil, count: CEA608.columns), count: CEA608.rows) }
     static func isBlank(_ s: Screen) -> Bool { s.allSatisfy { $0.allSatisfy { $0 == nil || $0!.char == " " } } }
 
-    package static func attributes(_ attr: UInt8) -> Cell {
+    static func attributes(_ attr: UInt8) -> Cell {
         if attr & 0x0E == 0x0E { return Cell(italic: true, underline: attr & 1 == 1) }
         return Cell(underline: attr & 1 == 1, color: CEA608.colors[Int(attr >> 1)])
     }
 
     /// The screen as a cue: its non-empty rows top to bottom, styled; placed at the top when its first row is in
     /// the upper half.
-    package static func cue(_ screen: Screen, from start: Int, to end: Int) -> Cue? {
+    static func cue(_ screen: Screen, from start: Int, to end: Int) -> Cue? {
         guard end > start else { return nil }
         var lines: [String] = []
         var firstRow: Int? = nil

@@ -17,9 +17,9 @@ package struct Cue: Equatable {
 
 /// A stretch of caption text in one style.
 package struct TextRun: Equatable {
-    package var text: String
+    var text: String
     var italic = false, bold = false, underline = false
-    package var color: RGBColor? = nil
+    var color: RGBColor? = nil
     func sameStyle(as o: TextRun) -> Bool { italic == o.italic && bold == o.bold && underline == o.underline && color == o.color }
 }
 
@@ -57,7 +57,7 @@ package enum SubtitleParser {
     }
 
     /// "HH:MM:SS,mmm", "HH:MM:SS.mmm" or "MM:SS.mmm".
-    package static func time(_ s: String) -> Double? {
+    static func time(_ s: String) -> Double? {
         let fields = s.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: ".").split(separator: ":")
         guard (2...3).contains(fields.count) else { return nil }
         var seconds = 0.0
@@ -96,7 +96,7 @@ package enum SubtitleParser {
     }
 
     /// A line's markup as runs of text with their styling (tags this model does not know are dropped).
-    package static func runs(_ line: String) -> [TextRun] {
+    static func runs(_ line: String) -> [TextRun] {
         var runs: [TextRun] = []
         var style = TextRun(text: "")
         var colors: [RGBColor?] = []

@@ -17,10 +17,10 @@ package enum TimedTextReader {
     /// Styling that children inherit.
     struct Style {
         var italic = false, bold = false, underline = false
-        package var color: RGBColor? = nil
-        package var region: String? = nil
+        var color: RGBColor? = nil
+        var region: String? = nil
 
-        package mutating func apply(_ a: [String: String]) {
+        mutating func apply(_ a: [String: String]) {
             if let v = a["tts:fontStyle"] { italic = v == "italic" || v == "oblique" }
             if let v = a["tts:fontWeight"] { bold = v == "bold" }
             if let v = a["tts:textDecoration"] { underline = v.contains("underline") && !v.contains("noUnderline") }
@@ -31,7 +31,7 @@ package enum TimedTextReader {
 
     package final class Reader: XMLHandler {
         package var cues: [Cue] = []
-        package var problem: String? = nil
+        var problem: String? = nil
         private var frameRate = 30.0, subFrameRate = 1.0, tickRate = 1.0
         private var styles: [String: [String: String]] = [:]
         private var regions: [String: [String: String]] = [:]
@@ -131,7 +131,7 @@ package enum TimedTextReader {
         }
 
         /// A TTML time expression in seconds.
-        package func time(_ s: String) -> Double? {
+        func time(_ s: String) -> Double? {
             let t = s.trimmingCharacters(in: .whitespaces)
             let units: [(String, Double)] = [("ms", 0.001), ("h", 3600), ("m", 60), ("s", 1), ("f", 1 / frameRate), ("t", 1 / tickRate)]
             for (unit, scale) in units where t.hasSuffix(unit) {
@@ -154,7 +154,7 @@ package enum TimedTextReader {
     }
 
     /// `#RRGGBB`, `#RRGGBBAA`, `rgb(…)`, `rgba(…)` or a TTML colour name.
-    package static func color(_ v: String) -> RGBColor? {
+    static func color(_ v: String) -> RGBColor? {
         let t = v.trimmingCharacters(in: .whitespaces).lowercased()
         if t.hasPrefix("#"), t.count >= 7 { return RGBColor(hex: String(t.prefix(7))) }
         if t.hasPrefix("rgb") {

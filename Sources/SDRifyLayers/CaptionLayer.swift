@@ -71,7 +71,7 @@ package final class CaptionLayer: @unchecked Sendable {
     }
 
     /// An ASS script read into a libass track (nil: malformed); the caller frees it.
-    package static func track(_ script: String, _ library: OpaquePointer) -> UnsafeMutablePointer<ASS_Track>? {
+    static func track(_ script: String, _ library: OpaquePointer) -> UnsafeMutablePointer<ASS_Track>? {
         var bytes = Array(script.utf8CString)
         return bytes.withUnsafeMutableBufferPointer { ass_read_memory(library, $0.baseAddress, $0.count - 1, nil) }
     }
@@ -157,7 +157,7 @@ package final class CaptionLayer: @unchecked Sendable {
     }
 
     /// Composites libass's alpha bitmaps, in order, into one premultiplied tile.
-    package static func flatten(_ first: UnsafeMutablePointer<ASS_Image>?, frameWidth: Int, frameHeight: Int) -> StickerTile? {
+    static func flatten(_ first: UnsafeMutablePointer<ASS_Image>?, frameWidth: Int, frameHeight: Int) -> StickerTile? {
         var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
         var node = first
         while let img = node?.pointee {

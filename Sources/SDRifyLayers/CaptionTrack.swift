@@ -4,8 +4,8 @@ import SDRifyValues
 
 /// Captions to burn in: a file (SRT, WebVTT or ASS) and the style for SRT/WebVTT.
 package struct CaptionTrack: Equatable, Sendable {
-    package var file: String
-    package var style = CaptionStyle()
+    var file: String
+    var style = CaptionStyle()
     package var offset = 0.0  // seconds added to every caption time
     /// The input's clock when the output is retimed (convert with a speed or slow motion): times are mapped by it
     /// after the offset (nil: the offset alone).

@@ -16,7 +16,7 @@ package struct DataSeries {
     private let columns: [String: [(t: Double, v: Double)]]  // per field, in time order
 
     var fieldNames: Set<String> { Set(columns.keys) }
-    package var span: ClosedRange<Double> { (samples.first?.t ?? 0)...(samples.last?.t ?? 0) }
+    var span: ClosedRange<Double> { (samples.first?.t ?? 0)...(samples.last?.t ?? 0) }
 
     package init(samples: [(t: Double, fields: [String: Double])]) {
         self.samples = samples.sorted { $0.t < $1.t }
@@ -25,7 +25,7 @@ package struct DataSeries {
         columns = c
     }
 
-    package static func load(_ source: DataSource, input: String?, label: String) throws -> DataSeries {
+    static func load(_ source: DataSource, input: String?, label: String) throws -> DataSeries {
         let series: DataSeries
         switch source {
         case .gpx(let path): series = try gpx(path)
@@ -38,7 +38,7 @@ package struct DataSeries {
     }
 
     /// The fields at `t`: each interpolated between the samples around it that have it.
-    package func fields(at t: Double) -> [String: Double] {
+    func fields(at t: Double) -> [String: Double] {
         var out: [String: Double] = [:]
         for (name, column) in columns {
             guard let first = column.first, let last = column.last else { continue }
@@ -62,7 +62,7 @@ package struct DataSeries {
 
     /// Timed-metadata values of track `n`: positions and other objects by their numeric fields, numbers by the last
     /// part of their key, arrays by key and index.
-    package static func track(_ n: Int, of path: String) throws -> DataSeries {
+    static func track(_ n: Int, of path: String) throws -> DataSeries {
         var samples: [(t: Double, fields: [String: Double])] = []
         for line in try TimedMetadata.lines(path: path, track: n) {
             guard case .object(let o) = line else { continue }
@@ -113,7 +113,7 @@ package struct DataSeries {
     }
 
     /// Great-circle distance in metres.
-    package static func distance(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+    static func distance(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
         let r = 6_371_008.8, rad = Double.pi / 180
         let dLat = (lat2 - lat1) * rad, dLon = (lon2 - lon1) * rad
         let a = sin(dLat / 2) * sin(dLat / 2) + cos(lat1 * rad) * cos(lat2 * rad) * sin(dLon / 2) * sin(dLon / 2)
@@ -122,7 +122,7 @@ package struct DataSeries {
 
     final class GPXReader: XMLHandler {
         struct Point { var lat: Double, lon: Double; var ele: Double? = nil; var time: Date? = nil; var speed: Double? = nil }
-        package var points: [Point] = []
+        var points: [Point] = []
         private var current: Point? = nil
         private var text = ""
         private let iso = ISO8601DateFormatter()
@@ -132,14 +132,14 @@ package struct DataSeries {
             return f
         }()
 
-        package func start(_ name: String, attributes a: [String: String]) {
+        func start(_ name: String, attributes a: [String: String]) {
             text = ""
             if name == "trkpt" || name == "rtept", let lat = a["lat"].flatMap(Double.init), let lon = a["lon"].flatMap(Double.init) {
                 current = Point(lat: lat, lon: lon)
             }
         }
-        package func text(_ string: String) { text += string }
-        package func end(_ name: String) {
+        func text(_ string: String) { text += string }
+        func end(_ name: String) {
             let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
             switch name.split(separator: ":").last.map(String.init) ?? name {
             case "ele": current?.ele = Double(value)
@@ -154,14 +154,14 @@ package struct DataSeries {
 
 /// A title template: `{name}` or `{name:.Nf}` filled from a data series.
 enum TitleTemplate {
-    package static let pattern = "\\{([A-Za-z_][A-Za-z0-9_-]*)(?::\\.([0-9])f)?\\}"
+    static let pattern = "\\{([A-Za-z_][A-Za-z0-9_-]*)(?::\\.([0-9])f)?\\}"
 
-    package static func fields(in text: String) -> [String] {
+    static func fields(in text: String) -> [String] {
         let re = try! NSRegularExpression(pattern: pattern)
         return re.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range(at: 1), in: text)!]) }
     }
 
-    package static func fill(_ text: String, with values: [String: Double]) -> String {
+    static func fill(_ text: String, with values: [String: Double]) -> String {
         let re = try! NSRegularExpression(pattern: pattern)
         var out = text
         for m in re.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {

@@ -7,7 +7,7 @@ import SDRifyValues
 /// range it costs nothing; inside, only its region is touched. Works on Y'CbCr directly: luma at full size, chroma
 /// at half, with the same geometry.
 final class EffectLayer: VideoLayer {
-    package let spec: EffectSpec
+    let spec: EffectSpec
     private let width: Int, height: Int
 
     /// Refuses (exit 64, naming the JSON path) a region that does not lie inside the `frameWidth`×`frameHeight` picture.
@@ -24,7 +24,7 @@ final class EffectLayer: VideoLayer {
         }
     }
 
-    package func apply(to frame: Frame, at outputTime: MediaTime) {
+    func apply(to frame: Frame, at outputTime: MediaTime) {
         let time = outputTime.seconds
         guard time >= spec.start, spec.end.map({ time < $0 }) ?? true else { return }
         let (values, kx, ky) = spec.state(at: time - spec.start)
@@ -83,7 +83,7 @@ final class EffectLayer: VideoLayer {
 package struct EffectRect {
     package var x: Int, y: Int, w: Int, h: Int
     /// The same rectangle in plane `p` (chroma at half size).
-    package func scaled(_ p: Int) -> EffectRect { p == 0 ? self : EffectRect(x: x / 2, y: y / 2, w: w / 2, h: h / 2) }
+    func scaled(_ p: Int) -> EffectRect { p == 0 ? self : EffectRect(x: x / 2, y: y / 2, w: w / 2, h: h / 2) }
 
     package init(x: Int, y: Int, w: Int, h: Int) {
         self.x = x; self.y = y; self.w = w; self.h = h
@@ -92,8 +92,8 @@ package struct EffectRect {
 
 /// One 8-bit plane.
 package struct PlaneRef {
-    package let data: UnsafeMutablePointer<UInt8>
-    package let stride: Int
+    let data: UnsafeMutablePointer<UInt8>
+    let stride: Int
     package let width: Int, height: Int
     package func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { data + y * stride }
 }
@@ -108,7 +108,7 @@ extension Frame {
 package enum EffectKernels {
     static func clampByte(_ v: Float) -> UInt8 { UInt8(min(max(v.rounded(), 0), 255)) }
 
-    package static func map(_ plane: PlaneRef, _ r: EffectRect, _ f: (Float) -> Float) {
+    static func map(_ plane: PlaneRef, _ r: EffectRect, _ f: (Float) -> Float) {
         var table = [UInt8](repeating: 0, count: 256)  // per-sample functions become a lookup
         for i in 0..<256 { table[i] = clampByte(f(Float(i))) }
         for y in r.y..<(r.y + r.h) {
@@ -118,7 +118,7 @@ package enum EffectKernels {
     }
 
     /// Each block×block square (from the region's corner; partial ones at its far edges) becomes its mean.
-    package static func pixelate(_ plane: PlaneRef, _ r: EffectRect, block: Int) {
+    static func pixelate(_ plane: PlaneRef, _ r: EffectRect, block: Int) {
         var by = r.y
         while by < r.y + r.h {
             let bh = min(block, r.y + r.h - by)
@@ -136,7 +136,7 @@ package enum EffectKernels {
     }
 
     /// Widths of three box blurs whose succession approximates a Gaussian of `sigma` (any size, in linear time).
-    package static func boxes(sigma: Double) -> [Int] {
+    static func boxes(sigma: Double) -> [Int] {
         let n = 3.0
         var wl = Int((12 * sigma * sigma / n + 1).squareRoot())
         if wl % 2 == 0 { wl -= 1 }
@@ -146,7 +146,7 @@ package enum EffectKernels {
     }
 
     /// A Gaussian blur inside the region (edges extended inward: nothing outside leaks in or is changed).
-    package static func gaussian(_ plane: PlaneRef, _ r: EffectRect, sigma: Double) {
+    static func gaussian(_ plane: PlaneRef, _ r: EffectRect, sigma: Double) {
         guard r.w > 1, r.h > 1 else { return }
         var a = [Float](repeating: 0, count: r.w * r.h)
         for y in 0..<r.h { let row = plane.row(r.y + y); for x in 0..<r.w { a[y * r.w + x] = Float(row[r.x + x]) } }
@@ -214,7 +214,7 @@ package enum EffectKernels {
 
     /// Darkens (and desaturates) toward the region's corners: 1 − strength·(d/d_corner)², the squared distance
     /// split into a column table and a per-row term.
-    package static func vignette(_ plane: PlaneRef, _ r: EffectRect, strength: Float, neutral: Float) {
+    static func vignette(_ plane: PlaneRef, _ r: EffectRect, strength: Float, neutral: Float) {
         let cx = Float(r.x) + Float(r.w) / 2, cy = Float(r.y) + Float(r.h) / 2
         let scale = strength / (Float(r.w * r.w + r.h * r.h) / 4)
         let columns = (0..<r.w).map { i -> Float in
@@ -234,7 +234,7 @@ package enum EffectKernels {
 
     /// A swirl about `centre`: twisted by `angle` (radians) at the centre, falling to 0 at `radius`; only within
     /// the region, sampled bilinearly from the picture as it was.
-    package static func vortex(_ plane: PlaneRef, _ r: EffectRect, centre: (Double, Double), radius: Double, angle: Double) {
+    static func vortex(_ plane: PlaneRef, _ r: EffectRect, centre: (Double, Double), radius: Double, angle: Double) {
         guard radius > 1, angle != 0 else { return }
         let x0 = max(r.x, Int(centre.0 - radius)), x1 = min(r.x + r.w, Int(centre.0 + radius) + 1)
         let y0 = max(r.y, Int(centre.1 - radius)), y1 = min(r.y + r.h, Int(centre.1 + radius) + 1)

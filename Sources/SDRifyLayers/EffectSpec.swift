@@ -22,7 +22,7 @@ package enum Easing: String, CaseIterable, Sendable {
 package enum EffectKind: String, CaseIterable, Sendable {
     case pixelate, blur, vortex, grayscale, sepia, adjust, vignette
 
-    package var parameters: [String: Double] {  // name: default
+    var parameters: [String: Double] {  // name: default
         switch self {
         case .pixelate: ["block": 16]
         case .blur: ["radius": 12]
@@ -35,7 +35,7 @@ package enum EffectKind: String, CaseIterable, Sendable {
     }
 
     /// The range each parameter accepts.
-    package static func range(_ name: String) -> ClosedRange<Double> {
+    static func range(_ name: String) -> ClosedRange<Double> {
         switch name {
         case "block": 2...512
         case "radius": 0...2000
@@ -50,27 +50,27 @@ package enum EffectKind: String, CaseIterable, Sendable {
 
 /// A rectangle of the upright output picture (pixels or percentages).
 package struct Region: Equatable, Sendable {
-    package var x: Length, y: Length, width: Length, height: Length
+    var x: Length, y: Length, width: Length, height: Length
     package init(x: Length, y: Length, width: Length, height: Length) { self.x = x; self.y = y; self.width = width; self.height = height }
 }
 
 package struct EffectKeyframe: Equatable, Sendable {
-    package var t: Double  // seconds from the effect's start
-    package var easing: Easing = .linear  // the approach to this keyframe
-    package var values: [String: Double] = [:]  // parameters at this keyframe
-    package var x: Length? = nil, y: Length? = nil  // where the region's top-left is (a moving region)
+    var t: Double  // seconds from the effect's start
+    var easing: Easing = .linear  // the approach to this keyframe
+    var values: [String: Double] = [:]  // parameters at this keyframe
+    var x: Length? = nil, y: Length? = nil  // where the region's top-left is (a moving region)
 }
 
 /// A time-ranged effect over the picture, or over one region of it.
 package struct EffectSpec: Equatable, Sendable {
-    package var kind: EffectKind
-    package var start: Double = 0  // seconds of output
-    package var end: Double? = nil
+    var kind: EffectKind
+    var start: Double = 0  // seconds of output
+    var end: Double? = nil
     package var region: Region? = nil  // nil: the whole picture
-    package var center: (x: Length, y: Length)? = nil  // vortex; default the region's centre
+    var center: (x: Length, y: Length)? = nil  // vortex; default the region's centre
     package var values: [String: Double] = [:]  // parameters given (the kind's defaults fill the rest)
-    package var keyframes: [EffectKeyframe] = []
-    package var path = ""  // where it was described, for errors found later (the frame size)
+    var keyframes: [EffectKeyframe] = []
+    var path = ""  // where it was described, for errors found later (the frame size)
 
     package init(kind: EffectKind) { self.kind = kind }
 
@@ -80,7 +80,7 @@ package struct EffectSpec: Equatable, Sendable {
     }
 
     /// Parameter values and the region's top-left offset at `local` seconds into the effect.
-    package func state(at local: Double) -> (values: [String: Double], x: Length?, y: Length?) {
+    func state(at local: Double) -> (values: [String: Double], x: Length?, y: Length?) {
         var values = kind.parameters.merging(self.values) { $1 }
         guard !keyframes.isEmpty else { return (values, nil, nil) }
         let after = keyframes.firstIndex { $0.t > local } ?? keyframes.count
@@ -112,7 +112,7 @@ extension Parser {
         return easing
     }
 
-    package mutating func effect(_ v: Any, at path: String) throws -> EffectSpec {
+    mutating func effect(_ v: Any, at path: String) throws -> EffectSpec {
         let common: Set<String> = ["type", "start", "end", "region", "keyframes", "center"]
         guard let o0 = v as? [String: Any] else { throw fail(path, "expected an object") }
         guard let name = o0["type"] as? String else {

@@ -5,23 +5,23 @@ import SDRifyValues
 
 /// One keyframe; t in seconds from the sticker's start. Absent properties take the sticker's own values.
 package struct StickerKeyframe: Equatable, Sendable {
-    package var t: Double
-    package var easing: Easing = .linear  // the approach to this keyframe from the one before
-    package var x: Length? = nil, y: Length? = nil
-    package var scale: Double? = nil  // × the sticker's size, about its centre
-    package var rotation: Double? = nil  // degrees clockwise, about its centre
-    package var opacity: Double? = nil  // × the sticker's opacity
+    var t: Double
+    var easing: Easing = .linear  // the approach to this keyframe from the one before
+    var x: Length? = nil, y: Length? = nil
+    var scale: Double? = nil  // × the sticker's size, about its centre
+    var rotation: Double? = nil  // degrees clockwise, about its centre
+    var opacity: Double? = nil  // × the sticker's opacity
 }
 
 package struct StickerSpec: Equatable, Sendable {
-    package var image: String
-    package var x: Length, y: Length  // top-left of the unscaled, unrotated sticker
-    package var width: Length? = nil, height: Length? = nil
-    package var start: Double = 0  // seconds of output
-    package var end: Double? = nil
-    package var opacity: Double = 1
-    package var fadeIn: Double = 0, fadeOut: Double = 0
-    package var keyframes: [StickerKeyframe] = []
+    var image: String
+    var x: Length, y: Length  // top-left of the unscaled, unrotated sticker
+    var width: Length? = nil, height: Length? = nil
+    var start: Double = 0  // seconds of output
+    var end: Double? = nil
+    var opacity: Double = 1
+    var fadeIn: Double = 0, fadeOut: Double = 0
+    var keyframes: [StickerKeyframe] = []
 }
 
 /// What `--overlays FILE.json` and `--sticker` describe, checked completely before any output is written.

@@ -4,8 +4,8 @@ import SDRifyValues
 
 /// JSON walking with the path of every value, for one-line errors.
 package struct Parser {
-    package let file: String
-    package var base: URL? = nil  // relative image paths are resolved against the JSON file's folder
+    let file: String
+    var base: URL? = nil  // relative image paths are resolved against the JSON file's folder
 
     /// Reads and parses a JSON file: the parser for it (paths relative to its folder) and its root value.
     package static func open(_ path: String, what: String) throws -> (Parser, Any) {
@@ -52,7 +52,7 @@ package struct Parser {
         return try number(v, at: path).map { .pixels($0) }
     }
 
-    package mutating func sticker(_ v: Any, at path: String) throws -> StickerSpec {
+    mutating func sticker(_ v: Any, at path: String) throws -> StickerSpec {
         let o = try object(
             v, at: path,
             allowed: [
@@ -95,7 +95,7 @@ package struct Parser {
     }
 
     /// Value checks shared by the JSON and the shorthand.
-    package mutating func check(_ s: StickerSpec, at path: String) throws {
+    mutating func check(_ s: StickerSpec, at path: String) throws {
         func sub(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
         for (key, l) in [("width", s.width), ("height", s.height)] {
             if let l, l.resolve(against: 100) <= 0 { throw fail(sub(key), "must be more than 0") }

@@ -5,8 +5,8 @@ import SDRifyValues
 /// Where and how a sticker shows at one moment (output pixels of the upright frame).
 struct StickerState: Equatable {
     var centreX: Double, centreY: Double
-    package var width: Double, height: Double  // scaled size
-    package var rotation: Double  // degrees clockwise
+    var width: Double, height: Double  // scaled size
+    var rotation: Double  // degrees clockwise
     var opacity: Double
     package var picture: Int  // index into the decoded pictures (animations)
 }
@@ -14,10 +14,10 @@ struct StickerState: Equatable {
 /// A sticker rendered for one state: premultiplied 8-bit-code Y'CbCr with alpha, on the frame's 2×2 chroma
 /// grid (x0, y0 even), so blending is a multiply-add per sample.
 package struct StickerTile {
-    package let x0: Int, y0: Int, width: Int, height: Int  // width, height even
+    let x0: Int, y0: Int, width: Int, height: Int  // width, height even
     let luma: [Float]  // Y code × alpha
-    package let alpha: [Float]
-    package let cb: [Float], cr: [Float], chromaAlpha: [Float]  // per 2×2 block: mean of (C code × alpha), mean alpha
+    let alpha: [Float]
+    let cb: [Float], cr: [Float], chromaAlpha: [Float]  // per 2×2 block: mean of (C code × alpha), mean alpha
 }
 
 extension StickerTile {
@@ -52,7 +52,7 @@ extension StickerTile {
 /// One sticker: pictures decoded once (premultiplied, with a half-size chain for large reductions), its
 /// geometry resolved for the output frame, and the last rendered tile kept while its state does not change.
 final class StickerLayer: @unchecked Sendable {
-    package let spec: StickerSpec
+    let spec: StickerSpec
     private let frameWidth: Int, frameHeight: Int
     private let baseX: Double, baseY: Double, baseWidth: Double, baseHeight: Double
     private let mips: [[Mip]]  // per picture: full size, half, quarter…
@@ -103,7 +103,7 @@ final class StickerLayer: @unchecked Sendable {
     }
 
     /// The state at `t` seconds of output, or nil when the sticker is not showing.
-    package func state(at t: Double) -> StickerState? {
+    func state(at t: Double) -> StickerState? {
         guard t >= spec.start, spec.end.map({ t < $0 }) ?? true else { return nil }
         let local = t - spec.start
         var x = baseX, y = baseY, scale = 1.0, rotation = 0.0, opacity = 1.0
@@ -135,7 +135,7 @@ final class StickerLayer: @unchecked Sendable {
             height: baseHeight * scale, rotation: rotation, opacity: opacity, picture: picture)
     }
 
-    package func tile(for state: StickerState) -> StickerTile {
+    func tile(for state: StickerState) -> StickerTile {
         if let (s, t) = cached, s == state { return t }
         let t = render(state)
         cached = (state, t)
@@ -170,7 +170,7 @@ final class StickerLayer: @unchecked Sendable {
     }
 
     /// Bilinear sample of premultiplied RGBA; transparent outside the picture.
-    package static func sample(_ m: Mip, _ u: Double, _ v: Double) -> (Float, Float, Float, Float) {
+    static func sample(_ m: Mip, _ u: Double, _ v: Double) -> (Float, Float, Float, Float) {
         let x = Int(floor(u)), y = Int(floor(v))
         let fx = Float(u - Double(x)), fy = Float(v - Double(y))
         var out: (Float, Float, Float, Float) = (0, 0, 0, 0)

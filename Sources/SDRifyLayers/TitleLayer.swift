@@ -10,7 +10,7 @@ package struct TitleSpec: Equatable, Sendable {
         case bottomLeft = "bottom-left", bottomCenter = "bottom-center", bottomRight = "bottom-right"
 
         /// ASS's numpad alignment.
-        package var alignment: Int {
+        var alignment: Int {
             switch self {
             case .bottomLeft: 1
             case .bottomCenter: 2
@@ -25,12 +25,12 @@ package struct TitleSpec: Equatable, Sendable {
         }
     }
 
-    package var text: String
-    package var start: Double = 0, end: Double? = nil  // seconds of output
-    package var fadeIn: Double = 0, fadeOut: Double = 0
-    package var position = Position.bottomCenter
-    package var x: Length? = nil, y: Length? = nil  // the text's top-left, instead of a position
-    package var look = TextLook(size: .percent(6), outlineColor: .black)
+    var text: String
+    var start: Double = 0, end: Double? = nil  // seconds of output
+    var fadeIn: Double = 0, fadeOut: Double = 0
+    var position = Position.bottomCenter
+    var x: Length? = nil, y: Length? = nil  // the text's top-left, instead of a position
+    var look = TextLook(size: .percent(6), outlineColor: .black)
     package var source: DataSource? = nil  // fills {field} or {field:.Nf} in the text per frame
     package var sourceOffset = 0.0  // seconds from the source's clock to the output's
     /// The input's clock when the output is retimed (a speed, slow motion): the data is read at the input's time
@@ -84,7 +84,7 @@ package struct TitleSpec: Equatable, Sendable {
 }
 
 extension Parser {
-    package func title(_ v: Any, at path: String) throws -> TitleSpec {
+    func title(_ v: Any, at path: String) throws -> TitleSpec {
         let o = try object(
             v, at: path, allowed: Parser.textLookKeys.union(["text", "start", "end", "fade_in", "fade_out", "position", "x", "y", "source"]))
         guard let text = o["text"] as? String, !text.isEmpty else { throw fail("\(path).text", "expected the title's text") }

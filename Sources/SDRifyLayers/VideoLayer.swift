@@ -21,7 +21,7 @@ extension TileLayer {
 }
 
 extension StickerLayer: TileLayer {
-    package func tile(at time: Double) -> StickerTile? { state(at: time).map { tile(for: $0) } }
+    func tile(at time: Double) -> StickerTile? { state(at: time).map { tile(for: $0) } }
 }
 
 extension CaptionLayer: TileLayer {}

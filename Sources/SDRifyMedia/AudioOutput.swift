@@ -14,7 +14,7 @@ package final class AudioOutput {
     private let map: TimeMap
     private let outputShift: MediaTime  // subtracted from every written timestamp (the shift, mapped)
     private let end: MediaTime?  // absolute input time where the cut ends
-    package let transcoded: Bool
+    let transcoded: Bool
     private var lastCopiedDTS: Int64? = nil  // output time base
     /// Copied AAC is decoded on the side (cheap next to the video) so that its damage is found like the video's.
     private let checker: Decoder?
@@ -55,13 +55,13 @@ package final class AudioOutput {
     package enum Position { case before, within, after }
 
     /// When a packet starts on the input's clock (nil: no timestamp).
-    package func start(of packet: Packet) -> MediaTime? { packet.pts.map { MediaTime(ticks: $0, TimeBase(inTimeBase)) } }
+    func start(of packet: Packet) -> MediaTime? { packet.pts.map { MediaTime(ticks: $0, TimeBase(inTimeBase)) } }
 
     /// Where an input time lands on the output's clock.
-    package func outputTime(_ t: MediaTime) -> MediaTime { map.output(t) - outputShift }
+    func outputTime(_ t: MediaTime) -> MediaTime { map.output(t) - outputShift }
 
     /// Where a packet falls relative to the cut (pure: safe to ask from the demuxing thread).
-    package func position(of packet: Packet) -> Position {
+    func position(of packet: Packet) -> Position {
         let start = self.start(of: packet) ?? shift
         let packetEnd = start + MediaTime(ticks: packet.duration, TimeBase(inTimeBase))
         if let end, start >= end { return .after }

@@ -6,7 +6,7 @@ import SDRifyValues
 /// (a speed, slow motion) the sound is time-stretched on the way (SoundRetimer) and stamped by the map.
 final class AudioTranscoder {
     private let aac: AACEncoder
-    package var encoder: UnsafeMutablePointer<AVCodecContext> { aac.ctx }
+    var encoder: UnsafeMutablePointer<AVCodecContext> { aac.ctx }
     private let decoder: UnsafeMutablePointer<AVCodecContext>
     private var resampler: OpaquePointer?
     private let fifo: OpaquePointer
@@ -18,7 +18,7 @@ final class AudioTranscoder {
     private let stage: SoundStage?  // --loudness: its survey, or its gain and limiter
     private let frame: UnsafeMutablePointer<AVFrame>
     private let outFrame: UnsafeMutablePointer<AVFrame>
-    package static let sampleRate = AACEncoder.sampleRate
+    static let sampleRate = AACEncoder.sampleRate
 
     package init(
         stream: UnsafeMutablePointer<AVStream>, globalHeader: Bool, label: String, map: TimeMap = .identity, stage: SoundStage? = nil

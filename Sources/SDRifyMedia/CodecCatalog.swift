@@ -11,7 +11,7 @@ package enum VideoCodec: String, Sendable {
 /// Everything sdrify knows about the codecs and containers it writes, in one table: the other files ask here
 /// instead of spelling out "h264 ? … : …".
 package struct CodecEntry: Sendable {
-    package let codec: VideoCodec
+    let codec: VideoCodec
     package let encoder: String  // libavcodec's encoder name
     package let shortName: String  // as users know it
     package let profile: String  // the profile asked for (lossless H.264 excepted, see `losslessProfile`)
@@ -21,9 +21,9 @@ package struct CodecEntry: Sendable {
     package let crfRange: ClosedRange<Int>
     package let speedPresets: [String]
     /// The sample entry code players need ('hvc1': parameter sets in the sample entry, as Apple requires), if any.
-    package let codecTag: UInt32?
+    let codecTag: UInt32?
     /// Extra encoder options.
-    package let options: [(String, String)]
+    let options: [(String, String)]
     /// Encoding cost per output pixel (ns) measured on the 2-core bench machine, for splitting threads.
     package let nsPerOutputPixel: Double
 }
@@ -31,7 +31,7 @@ package struct CodecEntry: Sendable {
 package enum CodecCatalog {
     static let x26xPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
 
-    package static func entry(_ codec: VideoCodec) -> CodecEntry {
+    static func entry(_ codec: VideoCodec) -> CodecEntry {
         switch codec {
         case .h264:
             CodecEntry(
@@ -47,16 +47,16 @@ package enum CodecCatalog {
     }
 
     /// 'hvc1' as a little-endian four-character code.
-    package static let hvc1: UInt32 = 0x3163_7668
+    static let hvc1: UInt32 = 0x3163_7668
 
     /// The tag a copied stream of `codecID` gets (Passthrough), by the same rule.
-    package static func codecTag(copying codecID: AVCodecID) -> UInt32 { codecID == AV_CODEC_ID_HEVC ? hvc1 : 0 }
+    static func codecTag(copying codecID: AVCodecID) -> UInt32 { codecID == AV_CODEC_ID_HEVC ? hvc1 : 0 }
 
     /// Output file extensions and the libavformat muxer each one takes.
-    package static let containers: [(ext: String, muxer: String)] = [("mp4", "mp4"), ("m4v", "mp4"), ("mov", "mov")]
+    static let containers: [(ext: String, muxer: String)] = [("mp4", "mp4"), ("m4v", "mp4"), ("mov", "mov")]
     package static var outputExtensions: [String] { containers.map(\.ext) }
 
-    package static func muxer(forExtension ext: String) -> String? { containers.first { $0.ext == ext.lowercased() }?.muxer }
+    static func muxer(forExtension ext: String) -> String? { containers.first { $0.ext == ext.lowercased() }?.muxer }
 
     /// The muxer for `path`, or the usage error that names the extensions sdrify writes.
     package static func muxer(forOutput path: String) throws -> String {

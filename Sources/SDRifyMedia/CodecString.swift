@@ -4,7 +4,7 @@ import CFFmpeg
 /// `hvc1.…` from the HEVC profile-tier-level, `mp4a.40.N` from the AAC AudioSpecificConfig. Read from the
 /// stream's own parameter sets (avcC/hvcC, or Annex B as the encoders give them), so it names what was encoded.
 enum CodecString {
-    package static func of(_ par: UnsafeMutablePointer<AVCodecParameters>) -> String? {
+    static func of(_ par: UnsafeMutablePointer<AVCodecParameters>) -> String? {
         let p = par.pointee
         guard let data = p.extradata, p.extradata_size > 0 else { return nil }
         let bytes = Array(UnsafeBufferPointer(start: data, count: Int(p.extradata_size)))
@@ -16,7 +16,7 @@ enum CodecString {
         }
     }
 
-    package static func h264(_ bytes: [UInt8]) -> String? {
+    static func h264(_ bytes: [UInt8]) -> String? {
         let sps: ArraySlice<UInt8>
         if bytes.first == 1, bytes.count >= 4 {
             sps = bytes[1..<4]  // avcC: profile, constraint flags, level
@@ -27,7 +27,7 @@ enum CodecString {
         return "avc1." + sps.map { hex($0, width: 2) }.joined()
     }
 
-    package static func hevc(_ bytes: [UInt8]) -> String? {
+    static func hevc(_ bytes: [UInt8]) -> String? {
         // The 12 bytes of general_profile_tier_level: in hvcC after its version byte; in Annex B inside the VPS,
         // after its 2-byte NAL header and 4 bytes of fields.
         let ptl: [UInt8]
@@ -52,7 +52,7 @@ enum CodecString {
             + constraints.map { hex($0, width: 1) }).joined(separator: ".")
     }
 
-    package static func aac(_ bytes: [UInt8]) -> String? {
+    static func aac(_ bytes: [UInt8]) -> String? {
         guard let first = bytes.first else { return nil }
         var objectType = Int(first >> 3)
         if objectType == 31, bytes.count >= 2 { objectType = 32 + Int((first & 0x07) << 3 | bytes[1] >> 5) }

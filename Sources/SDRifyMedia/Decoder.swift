@@ -15,7 +15,7 @@ package struct DecodeSettings: Sendable {
 
 /// A video decoder for one stream, frame-threaded.
 package final class Decoder {
-    package let ctx: UnsafeMutablePointer<AVCodecContext>
+    let ctx: UnsafeMutablePointer<AVCodecContext>
     private let label: String
     private let errorCount = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
 
@@ -49,7 +49,7 @@ package final class Decoder {
     }
 
     /// The refusal for a stream no decoder here can read.
-    package static func missing(_ par: AVCodecParameters, label: String) -> SDRifyError {
+    static func missing(_ par: AVCodecParameters, label: String) -> SDRifyError {
         if par.codec_id == AV_CODEC_ID_NONE {
             return SDRifyError.unsupported("\(label): unknown codec (fourcc '\(fourCC(par.codec_tag))')")
         }

@@ -24,7 +24,7 @@ package final class Packet {
 
 /// Opens an input read-only and hands out its packets.
 package final class Demuxer {
-    package let ctx: UnsafeMutablePointer<AVFormatContext>
+    let ctx: UnsafeMutablePointer<AVFormatContext>
     package let path: String
     package let videoStreamIndex: Int
     package let audioStreamIndex: Int?
@@ -110,7 +110,7 @@ package final class Demuxer {
         avformat_close_input(&p)
     }
 
-    package func stream(_ i: Int) -> UnsafeMutablePointer<AVStream> { ctx.pointee.streams[i]! }
+    func stream(_ i: Int) -> UnsafeMutablePointer<AVStream> { ctx.pointee.streams[i]! }
 
     /// How many video samples the container's index lists (MP4/MOV: every sample of the sample table, as far as
     /// read; other formats may index keyframes only).

@@ -3,12 +3,12 @@ import SDRifyValues
 
 /// Encoder settings the pipeline asks for.
 package struct VideoEncoderSettings: Sendable {
-    package var codec: VideoCodec = .h264
-    package var crf: Int = 23
-    package var preset: String = "veryfast"  // x264/x265 speed preset
-    package var threads: Int = 0  // 0 = the encoder's own choice
+    var codec: VideoCodec = .h264
+    var crf: Int = 23
+    var preset: String = "veryfast"  // x264/x265 speed preset
+    var threads: Int = 0  // 0 = the encoder's own choice
     /// A cap on the bit rate (`--max-bitrate`): the encoder's VBV with CRF, nil for none.
-    package var maxBitRate: BitRate? = nil
+    var maxBitRate: BitRate? = nil
     package init(codec: VideoCodec = .h264, crf: Int = 23, preset: String = "veryfast", threads: Int = 0, maxBitRate: BitRate? = nil) {
         self.codec = codec; self.crf = crf; self.preset = preset; self.threads = threads; self.maxBitRate = maxBitRate
     }
@@ -17,9 +17,9 @@ package struct VideoEncoderSettings: Sendable {
 /// A bit rate as `--max-bitrate` takes it: bits a second, `k` and `M` as thousands and millions (`2500k`, `4M`,
 /// `4.5M`, `800000`).
 package struct BitRate: Equatable, Sendable, CustomStringConvertible {
-    package let bitsPerSecond: Int64
+    let bitsPerSecond: Int64
     /// The rates a cap may be: below 50 kb/s no video is watchable, above 1 Gb/s no cap is meant.
-    package static let valid: ClosedRange<Int64> = 50_000...1_000_000_000
+    static let valid: ClosedRange<Int64> = 50_000...1_000_000_000
 
     package init?(argument: String) {
         var text = argument.trimmingCharacters(in: .whitespaces)
@@ -46,7 +46,7 @@ package struct BitRate: Equatable, Sendable, CustomStringConvertible {
 /// libx264 (High; High 4:4:4 Predictive for lossless CRF 0) or libx265 (Main) through libavcodec: 8-bit 4:2:0,
 /// BT.709 tags in the VUI, source timestamps kept; the level follows from size and rate (the encoders choose it).
 package final class VideoEncoder {
-    package let ctx: UnsafeMutablePointer<AVCodecContext>
+    let ctx: UnsafeMutablePointer<AVCodecContext>
     package let codec: VideoCodec
 
     package init(

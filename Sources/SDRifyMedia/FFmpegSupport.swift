@@ -33,7 +33,7 @@ final class LoggedErrorCounter {
     let pointer = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
     package init() { pointer.initialize(to: 0) }
     deinit { pointer.deallocate() }
-    package var count: Int { Int(cffmpeg_load_count(pointer)) }
+    var count: Int { Int(cffmpeg_load_count(pointer)) }
 }
 
 package func silenceFFmpegLogging() {
@@ -43,7 +43,7 @@ package func silenceFFmpegLogging() {
 
 /// The single boundary where FFmpeg's colour enums become ours (the mpv model).
 enum ColorMapping {
-    package static func description(
+    static func description(
         primaries: AVColorPrimaries, transfer: AVColorTransferCharacteristic,
         matrix: AVColorSpace, range: AVColorRange, chroma: AVChromaLocation
     ) -> ColorDescription {
@@ -56,7 +56,7 @@ enum ColorMapping {
     }
 
     /// Our description as FFmpeg's five fields (primaries, transfer, matrix, range, chroma siting).
-    package static func fields(_ c: ColorDescription)
+    static func fields(_ c: ColorDescription)
         -> (AVColorPrimaries, AVColorTransferCharacteristic, AVColorSpace, AVColorRange, AVChromaLocation)
     {
         (
@@ -66,14 +66,14 @@ enum ColorMapping {
         )
     }
 
-    package static func apply(_ c: ColorDescription, to ctx: UnsafeMutablePointer<AVCodecContext>) {
+    static func apply(_ c: ColorDescription, to ctx: UnsafeMutablePointer<AVCodecContext>) {
         (
             ctx.pointee.color_primaries, ctx.pointee.color_trc, ctx.pointee.colorspace, ctx.pointee.color_range,
             ctx.pointee.chroma_sample_location
         ) = fields(c)
     }
 
-    package static func apply(_ c: ColorDescription, to frame: UnsafeMutablePointer<AVFrame>) {
+    static func apply(_ c: ColorDescription, to frame: UnsafeMutablePointer<AVFrame>) {
         (
             frame.pointee.color_primaries, frame.pointee.color_trc, frame.pointee.colorspace, frame.pointee.color_range,
             frame.pointee.chroma_location
@@ -93,7 +93,7 @@ func planeArrays(_ f: UnsafeMutablePointer<AVFrame>) -> (data: [UnsafeMutablePoi
 }
 
 extension AVRational {
-    package var double: Double { den == 0 ? 0 : Double(num) / Double(den) }
+    var double: Double { den == 0 ? 0 : Double(num) / Double(den) }
 }
 
 /// The FFmpeg release and library versions this process runs with (for `--version`).

@@ -103,7 +103,7 @@ package final class Frame: @unchecked Sendable {
     package var format: PlanarFormat? { PlanarFormat(AVPixelFormat(rawValue: av.pointee.format)) }
 
     /// Significant bits per sample of the first component (0 when the format is unknown).
-    package var bitDepth: Int {
+    var bitDepth: Int {
         av_pix_fmt_desc_get(AVPixelFormat(rawValue: av.pointee.format)).map { Int($0.pointee.comp.0.depth) } ?? 0
     }
 
@@ -233,7 +233,7 @@ package final class FrameRing: @unchecked Sendable {
 
 extension Packet {
     /// A new packet that takes over this one's contents (this one is left empty for the next read).
-    package func moved() throws -> Packet {
+    func moved() throws -> Packet {
         let p = try Packet()
         av_packet_move_ref(p.av, av)
         return p

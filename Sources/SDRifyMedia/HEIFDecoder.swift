@@ -10,12 +10,12 @@ import SDRifyValues
 /// Auxiliary pictures (alpha, depth, gain maps, Apple's `tmap`) and thumbnails are not read: a gain-map photo shows
 /// its SDR base, as every viewer without gain-map support does.
 struct HEIFPicture {
-    package let frame: Frame  // planar Y'CbCr or grey, coded orientation
-    package let format: PlanarFormat
-    package let color: ColorDescription
-    package let orientation: Orientation
-    package let codec: String  // hevc, av1
-    package let brands: [String]  // the file's (avif, heic, mif1…)
+    let frame: Frame  // planar Y'CbCr or grey, coded orientation
+    let format: PlanarFormat
+    let color: ColorDescription
+    let orientation: Orientation
+    let codec: String  // hevc, av1
+    let brands: [String]  // the file's (avif, heic, mif1…)
     /// What the file holds besides the picture, for probe: "grid 8x6", "gain map", "alpha", "depth", "tmap"…
     let notes: [String]
 }
@@ -29,7 +29,7 @@ enum HEIFDecoder {
     }
 
     /// The primary picture's size as it is stored (before its turns), read from the headers alone.
-    package static func size(path: String) throws -> (width: Int, height: Int) {
+    static func size(path: String) throws -> (width: Int, height: Int) {
         guard let data = FileManager.default.contents(atPath: path) else { throw SDRifyError.invalidInput("\(path): cannot read this image") }
         do {
             let heif = try HEIFFile(data: data)
@@ -45,7 +45,7 @@ enum HEIFDecoder {
         }
     }
 
-    package static func decode(path: String, maxPixels: Int) throws -> HEIFPicture {
+    static func decode(path: String, maxPixels: Int) throws -> HEIFPicture {
         guard let data = FileManager.default.contents(atPath: path) else { throw SDRifyError.invalidInput("\(path): cannot read this image") }
         guard data.count <= HEIFFile.maxBytes else { throw SDRifyError.unsupported("\(path): a HEIF file larger than sdrify reads") }
         do {
@@ -55,7 +55,7 @@ enum HEIFDecoder {
         }
     }
 
-    package static func decode(_ heif: HEIFFile, path: String, maxPixels: Int) throws -> HEIFPicture {
+    static func decode(_ heif: HEIFFile, path: String, maxPixels: Int) throws -> HEIFPicture {
         guard let item = heif.items[heif.primary] else { throw HEIFFile.failure("no primary item") }
         var notes: [String] = []
         let frame: Frame
@@ -194,12 +194,12 @@ enum HEIFDecoder {
 }
 
 extension HEIFFile.Item {
-    package var size: (Int, Int)? {
+    var size: (Int, Int)? {
         for case .ispe(let w, let h) in properties { return (w, h) }
         return nil
     }
     /// The decoder configuration (`hvcC`/`av1C`) bytes.
-    package var configuration: Data? {
+    var configuration: Data? {
         for p in properties {
             switch p {
             case .hvcC(let d), .av1C(let d): return d

@@ -58,7 +58,7 @@ package struct PhotoOrigin: Sendable {
 /// frames, once, up front; a HEIF still (HEIC, AVIF) by our own item reader (HEIFDecoder).
 package enum ImageDecoder {
     static let maxFrames = 1000
-    package static let maxPixels = 4096 * 4096
+    static let maxPixels = 4096 * 4096
 
     /// Turns a decoded HDR picture (PQ, HLG) into 8-bit 4:2:0 BT.709 of the same size: tone mapping lives above
     /// this folder, so the callers that show photos as video pass it.
@@ -145,7 +145,7 @@ package enum ImageDecoder {
     }
 
     /// A HEIF photo's primary picture, upright by its own turns and mirrors.
-    package static func heif(path: String, maxPixels: Int, hdr: HDRToSDR?) throws -> RGBAImage {
+    static func heif(path: String, maxPixels: Int, hdr: HDRToSDR?) throws -> RGBAImage {
         let picture = try HEIFDecoder.decode(path: path, maxPixels: maxPixels)
         var frame = picture.frame, color = picture.color
         if color.hdrKind != .sdr, let hdr {
@@ -159,7 +159,7 @@ package enum ImageDecoder {
     }
 
     /// `color`: the picture's matrix and range, when the frame's own tags are not the whole story (HEIF's `nclx`).
-    package static func rgba(_ f: UnsafeMutablePointer<AVFrame>, duration: Double, path: String, color: ColorDescription? = nil) throws -> RGBAImage {
+    static func rgba(_ f: UnsafeMutablePointer<AVFrame>, duration: Double, path: String, color: ColorDescription? = nil) throws -> RGBAImage {
         let w = Int(f.pointee.width), h = Int(f.pointee.height)
         guard
             let sws = sws_getContext(

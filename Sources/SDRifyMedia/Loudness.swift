@@ -6,10 +6,10 @@ import SDRifyValues
 /// true peak (dBTP); nil where the sound is too short or silent to say.
 package struct LoudnessReport: Equatable, Sendable {
     package var integrated: Double?
-    package var range: Double?
+    var range: Double?
     package var truePeak: Double?
 
-    package var json: JSONValue {
+    var json: JSONValue {
         func value(_ v: Double?) -> JSONValue { v.map { .double(($0 * 100).rounded() / 100) } ?? .null }
         return .object([("integrated_lufs", value(integrated)), ("range_lu", value(range)), ("true_peak_dbtp", value(truePeak))])
     }
@@ -19,10 +19,10 @@ package struct LoudnessReport: Equatable, Sendable {
 /// What `--loudness` did (`--json`: "loudness"): the target, the gain, the sound before and after (the output's
 /// true peak as its AAC decodes).
 package struct LoudnessOutcome: Sendable {
-    package var target: Double
-    package var gainDB: Double
+    var target: Double
+    var gainDB: Double
     package var input: LoudnessReport
-    package var output: LoudnessReport
+    var output: LoudnessReport
 
     package var json: JSONValue {
         .object([
@@ -54,7 +54,7 @@ final class LoudnessMeter {
 
     deinit { ebur128_destroy(&state) }
 
-    package func add(_ planes: [UnsafePointer<Float>], count: Int) {
+    func add(_ planes: [UnsafePointer<Float>], count: Int) {
         guard count > 0 else { return }
         if interleaved.count < count * channels { interleaved = [Float](repeating: 0, count: count * channels) }
         for c in 0..<channels { for i in 0..<count { interleaved[i * channels + c] = planes[c][i] } }
@@ -71,7 +71,7 @@ final class LoudnessMeter {
         return peak
     }
 
-    package var report: LoudnessReport {
+    var report: LoudnessReport {
         var integrated = 0.0, range = 0.0, peak = 0.0
         var r = LoudnessReport()
         if ebur128_loudness_global(state, &integrated) == 0, integrated.isFinite { r.integrated = integrated }
@@ -95,7 +95,7 @@ package protocol SoundStage: AnyObject {
 
 /// A pass that only measures: `inner` (a normalizer, whose output meter measures) sees the sound, nothing is handed on.
 package final class MeasuringOnly: SoundStage {
-    package let inner: SoundStage
+    let inner: SoundStage
     package init(_ inner: SoundStage) { self.inner = inner }
     package func process(_ planes: [UnsafePointer<Float>], count: Int, emit: ([UnsafePointer<Float>], Int) throws -> Void) throws {
         try inner.process(planes, count: count) { _, _ in }
@@ -130,9 +130,9 @@ package final class LoudnessNormalizer: SoundStage {
     private var channels = 0
     private var peakMeter: LoudnessMeter? = nil
     private(set) var outputMeter: LoudnessMeter? = nil
-    package static let block = 48  // samples: 1 ms at 48 kHz
+    static let block = 48  // samples: 1 ms at 48 kHz
     static let lookahead = 5  // blocks
-    package static let release = 50.0  // blocks
+    static let release = 50.0  // blocks
     /// Blocks waiting for the look-ahead: their samples (gain applied) and the largest gain each may have.
     private var pending: [(samples: [[Float]], allowed: Float)] = []
     private var partial: [[Float]] = []  // samples not yet a whole block

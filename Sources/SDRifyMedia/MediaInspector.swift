@@ -127,7 +127,7 @@ enum MediaInspector {
     }
 
     /// One stream as a track: type, codec, sample entry, handler, language, title, dispositions.
-    package static func track(_ st: UnsafeMutablePointer<AVStream>, index: Int, main: Bool) -> TrackInfo {
+    static func track(_ st: UnsafeMutablePointer<AVStream>, index: Int, main: Bool) -> TrackInfo {
         let par = st.pointee.codecpar.pointee
         let type = av_get_media_type_string(par.codec_type).map { String(cString: $0) } ?? "unknown"
         let tagValue = par.codec_tag
@@ -145,13 +145,13 @@ enum MediaInspector {
         return t
     }
 
-    package static func tag(_ dict: OpaquePointer?, _ key: String) -> String? {
+    static func tag(_ dict: OpaquePointer?, _ key: String) -> String? {
         guard let e = av_dict_get(dict, key, nil, 0), let v = e.pointee.value else { return nil }
         return String(cString: v)
     }
 
     /// Every entry of a metadata dictionary, in order.
-    package static func tags(_ dict: OpaquePointer?) -> [(key: String, value: String)] {
+    static func tags(_ dict: OpaquePointer?) -> [(key: String, value: String)] {
         var out: [(key: String, value: String)] = []
         var e: UnsafeMutablePointer<AVDictionaryEntry>? = nil
         while let next = av_dict_get(dict, "", e, AV_DICT_IGNORE_SUFFIX) {
@@ -182,7 +182,7 @@ enum MediaInspector {
         return stillCodecs.contains(codec) && st.pointee.nb_frames <= 1
     }
 
-    package static func frameRate(_ st: UnsafeMutablePointer<AVStream>) -> Double? {
+    static func frameRate(_ st: UnsafeMutablePointer<AVStream>) -> Double? {
         let avg = st.pointee.avg_frame_rate.double
         if avg > 0, avg < 1000 { return avg }
         let r = st.pointee.r_frame_rate.double
@@ -222,7 +222,7 @@ enum MediaInspector {
         return (UnsafeRawPointer(p), size)
     }
 
-    package static func displayMatrix(_ st: UnsafeMutablePointer<AVStream>) -> DisplayMatrix? {
+    static func displayMatrix(_ st: UnsafeMutablePointer<AVStream>) -> DisplayMatrix? {
         guard let (p, size) = sideData(st, AV_PKT_DATA_DISPLAYMATRIX), size >= 36 else { return nil }
         return DisplayMatrix(fixedPoint: Array(UnsafeBufferPointer(start: p.assumingMemoryBound(to: Int32.self), count: 9)))
     }
@@ -241,7 +241,7 @@ enum MediaInspector {
         return md
     }
 
-    package static func mastering(_ m: AVMasteringDisplayMetadata) -> MasteringDisplay? {
+    static func mastering(_ m: AVMasteringDisplayMetadata) -> MasteringDisplay? {
         guard m.has_primaries != 0 || m.has_luminance != 0 else { return nil }
         let p = m.display_primaries
         return MasteringDisplay(
@@ -251,7 +251,7 @@ enum MediaInspector {
             minLuminance: m.min_luminance.double, maxLuminance: m.max_luminance.double)
     }
 
-    package static func dolbyVision(_ st: UnsafeMutablePointer<AVStream>) -> DolbyVisionConfig? {
+    static func dolbyVision(_ st: UnsafeMutablePointer<AVStream>) -> DolbyVisionConfig? {
         guard let (p, size) = sideData(st, AV_PKT_DATA_DOVI_CONF), size >= MemoryLayout<AVDOVIDecoderConfigurationRecord>.size
         else { return nil }
         let r = p.assumingMemoryBound(to: AVDOVIDecoderConfigurationRecord.self).pointee
@@ -261,7 +261,7 @@ enum MediaInspector {
             blCompatibilityID: Int(r.dv_bl_signal_compatibility_id))
     }
 
-    package static func merge(_ sei: HDRMetadata, matrix: DisplayMatrix?, into video: inout VideoInfo) {
+    static func merge(_ sei: HDRMetadata, matrix: DisplayMatrix?, into video: inout VideoInfo) {
         if video.hdrMetadata.masteringDisplay == nil { video.hdrMetadata.masteringDisplay = sei.masteringDisplay }
         if video.hdrMetadata.contentLightLevel == nil { video.hdrMetadata.contentLightLevel = sei.contentLightLevel }
         video.frameMatrix = matrix

@@ -24,7 +24,7 @@ package protocol SegmentedOutput: AnyObject {
 /// Writes an MP4/MOV file: streams from the encoder or copied from the input, fast start (moov first),
 /// no display matrix and no HDR side data on the video stream.
 package final class Muxer {
-    package let ctx: UnsafeMutablePointer<AVFormatContext>
+    let ctx: UnsafeMutablePointer<AVFormatContext>
     private let path: String
     package let fd: Int32  // the output, read and written: fast start reads it back, and tracks FFmpeg cannot write are added after
     private var headerWritten = false
@@ -90,7 +90,7 @@ package final class Muxer {
     }
 
     /// A subtitle stream fed by a subtitle encoder, with its language (ISO 639-2).
-    package func addStream(subtitles encoder: UnsafeMutablePointer<AVCodecContext>, language: String?) throws -> Int {
+    func addStream(subtitles encoder: UnsafeMutablePointer<AVCodecContext>, language: String?) throws -> Int {
         guard let st = avformat_new_stream(ctx, nil) else { throw SDRifyError.conversion("out of memory") }
         try ffCheck(avcodec_parameters_from_context(st.pointee.codecpar, encoder), "subtitle stream parameters")
         st.pointee.time_base = encoder.pointee.time_base
@@ -198,18 +198,18 @@ package final class Muxer {
     package func codecString(ofStream i: Int) -> String? { CodecString.of(ctx.pointee.streams[i]!.pointee.codecpar) }
 
     /// The output stream `i` (for a decoder of what is written).
-    package func stream(_ i: Int) -> UnsafeMutablePointer<AVStream> { ctx.pointee.streams[i]! }
+    func stream(_ i: Int) -> UnsafeMutablePointer<AVStream> { ctx.pointee.streams[i]! }
 
     /// The stream's channel count (an audio stream's).
     package func channels(ofStream i: Int) -> Int { Int(ctx.pointee.streams[i]!.pointee.codecpar.pointee.ch_layout.nb_channels) }
 
-    package func timeBase(ofStream i: Int) -> AVRational { ctx.pointee.streams[i]!.pointee.time_base }
+    func timeBase(ofStream i: Int) -> AVRational { ctx.pointee.streams[i]!.pointee.time_base }
 
     /// Sees every packet before it is written (a pass that measures what the encoders made).
     package var watcher: ((Packet, Int) throws -> Void)? = nil
 
     /// Writes a packet whose timestamps are in `from`, rescaled to the output stream's time base.
-    package func write(_ packet: Packet, stream: Int, from: AVRational) throws {
+    func write(_ packet: Packet, stream: Int, from: AVRational) throws {
         packet.av.pointee.stream_index = Int32(stream)
         try watcher?(packet, stream)
         if let segments, let pts = packet.pts {

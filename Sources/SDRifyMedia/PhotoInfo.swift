@@ -7,14 +7,14 @@ import SDRifyValues
 /// colour, what a HEIF file holds besides the picture (grid, gain map, alpha, depth), and the movie of a motion
 /// photo.
 package struct PhotoInfo: Sendable {
-    package var path: String
-    package var format: String  // "heif", "avif", or FFmpeg's codec name (mjpeg, png, webp…)
-    package var codec: String
-    package var width: Int, height: Int  // upright
+    var path: String
+    var format: String  // "heif", "avif", or FFmpeg's codec name (mjpeg, png, webp…)
+    var codec: String
+    var width: Int, height: Int  // upright
     package var hdr: HDRKind
-    package var notes: [String] = []
-    package var motion: MotionPhoto? = nil
-    package var movieDuration: Double? = nil
+    var notes: [String] = []
+    var motion: MotionPhoto? = nil
+    var movieDuration: Double? = nil
 
     package var json: JSONValue {
         .object([

@@ -20,7 +20,7 @@ final class SoundRetimer {
     private var pieceEnd: Int64? = nil  // the fed sample where the current piece of the map ends
     private var pieceRate = 1.0
     private var limit: Int64? = nil  // at the end: how many samples the map gives in all
-    package static let block = 1024
+    static let block = 1024
 
     /// `first`: the source time of the first sample that will be fed.
     package init(channels: Int, rate: Int, map: TimeMap, first: MediaTime) {
@@ -76,7 +76,7 @@ final class SoundRetimer {
     }
 
     /// Feeds `count` samples (one pointer per channel) and hands out what the stretcher has ready.
-    package func process(_ planes: [UnsafePointer<Float>], count: Int, emit: ([UnsafePointer<Float>], Int) throws -> Void) throws {
+    func process(_ planes: [UnsafePointer<Float>], count: Int, emit: ([UnsafePointer<Float>], Int) throws -> Void) throws {
         var at = 0
         while at < count {
             var n = min(SoundRetimer.block, count - at)
@@ -92,7 +92,7 @@ final class SoundRetimer {
 
     /// The end of the sound: what the stretcher still holds, up to where the map puts the end of what was fed (its
     /// tail beyond that is the stretcher's own ring-out).
-    package func finish(emit: ([UnsafePointer<Float>], Int) throws -> Void) throws {
+    func finish(emit: ([UnsafePointer<Float>], Int) throws -> Void) throws {
         limit = Int64(((map.output(time(ofSample: fed)) - map.output(first)).seconds * Double(rate)).rounded())
         var none: [UnsafePointer<Float>?] = Array(repeating: nil, count: channels)
         let silence = [Float](repeating: 0, count: 1)

@@ -6,8 +6,8 @@ import SDRifyValues
 /// libavcodec's mov_text encoder from its ASS form (italics, bold, underline and colour kept as tx3g styles).
 package final class SubtitleTrack {
     private let encoder: UnsafeMutablePointer<AVCodecContext>
-    package let stream: Int
-    package static let timeBase = AVRational(num: 1, den: 1000)
+    let stream: Int
+    static let timeBase = AVRational(num: 1, den: 1000)
 
     /// `header`: the ASS script head the encoder reads its default style from.
     package init(muxer: Muxer, language: String?, header: String) throws {

@@ -14,15 +14,15 @@ struct TimestampRebase {
     private struct StreamState {
         var last: Int64  // the last decode time, re-based
         var step: Int64  // the last packet's duration (or the step before it)
-        var offset: Int64 = 0
+        package var offset: Int64 = 0
         var splices = 0
     }
     private var streams: [Int32: StreamState] = [:]
     /// How many discontinuities were re-based (the most any one stream met: a splice moves every stream).
-    package var count: Int { streams.values.map(\.splices).max() ?? 0 }
+    var count: Int { streams.values.map(\.splices).max() ?? 0 }
 
     /// Re-bases one packet's timestamps (in its stream's time base) in place.
-    package mutating func apply(_ p: UnsafeMutablePointer<AVPacket>, timeBase: TimeBase) {
+    mutating func apply(_ p: UnsafeMutablePointer<AVPacket>, timeBase: TimeBase) {
         // Decode times rise packet by packet; presentation times do not (B-frames), so only they tell a splice.
         let raw = p.pointee.dts
         let index = p.pointee.stream_index

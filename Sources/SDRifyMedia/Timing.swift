@@ -63,7 +63,7 @@ extension Demuxer {
 
 extension Packet {
     package var pts: Int64? { av.pointee.pts == ffNoPTS ? nil : av.pointee.pts }
-    package var duration: Int64 { av.pointee.duration }
+    var duration: Int64 { av.pointee.duration }
     /// The packet's byte position in the file (-1 when the demuxer does not say).
     package var position: Int64 { av.pointee.pos }
     package func setDuration(_ ticks: Int64) { av.pointee.duration = ticks }

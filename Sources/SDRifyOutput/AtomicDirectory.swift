@@ -16,7 +16,7 @@ import SDRifyValues
 /// files (an earlier run's); a directory holding subdirectories is refused, so a mistaken path cannot cost more than
 /// the files directly in it.
 package final class AtomicDirectory {
-    package let finalPath: String
+    let finalPath: String
     private let tempPath: String
     private let helper: Int32
     private var files: [Int32] = []  // the files still open (each is flushed and closed once finished)
@@ -26,7 +26,7 @@ package final class AtomicDirectory {
     nonisolated(unsafe) private static var reserved: [AtomicDirectory] = []
 
     /// Makes the temporary directory and its helper now, before the sandbox closes (see AtomicOutput.reserve).
-    package static func reserve(finalPath: String, overwrite: Bool) throws {
+    static func reserve(finalPath: String, overwrite: Bool) throws {
         reserved.append(try AtomicDirectory(finalPath: finalPath, overwrite: overwrite))
     }
 
@@ -108,7 +108,7 @@ package final class AtomicDirectory {
     }
 
     /// Writes `bytes` as the new file `name` (a playlist, a WebVTT file, an image).
-    package func write(_ name: String, _ bytes: [UInt8]) throws {
+    func write(_ name: String, _ bytes: [UInt8]) throws {
         let fd = try create(name)
         var done = 0
         while done < bytes.count {
@@ -121,7 +121,7 @@ package final class AtomicDirectory {
     }
 
     /// Flushes a finished file to disk and closes it (a long ladder makes thousands of segments: none stays open).
-    package func finish(_ fd: Int32) throws {
+    func finish(_ fd: Int32) throws {
         guard let i = files.firstIndex(of: fd) else { return }
         files.remove(at: i)
         defer { close(fd) }
@@ -130,7 +130,7 @@ package final class AtomicDirectory {
         }
     }
 
-    package func discard() {
+    func discard() {
         guard !committed else { return }
         _ = sdrify_output_helper_request(helper, CChar(UInt8(ascii: "D")))
         closeFiles()
@@ -144,7 +144,7 @@ package final class AtomicDirectory {
     }
 
     /// Flushes every file, then renames the directory into place (see AtomicOutput.commit for the commit window).
-    package func commit() throws {
+    func commit() throws {
         for fd in files { try finish(fd) }
         SignalCleanup.beginCommit(finalPath, slot: cleanupSlot)
         let err = sdrify_output_helper_request(helper, CChar(UInt8(ascii: "P")))

@@ -17,7 +17,7 @@ import SDRifyValues
 /// output, see CSystem's output_helper.c) does both on request, and removes a named temporary when the process
 /// ends however it ends.
 package final class AtomicOutput {
-    package let finalPath: String
+    let finalPath: String
     /// The file being written, opened for reading and writing (fast start reads it back).
     package let fd: Int32
     private let directory: String
@@ -36,7 +36,7 @@ package final class AtomicOutput {
 
     /// Opens the output now, before any input is read, so the sandbox can close before a hostile byte is parsed;
     /// the run's `open` for the same path then takes it.
-    package static func reserve(finalPath: String, overwrite: Bool) throws {
+    static func reserve(finalPath: String, overwrite: Bool) throws {
         reserved.append(try AtomicOutput(finalPath: finalPath, overwrite: overwrite))
     }
 

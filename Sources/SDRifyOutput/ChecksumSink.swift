@@ -5,28 +5,28 @@ import SDRifyValues
 /// Keeps a summary of every picture and of the sound instead of encoding them: for tests of the pipeline.
 package final class ChecksumSink: MediaSink {
     package struct Picture: Sendable {
-        package var meanY: Double, meanCb: Double, meanCr: Double
-        package var checksum: UInt64  // FNV-1a over the visible samples of the three planes
-        package var pts: Int64?
-        package var duration: Int64?
+        var meanY: Double, meanCb: Double, meanCr: Double
+        var checksum: UInt64  // FNV-1a over the visible samples of the three planes
+        var pts: Int64?
+        var duration: Int64?
         /// Mean luma of a rectangle (fractions of the width and height), for "which clip shows where".
-        package var regions: [Double]
+        var regions: [Double]
     }
-    package private(set) var width = 0, height = 0
-    package private(set) var rate: FrameRate? = nil
-    package private(set) var hasAudio = false
-    package private(set) var pictures: [Picture] = []
+    private(set) var width = 0, height = 0
+    private(set) var rate: FrameRate? = nil
+    private(set) var hasAudio = false
+    private(set) var pictures: [Picture] = []
     /// RMS of the left channel in blocks of `audioBlock` samples, and the total count.
-    package private(set) var audioRMS: [Double] = []
-    package private(set) var audioSamples = 0
-    package private(set) var finished = false
+    private(set) var audioRMS: [Double] = []
+    private(set) var audioSamples = 0
+    private(set) var finished = false
     package let audioBlock = 1024
     /// Regions measured in every picture: (x, y, width, height) as fractions.
-    package let regions: [(Double, Double, Double, Double)]
+    let regions: [(Double, Double, Double, Double)]
 
     package init(regions: [(Double, Double, Double, Double)] = []) { self.regions = regions }
 
-    package private(set) var timeBase: TimeBase? = nil
+    private(set) var timeBase: TimeBase? = nil
 
     package func begin(_ format: RenderFormat) throws {
         width = format.width; height = format.height; rate = format.rate; timeBase = format.timeBase; hasAudio = format.sound

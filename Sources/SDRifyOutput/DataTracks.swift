@@ -10,18 +10,18 @@ import SDRifyValues
 /// cut, a speed, slow motion) and cut to the output's length.
 struct DataTrack {
     var sampleEntry: Data  // the input's stsd entry, whole (size, format, contents)
-    package var format: String
-    package var handler: String  // hdlr handler type ('meta')
+    var format: String
+    var handler: String  // hdlr handler type ('meta')
     var handlerName: String
-    package var timescale: UInt32
+    var timescale: UInt32
     package var language: UInt16  // mdhd's packed ISO 639-2 (0x55C4: und)
-    package var samples: [(start: Int64, duration: Int64, bytes: Data)]  // in timescale ticks, on the output's clock
+    var samples: [(start: Int64, duration: Int64, bytes: Data)]  // in timescale ticks, on the output's clock
 
     /// The kinds of data track carried over.
     static let formats: Set<String> = ["gpmd", "mebx", "camm", "mett", "metx"]
 
     /// The input's timed-metadata tracks, retimed by `clock` (source → output) and cut to `length` (nil: no cut).
-    package static func read(from path: String, demuxer: Demuxer, clock: ClipClock, length: MediaTime?) throws -> [DataTrack] {
+    static func read(from path: String, demuxer: Demuxer, clock: ClipClock, length: MediaTime?) throws -> [DataTrack] {
         let tracks = (0..<demuxer.trackCount).filter { demuxer.isDataTrack($0) && DataTrack.formats.contains(demuxer.track($0).codecTag ?? "") }
         guard !tracks.isEmpty, let top = TopLevelBoxes(path: path), let moovBox = top.boxes.first(where: { $0.type == "moov" }),
             let moov = top.payload(of: moovBox, path: path, limit: 64 << 20)
@@ -49,7 +49,7 @@ struct DataTrack {
 
     /// A track's description from the input's movie box: its first sample entry, media time scale, language and
     /// handler.
-    package static func described(trackID: Int, in moov: Data) -> DataTrack? {
+    static func described(trackID: Int, in moov: Data) -> DataTrack? {
         for trak in Boxes.children("trak", in: moov) {
             guard let tkhd = Boxes.child("tkhd", in: trak), tkhd.count >= 24 else { continue }
             let id = Int(QuickTimeMetadata.u32(tkhd, tkhd[tkhd.startIndex] == 1 ? 20 : 12))
@@ -78,7 +78,7 @@ struct DataTrack {
 /// moves down by as much, copied in place from the end, as FFmpeg's fast start does; every chunk offset past the
 /// movie box moves with it) and the samples go in a media data box at the end.
 enum MovieAppender {
-    package static func add(_ tracks: [DataTrack], fd: Int32, path: String) throws {
+    static func add(_ tracks: [DataTrack], fd: Int32, path: String) throws {
         func fail(_ what: String) -> SDRifyError { .conversion("\(path): adding the timed-metadata tracks: \(what)") }
         func read(_ at: Int64, _ n: Int) throws -> Data {
             var d = Data(count: n)
@@ -196,7 +196,7 @@ enum MovieAppender {
     }
 
     /// One data track: one sample per chunk, its times as `stts` runs, an edit list when it starts after 0.
-    package static func trak(_ t: DataTrack, id: UInt32, movieScale: UInt32, offsets: [Int64], describes: UInt32?) -> Data {
+    static func trak(_ t: DataTrack, id: UInt32, movieScale: UInt32, offsets: [Int64], describes: UInt32?) -> Data {
         let first = t.samples.first?.start ?? 0
         let last = t.samples.last.map { $0.start + $0.duration } ?? 0
         let mediaDuration = UInt64(max(0, last - first))
@@ -234,7 +234,7 @@ enum MovieAppender {
         return box("trak", tkhd + tref + edts + box("mdia", mdhd + hdlr + minf))
     }
 
-    package static func box(_ type: String, _ payload: Data) -> Data { be32(UInt32(8 + payload.count)) + Data(type.utf8) + payload }
+    static func box(_ type: String, _ payload: Data) -> Data { be32(UInt32(8 + payload.count)) + Data(type.utf8) + payload }
     static func fullBox(_ type: String, _ version: UInt8, _ flags: UInt32, _ payload: Data) -> Data {
         box(type, be32(UInt32(version) << 24 | flags) + payload)
     }

@@ -7,9 +7,9 @@ import SDRifyValues
 /// What a conversion's file keeps of its input besides the pictures: the sound (copied or transcoded), the
 /// creation time (and location on request), chapters and text subtitles, all on the pictures' clock.
 package struct InputCarryOver {
-    package var path: String
+    var path: String
     package var clock: ClipClock
-    package var videoStart: MediaTime  // the video's first timestamp: where an untrimmed read begins
+    var videoStart: MediaTime  // the video's first timestamp: where an untrimmed read begins
     package var keepLocation = false
     package var keepChapters = true
     /// Soft subtitle tracks to write, their cues already on the output's clock.

@@ -6,7 +6,7 @@ import SDRifyValues
 /// bytes it took, and the playlist that lists them. Files are `NAME_init.mp4`, `NAME_00001.m4s` … in the output
 /// directory.
 final class HLSSegments: SegmentedOutput {
-    package let name: String
+    let name: String
     private let directory: AtomicDirectory
     /// Where a segment may begin: `nil` cuts wherever a keyframe's time is in `cuts` (the video's IDR pictures);
     /// otherwise at the first packet at or after each multiple of `every` (the sound).
@@ -26,21 +26,21 @@ final class HLSSegments: SegmentedOutput {
 
     /// The rendition's muxer: its header into the init segment, its fragments into the segments, its clock starting
     /// at `start` (Muxer.segmentedStart). It holds these segments weakly: keep them.
-    package func muxer(startingAt start: MediaTime) throws -> Muxer {
+    func muxer(startingAt start: MediaTime) throws -> Muxer {
         let muxer = try Muxer(fd: initFD, path: "\(directory.finalPath)/\(initFile)", formatName: "mp4")
         muxer.segments = self
         muxer.segmentedStart = start
         return muxer
     }
 
-    package func beginsSegment(at time: MediaTime, keyframe: Bool) -> Bool {
+    func beginsSegment(at time: MediaTime, keyframe: Bool) -> Bool {
         if let every, let last = segments.last {
             return time >= every.scaled(Int64(segments.count), 1) && time > last.start
         }
         return keyframe && cuts.contains(time)
     }
 
-    package func nextSegment(startingAt time: MediaTime) throws -> Int32 {
+    func nextSegment(startingAt time: MediaTime) throws -> Int32 {
         try closeCurrent()
         let file = String(format: "%@_%05d.m4s", name, segments.count + 1)
         current = try directory.create(file)
@@ -48,10 +48,10 @@ final class HLSSegments: SegmentedOutput {
         return current
     }
 
-    package func wrote(until time: MediaTime) { end = max(end, time) }
+    func wrote(until time: MediaTime) { end = max(end, time) }
 
     /// After the muxer's last write: the last segment and the init segment are complete.
-    package func finish() throws {
+    func finish() throws {
         try closeCurrent()
         try directory.finish(initFD)
     }
@@ -65,7 +65,7 @@ final class HLSSegments: SegmentedOutput {
     }
 
     /// Each segment's length: to the next one's start, the last to the end of what was written.
-    package var durations: [MediaTime] {
+    var durations: [MediaTime] {
         segments.indices.map { i in (i + 1 < segments.count ? segments[i + 1].start : end) - segments[i].start }
     }
 

@@ -5,8 +5,8 @@ import SDRifyValues
 
 /// One video rendition of an HLS ladder as asked for: its size and its encoder.
 package struct HLSRenditionRequest {
-    package var rendition: Ladder.Rendition
-    package var settings: VideoEncoderSettings
+    var rendition: Ladder.Rendition
+    var settings: VideoEncoderSettings
 
     package init(rendition: Ladder.Rendition, settings: VideoEncoderSettings) {
         self.rendition = rendition
@@ -16,13 +16,13 @@ package struct HLSRenditionRequest {
 
 /// What `hls` wrote, per rendition (for `--json` and the master playlist).
 package struct HLSRenditionResult: Sendable {
-    package var name: String
+    var name: String
     package var width: Int
     package var height: Int
-    package var codecs: String
-    package var bandwidth: Int  // peak segment bit rate, with the sound's
-    package var averageBandwidth: Int
-    package var segments: Int
+    var codecs: String
+    var bandwidth: Int  // peak segment bit rate, with the sound's
+    var averageBandwidth: Int
+    var segments: Int
 
     package var json: JSONValue {
         .object([

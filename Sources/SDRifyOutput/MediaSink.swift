@@ -6,11 +6,11 @@ import SDRifyValues
 /// with its timestamp and duration in ticks of `timeBase`, at the nominal `rate`; and, with `sound`, the mixed
 /// sound (48 kHz stereo float, in blocks of the sink's `audioBlock` samples, the last one shorter).
 package struct RenderFormat: Sendable {
-    package let width: Int
-    package let height: Int
-    package let timeBase: TimeBase
-    package let rate: FrameRate
-    package let sound: Bool
+    let width: Int
+    let height: Int
+    let timeBase: TimeBase
+    let rate: FrameRate
+    let sound: Bool
 
     package init(width: Int, height: Int, timeBase: TimeBase, rate: FrameRate, sound: Bool) {
         self.width = width

@@ -5,8 +5,8 @@ import SDRifyValues
 
 /// What was written as the poster (`--json`: "poster").
 package struct PosterResult: Sendable {
-    package var path: String
-    package var time: Double  // the output time asked for (seconds)
+    var path: String
+    var time: Double  // the output time asked for (seconds)
     package var pictureTime: Double  // when the picture shown then starts
 
     package var json: JSONValue {
@@ -19,8 +19,8 @@ package struct PosterResult: Sendable {
 /// It keeps a reference to the latest picture that starts at or before the time (no copy: the render's rings
 /// copy on write if they come back to it), so a variable frame rate's gaps show what a player shows.
 package final class PosterSink: MediaSink {
-    package let request: PosterRequest
-    package let time: MediaTime
+    let request: PosterRequest
+    let time: MediaTime
     private let type: ImageFileType
     private let output: AtomicOutput
     private var timeBase = TimeBase(num: 1, den: 1)

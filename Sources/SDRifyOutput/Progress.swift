@@ -1,14 +1,14 @@
 /// How far a conversion is, reported a few times a second and once at the end.
 package struct ConversionProgress: Sendable {
-    package var frames: Int
-    package var outTime: Double  // seconds of video written
-    package var totalTime: Double?  // seconds the output will have, when known
+    var frames: Int
+    var outTime: Double  // seconds of video written
+    var totalTime: Double?  // seconds the output will have, when known
     package var elapsed: Double  // seconds since the conversion started
     package var finished: Bool
 
     package var fraction: Double? { totalTime.flatMap { $0 > 0 ? min(max(outTime / $0, 0), 1) : nil } }
     package var fps: Double { elapsed > 0 ? Double(frames) / elapsed : 0 }
-    package var speed: Double { elapsed > 0 ? outTime / elapsed : 0 }
+    var speed: Double { elapsed > 0 ? outTime / elapsed : 0 }
 
     /// ffmpeg's `-progress` block: key=value lines ending with progress=continue|end.
     package var keyValueBlock: String {

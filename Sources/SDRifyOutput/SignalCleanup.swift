@@ -98,7 +98,7 @@ package enum SignalCleanup {
     }
 
     /// Ends the run for `stop` (a signal number or a limit), or holds it while the output is being committed.
-    package static func stop(_ stop: Int32) {
+    static func stop(_ stop: Int32) {
         while true {
             switch phase.load(ordering: .sequentiallyConsistent) {
             case running:

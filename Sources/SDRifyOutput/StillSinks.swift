@@ -6,7 +6,7 @@ import SDRifyValues
 /// player's picture), kept by reference (the render's rings copy on write if they come back to it). Times past the
 /// last picture show the last one.
 struct StillPicker {
-    package let times: [MediaTime]  // ascending
+    let times: [MediaTime]  // ascending
     private(set) var picked: [Frame] = []
     private var held: Frame? = nil
     private var timeBase = TimeBase(num: 1, den: 1)
@@ -16,7 +16,7 @@ struct StillPicker {
     package init(times: [MediaTime]) { self.times = times.sorted() }
 
     /// The render's format (its clock and picture size), before the first picture.
-    package mutating func begin(_ format: RenderFormat) {
+    mutating func begin(_ format: RenderFormat) {
         timeBase = format.timeBase
         size = (format.width, format.height)
     }
@@ -29,7 +29,7 @@ struct StillPicker {
     }
 
     /// Every time's picture; nil when the render gave none.
-    package mutating func finish() -> [Frame]? {
+    mutating func finish() -> [Frame]? {
         guard let held else { return nil }
         while picked.count < times.count { picked.append(held) }
         return picked
@@ -92,11 +92,11 @@ package final class BestPictureSink: MediaSink {
 /// What `--best` looks at in a picture's luma (8-bit, video range read as 0–1): mean, spread, the energy of its
 /// edges (a Laplacian: blur lowers it) and a 32-bin histogram. Every second pixel each way: enough to rank.
 package struct PictureLook: Sendable {
-    package static let bins = 32
+    static let bins = 32
     package var mean = 0.0
     package var contrast = 0.0  // standard deviation
     package var sharpness = 0.0  // mean absolute Laplacian
-    package var histogram = [Double](repeating: 0, count: PictureLook.bins)
+    var histogram = [Double](repeating: 0, count: PictureLook.bins)
 
     package init(_ picture: Frame) {
         let w = picture.width, h = picture.height, stride = picture.stride(0)
@@ -121,9 +121,9 @@ package struct PictureLook: Sendable {
     }
 
     /// For when nothing is usable: prefer what is exposed, with contrast and sharp.
-    package var score: Double { contrast + sharpness - abs(mean - 0.45) }
+    var score: Double { contrast + sharpness - abs(mean - 0.45) }
 
-    package func distance(to average: [Double]) -> Double {
+    func distance(to average: [Double]) -> Double {
         zip(histogram, average).reduce(0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) }
     }
 }

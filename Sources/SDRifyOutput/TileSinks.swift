@@ -8,26 +8,26 @@ import SDRifyValues
 /// row, `gap` pixels between the tiles and around them (0 for sprites, whose tiles players address by exact
 /// rectangles). Sizes and places are even, so the chroma planes line up.
 struct TileGrid {
-    package let columns: Int
-    package let rows: Int
-    package let tileWidth: Int
+    let columns: Int
+    let rows: Int
+    let tileWidth: Int
     let tileHeight: Int
-    package let gap: Int
+    let gap: Int
     /// The whole grid's width when it is asked for (a contact sheet's --width): what the even tiles and the gaps leave
     /// goes to the outer margins.
     var totalWidth: Int? = nil
 
-    package var width: Int { totalWidth ?? naturalWidth }
-    package var height: Int { rows * tileHeight + (rows + 1) * gap }
+    var width: Int { totalWidth ?? naturalWidth }
+    var height: Int { rows * tileHeight + (rows + 1) * gap }
     private var naturalWidth: Int { columns * tileWidth + (columns + 1) * gap }
 
-    package func origin(of index: Int) -> (x: Int, y: Int) {
+    func origin(of index: Int) -> (x: Int, y: Int) {
         let margin = max(0, width - naturalWidth) / 2
         return (margin + gap + (index % columns) * (tileWidth + gap), gap + (index / columns) * (tileHeight + gap))
     }
 
     /// The grid of `tiles` (at most columns × rows) on a background of luma `shade` (16 black … 235 white).
-    package func compose(_ tiles: [Frame], shade: UInt8 = 16) throws -> Frame {
+    func compose(_ tiles: [Frame], shade: UInt8 = 16) throws -> Frame {
         let canvas = try Frame(width: width, height: height, format: .yuv420p)
         canvas.color = .sdrOutput
         for plane in 0..<3 {

@@ -9,7 +9,7 @@ struct BitReader {
 
     var bitsLeft: Int { bytes.count * 8 - position }
 
-    package mutating func bits(_ n: Int) throws -> Int {
+    mutating func bits(_ n: Int) throws -> Int {
         guard n >= 0, n <= 32, n <= bitsLeft else { throw Overrun() }
         var v = 0
         for _ in 0..<n {
@@ -21,7 +21,7 @@ struct BitReader {
 
     mutating func flag() throws -> Bool { try bits(1) == 1 }
 
-    package mutating func skip(_ n: Int) throws {
+    mutating func skip(_ n: Int) throws {
         guard n >= 0, n <= bitsLeft else { throw Overrun() }
         position += n
     }

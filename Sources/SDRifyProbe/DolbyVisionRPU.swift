@@ -5,7 +5,7 @@ import SDRifyValues
 /// colour metadata but not its extension blocks, so the whole RPU is walked here to reach them (syntax as
 /// published for the RPU data payload: header, reshaping curves, NLQ, colour metadata, extension blocks).
 package struct DolbyVisionLevel1: Equatable, Sendable {
-    package var minPQ: Int, averagePQ: Int, maxPQ: Int  // 0-4095
+    var minPQ: Int, averagePQ: Int, maxPQ: Int  // 0-4095
 
     package var maxLuminance: Double { PQ.decode(Double(maxPQ) / 4095) }
     package var averageLuminance: Double { PQ.decode(Double(averagePQ) / 4095) }

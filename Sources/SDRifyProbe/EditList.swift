@@ -21,7 +21,7 @@ package enum EditList {
 
     /// A movie box's edit lists that point before their media: a media time below −1 (−1 alone marks an empty
     /// edit). The demuxer reads such a list without a word and loses pictures or shifts the sound.
-    package static func problem(inMovie moov: Data) -> String? {
+    static func problem(inMovie moov: Data) -> String? {
         typealias Q = QuickTimeMetadata
         for (n, trak) in Q.children(moov, type: "trak").enumerated() {
             if let bad = mediaTimes(trak)?.first(where: { $0 < -1 }) {

@@ -6,11 +6,11 @@ import SDRifyValues
 /// GPS5/GPS9 become positions, the rest (accelerometer, gyroscope, …) numbers.
 package enum GPMF {
     package struct Record {
-        package let key: String
-        package let type: UInt8  // 0: nested records
-        package let size: Int  // bytes of one structure
+        let key: String
+        let type: UInt8  // 0: nested records
+        let size: Int  // bytes of one structure
         let repeatCount: Int
-        package let payload: Data
+        let payload: Data
     }
 
     static func records(_ data: Data) -> [Record] {
@@ -28,7 +28,7 @@ package enum GPMF {
     }
 
     /// The numbers of a record, one array per structure, divided by `scale` (one divisor, or one per element).
-    package static func numbers(_ r: Record, scale: [Double]) -> [[Double]] {
+    static func numbers(_ r: Record, scale: [Double]) -> [[Double]] {
         let width: Int
         switch r.type {
         case UInt8(ascii: "b"), UInt8(ascii: "B"): width = 1

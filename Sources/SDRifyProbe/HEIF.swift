@@ -214,11 +214,11 @@ package struct HEIFFile {
 
     package typealias Box = Boxes.Box
 
-    package static func boxes(_ data: Data, from: Int = 0, in parent: String, tolerateTail: Bool = false) throws -> [Box] {
+    static func boxes(_ data: Data, from: Int = 0, in parent: String, tolerateTail: Bool = false) throws -> [Box] {
         try Boxes.all(data, from: from, in: parent, tolerateTail: tolerateTail, damage: failure)
     }
 
-    package static func fourcc(_ d: Data, _ at: Int) -> String { Boxes.fourcc(d, at) }
+    static func fourcc(_ d: Data, _ at: Int) -> String { Boxes.fourcc(d, at) }
 
     static func property(_ box: Box) throws -> Property {
         var r = Reader(box.payload, "'\(box.type)'")
@@ -261,23 +261,23 @@ package struct HEIFFile {
 
     /// Big-endian reads that fail (as damage) past the end.
     package struct Reader {
-        package let data: Data
-        package let what: String
+        let data: Data
+        let what: String
         private(set) var at = 0
         package init(_ data: Data, _ what: String) { self.data = data; self.what = what }
         var atEnd: Bool { at >= data.count }
 
-        package mutating func bytes(_ n: Int) throws -> Data {
+        mutating func bytes(_ n: Int) throws -> Data {
             guard n >= 0, at + n <= data.count else { throw HEIFFile.failure("\(what) is cut short") }
             defer { at += n }
             return data[(data.startIndex + at)..<(data.startIndex + at + n)]
         }
-        package mutating func skip(_ n: Int) throws { _ = try bytes(n) }
+        mutating func skip(_ n: Int) throws { _ = try bytes(n) }
         mutating func uint(_ n: Int) throws -> UInt64 { try bytes(n).reduce(0) { $0 << 8 | UInt64($1) } }
         mutating func u8() throws -> UInt8 { UInt8(try uint(1)) }
         mutating func u16() throws -> UInt16 { UInt16(try uint(2)) }
         mutating func u24() throws -> UInt32 { UInt32(try uint(3)) }
-        package mutating func u32() throws -> UInt32 { UInt32(try uint(4)) }
-        package mutating func fourcc() throws -> String { HEIFFile.fourcc(try bytes(4), 0) }
+        mutating func u32() throws -> UInt32 { UInt32(try uint(4)) }
+        mutating func fourcc() throws -> String { HEIFFile.fourcc(try bytes(4), 0) }
     }
 }

@@ -29,19 +29,19 @@ package struct MediaInfo: Sendable {
 package struct TrackInfo: Sendable {
     package var index: Int
     package var type: String  // video, audio, subtitle, data, attachment, unknown (ffprobe's codec_type)
-    package var codec: String?  // nil when no codec is known (timed metadata)
+    var codec: String?  // nil when no codec is known (timed metadata)
     package var codecTag: String?  // the sample entry's four characters (mebx, gpmd, tmcd, tx3g …)
-    package var handler: String?
+    var handler: String?
     package var language: String?
-    package var title: String?
-    package var isDefault: Bool  // the container's default disposition
-    package var isForced: Bool
+    var title: String?
+    var isDefault: Bool  // the container's default disposition
+    var isForced: Bool
     package var isMain = false  // the video or audio track sdrify converts
     package var timecode: String? = nil
     package var metadataKeys: [String] = []  // a QuickTime 'mebx' track's keys, from its sample description
 
     /// What the track holds, in words, for the data kinds phones and cameras write.
-    package var kind: String {
+    var kind: String {
         switch (type, codecTag) {
         case ("data", "mebx"?): "QuickTime timed metadata"
         case ("data", "gpmd"?): "GPMF telemetry"
@@ -70,8 +70,8 @@ package struct TrackInfo: Sendable {
 }
 
 package struct ChapterInfo: Sendable {
-    package var start: Double, end: Double  // seconds
-    package var title: String?
+    var start: Double, end: Double  // seconds
+    var title: String?
 
     package init(start: Double, end: Double, title: String? = nil) {
         self.start = start
@@ -84,8 +84,8 @@ package struct FormatInfo: Sendable {
     package var name: String
     package var duration: Double?  // seconds
     package var startTime: Double?  // seconds: the earliest timestamp of any stream
-    package var size: Int64?  // bytes
-    package var bitRate: Int?  // bit/s
+    var size: Int64?  // bytes
+    var bitRate: Int?  // bit/s
 
     package init(name: String, duration: Double? = nil, startTime: Double? = nil, size: Int64? = nil, bitRate: Int? = nil) {
         self.name = name
@@ -97,11 +97,11 @@ package struct FormatInfo: Sendable {
 }
 
 package struct AudioInfo: Sendable {
-    package var codec: String
-    package var sampleRate: Int  // Hz
-    package var channels: Int
-    package var bitRate: Int?  // bit/s
-    package var isDefault: Bool
+    var codec: String
+    var sampleRate: Int  // Hz
+    var channels: Int
+    var bitRate: Int?  // bit/s
+    var isDefault: Bool
 
     package init(codec: String, sampleRate: Int, channels: Int, bitRate: Int? = nil, isDefault: Bool) {
         self.codec = codec
@@ -117,16 +117,16 @@ package struct VideoInfo: Sendable {
     package var profile: String?
     package var width: Int  // coded
     package var height: Int  // coded
-    package var sampleAspectRatio: (num: Int, den: Int)
+    var sampleAspectRatio: (num: Int, den: Int)
     package var pixelFormat: String
     package var bitDepth: Int
-    package var frameRate: Double?  // frames/s (average)
-    package var frameCount: Int?
+    var frameRate: Double?  // frames/s (average)
+    var frameCount: Int?
     package var fieldOrder: String?  // ffprobe's names: progressive, tt, bb, tb, bt; nil if unknown
     package var color: ColorDescription
     package var hdrMetadata: HDRMetadata
     package var dolbyVision: DolbyVisionConfig?
-    package var containerMatrix: DisplayMatrix?  // tkhd × mvhd, as FFmpeg exposes it
+    var containerMatrix: DisplayMatrix?  // tkhd × mvhd, as FFmpeg exposes it
     package var frameMatrix: DisplayMatrix?  // display-orientation SEI on the first picture
     /// Whether this libavcodec has a decoder for the video (probe describes what it cannot decode; convert refuses it).
     package var decodable = true

@@ -28,7 +28,7 @@ package struct MotionPhoto: Sendable, Equatable {
         return pattern.stringByReplacingMatches(in: text, range: range, withTemplate: "$3 (its movie, bytes $1–$2)")
     }
 
-    package static func failure(_ path: String, _ what: String) -> SDRifyError { .invalidInput("\(path): damaged motion photo: \(what)") }
+    static func failure(_ path: String, _ what: String) -> SDRifyError { .invalidInput("\(path): damaged motion photo: \(what)") }
 
     /// Whether `path` starts as a photo that may hold a movie (a JPEG or a HEIF still): a video file is never one.
     package static func mayHoldAMovie(path: String) -> Bool {

@@ -6,7 +6,7 @@ import Foundation
 /// longer video, its sample table goes missing. What is left over at a container's end may only be zeros (the
 /// 32-bit terminator QuickTime allows).
 package enum MovieStructure {
-    package static let containers: Set<String> = ["moov", "trak", "mdia", "minf", "stbl", "edts", "dinf", "mvex"]
+    static let containers: Set<String> = ["moov", "trak", "mdia", "minf", "stbl", "edts", "dinf", "mvex"]
 
     /// What is wrong with the file's movie box, or nil (also for files that are not ISO-BMFF or have no movie box):
     /// its structure, then its edit lists.
@@ -54,7 +54,7 @@ package enum MovieStructure {
         return nil
     }
 
-    package static func problem(in data: Data, parent: String) -> String? {
+    static func problem(in data: Data, parent: String) -> String? {
         typealias Q = QuickTimeMetadata
         var at = 0
         while at < data.count {

@@ -102,7 +102,7 @@ enum ProbeReport {
 
 extension TrackInfo {
     /// ffprobe's names: index, codec_type, codec_name, codec_tag_string, disposition, tags.
-    package var json: JSONValue {
+    var json: JSONValue {
         var tags: [(String, JSONValue)] = []
         if let l = language { tags.append(("language", .string(l))) }
         if let h = handler { tags.append(("handler_name", .string(h))) }
@@ -120,7 +120,7 @@ extension TrackInfo {
 }
 
 extension VideoInfo {
-    package var json: JSONValue {
+    var json: JSONValue {
         let (dw, dh) = displaySize
         let sar = sampleAspectRatio
         var f: [(String, JSONValue)] = []
@@ -205,7 +205,7 @@ extension VideoInfo {
 extension SlowMotion {
     /// `probe --json`'s `slow_motion`: the capture rate, the layers, each segment (file seconds, slowed how many
     /// times), and how convert plays it.
-    package var json: JSONValue {
+    var json: JSONValue {
         .object([
             ("capture_fps", captureRate.map { .int(Int64($0)) } ?? .null),
             ("temporal_layers", temporalLayers.map { .int(Int64($0)) } ?? .null),
@@ -223,14 +223,14 @@ extension SlowMotion {
     }
 
     /// How `convert --slow-motion auto` plays it.
-    package var plays: String {
+    var plays: String {
         if damage != nil { return "file timing (damaged slow-motion data)" }
         if canFlatten { return "flattened (real speed outside the segments)" }
         if superSlowMotion { return "file timing (super slow motion is stored slowed)" }
         return segments.isEmpty ? "file timing (no slowed segments stated)" : "file timing (no usable capture rate)"
     }
 
-    package var summary: String {
+    var summary: String {
         var words: [String] = []
         if let c = captureRate { words.append("captured at \(c) fps") }
         if let l = temporalLayers { words.append("\(l) temporal layers") }

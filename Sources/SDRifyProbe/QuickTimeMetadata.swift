@@ -6,10 +6,10 @@ import SDRifyValues
 /// Also decodes one sample: a run of boxes, each typed by a local key ID, holding one value.
 package struct QuickTimeMetadata {
     package struct Key: Equatable {
-        package let id: UInt32
-        package let namespace: String  // "mdta" (reverse-DNS names) or another four-character code
+        let id: UInt32
+        let namespace: String  // "mdta" (reverse-DNS names) or another four-character code
         package let name: String
-        package let dataType: UInt32?  // a well-known type (1 UTF-8, 23 float32, 24 float64, 65… integers, 70/71/72 points, sizes, rectangles)
+        let dataType: UInt32?  // a well-known type (1 UTF-8, 23 float32, 24 float64, 65… integers, 70/71/72 points, sizes, rectangles)
 
         package init(id: UInt32, namespace: String, name: String, dataType: UInt32?) {
             self.id = id
@@ -51,7 +51,7 @@ package struct QuickTimeMetadata {
     }
 
     /// The boxes inside `data`, as (type as a number, payload).
-    package static func boxes(_ data: Data) -> [(UInt32, Data)] {
+    static func boxes(_ data: Data) -> [(UInt32, Data)] {
         var out: [(UInt32, Data)] = []
         var i = data.startIndex
         while i + 8 <= data.endIndex {
@@ -63,7 +63,7 @@ package struct QuickTimeMetadata {
         return out
     }
 
-    package static func children(_ data: Data, type: String) -> [Data] {
+    static func children(_ data: Data, type: String) -> [Data] {
         let code = type.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         return boxes(data).filter { $0.0 == code }.map(\.1)
     }
@@ -125,7 +125,7 @@ package struct QuickTimeMetadata {
 
 /// ISO 6709 locations as phones write them: "+51.5334-000.1255+026.756/" (latitude, longitude, altitude in metres).
 package enum ISO6709 {
-    package static func parse(_ text: String) -> JSONValue? {
+    static func parse(_ text: String) -> JSONValue? {
         var numbers: [Double] = []
         var current = ""
         for c in text {

@@ -15,8 +15,8 @@ package struct SEIReader {
         package var preferredTransfer: Int?  // H.273 code point
     }
 
-    package let codec: Codec
-    package let lengthSize: Int?  // NAL length prefix size (avcC/hvcC); nil for Annex B start codes
+    let codec: Codec
+    let lengthSize: Int?  // NAL length prefix size (avcC/hvcC); nil for Annex B start codes
 
     /// The NAL length size from avcC/hvcC extradata, or nil when the stream uses start codes.
     package static func lengthSize(codec: Codec, extradata: [UInt8]) -> Int? {
@@ -43,7 +43,7 @@ package struct SEIReader {
     }
 
     /// Splits an access unit into NAL units (without prefixes or start codes).
-    package func nalUnits(_ d: [UInt8]) -> [ArraySlice<UInt8>] {
+    func nalUnits(_ d: [UInt8]) -> [ArraySlice<UInt8>] {
         var units: [ArraySlice<UInt8>] = []
         if let n = lengthSize {
             var pos = 0
@@ -111,7 +111,7 @@ package struct SEIReader {
     }
 
     /// Primaries come in G, B, R order, in units of 0.00002; luminance in 0.0001 cd/m².
-    package static func mastering(_ p: [UInt8]) -> MasteringDisplay {
+    static func mastering(_ p: [UInt8]) -> MasteringDisplay {
         func u16(_ i: Int) -> Double { Double(Int(p[i]) << 8 | Int(p[i + 1])) }
         func u32(_ i: Int) -> Double { Double(Int(p[i]) << 24 | Int(p[i + 1]) << 16 | Int(p[i + 2]) << 8 | Int(p[i + 3])) }
         let c = 0.00002
@@ -123,7 +123,7 @@ package struct SEIReader {
 
     /// display_orientation: cancel u(1), hor_flip u(1), ver_flip u(1), anticlockwise_rotation u(16) in 1/65536
     /// turns; as a matrix the way FFmpeg builds it (rotation, then flips on the columns).
-    package static func orientation(_ p: [UInt8]) -> DisplayMatrix? {
+    static func orientation(_ p: [UInt8]) -> DisplayMatrix? {
         guard p.count >= 3 else { return nil }
         var bit = 0
         func read(_ n: Int) -> Int {

@@ -20,7 +20,7 @@ package struct SlowMotion: Sendable, Equatable {
     /// The parts slowed down, in file order (empty: none stated).
     package var segments: [Segment] = []
     /// The SEF trailer holds Samsung super-slow-motion data (already slowed: kept as it is).
-    package var superSlowMotion = false
+    var superSlowMotion = false
     /// Why the slow-motion data could not be read (a damaged trailer or box), or nil.
     package var damage: String? = nil
 
@@ -31,14 +31,14 @@ package struct SlowMotion: Sendable, Equatable {
 
     /// Whether there is anything slow-motion to say: slowed segments, super slow motion, or a capture rate of a
     /// slow-motion mode (phones tag ordinary 60 fps recordings with their rate too: that is not slow motion).
-    package var isSlowMotion: Bool { (captureRate ?? 0) >= SlowMotion.slowCaptureRate || !segments.isEmpty || superSlowMotion }
+    var isSlowMotion: Bool { (captureRate ?? 0) >= SlowMotion.slowCaptureRate || !segments.isEmpty || superSlowMotion }
 
     /// The lowest capture rate phones' slow-motion modes use.
     package static let slowCaptureRate = 120
 
     /// Whether it can be played as the phone's gallery plays it: segments, and a capture rate that is a multiple
     /// of the file's 30.
-    package var canFlatten: Bool {
+    var canFlatten: Bool {
         guard damage == nil, !segments.isEmpty, let c = captureRate else { return false }
         return c > 0 && Int64(c) % SlowMotion.fileRate == 0
     }
@@ -127,7 +127,7 @@ extension [TimeMap.Piece] {
 /// starts with "SEFH", a version and a count of directory entries (12 bytes each: flags, type, the distance back
 /// from the trailer to the data, its size); each datum starts with its type, its name's length and its name.
 struct SEFTrailer {
-    package var segments: [SlowMotion.Segment] = []
+    var segments: [SlowMotion.Segment] = []
     var superSlowMotion = false
 
     /// One datum of the trailer: its name and where its bytes (after the name) lie in the file.
@@ -146,9 +146,9 @@ struct SEFTrailer {
     }
 
     /// The entry called `name`, if the file has a trailer with one.
-    package static func entry(_ name: String, path: String) throws -> Entry? { try entries(path: path)?.first { $0.name == name } }
+    static func entry(_ name: String, path: String) throws -> Entry? { try entries(path: path)?.first { $0.name == name } }
 
-    package static func text(of entry: Entry, path: String) throws -> String {
+    static func text(of entry: Entry, path: String) throws -> String {
         guard entry.length <= 1 << 20, let h = FileHandle(forReadingAtPath: path) else { throw damaged("entry \(entry.name) is too large") }
         defer { try? h.close() }
         guard (try? h.seek(toOffset: entry.offset)) != nil, let d = try? h.read(upToCount: Int(entry.length)), d.count == Int(entry.length) else {
@@ -158,7 +158,7 @@ struct SEFTrailer {
     }
 
     /// Every entry of the trailer (nil: none); each checked to lie inside the file.
-    package static func entries(path: String) throws -> [Entry]? {
+    static func entries(path: String) throws -> [Entry]? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let size = try? handle.seekToEnd(), size >= 8 else { return nil }
@@ -193,7 +193,7 @@ struct SEFTrailer {
     }
 
     /// "start:end:mode" in milliseconds, `*` between segments; mode m slows by 2^(m−1).
-    package static func segments(_ text: String) throws -> [SlowMotion.Segment] {
+    static func segments(_ text: String) throws -> [SlowMotion.Segment] {
         let trimmed = text.trimmingCharacters(in: CharacterSet(charactersIn: "\0").union(.whitespacesAndNewlines))
         guard !trimmed.isEmpty else { return [] }
         let segments = try trimmed.split(separator: "*", omittingEmptySubsequences: false).map { part in
@@ -207,7 +207,7 @@ struct SEFTrailer {
         return segments.sorted { $0.start < $1.start }
     }
 
-    package static func damaged(_ what: String) -> SDRifyError { .invalidInput("damaged SEF trailer (Samsung slow-motion data): \(what)") }
+    static func damaged(_ what: String) -> SDRifyError { .invalidInput("damaged SEF trailer (Samsung slow-motion data): \(what)") }
 
     static func le32(_ d: Data, _ at: Int) -> UInt32 {
         (0..<4).reduce(UInt32(0)) { $0 | UInt32(d[d.startIndex + at + $1]) << (8 * UInt32($1)) }

@@ -4,7 +4,7 @@ import Foundation
 package struct TopLevelBoxes {
     package struct Box { package let type: String; package let offset: UInt64; package let size: UInt64; package let headerSize: UInt64 }
     package let boxes: [Box]
-    package let fileSize: UInt64
+    let fileSize: UInt64
     /// false when a box claims more bytes than the file has left (or a header is cut): the chain does not reach
     /// the end of the file exactly.
     package let complete: Bool

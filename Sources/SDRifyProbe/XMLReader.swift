@@ -30,7 +30,7 @@ package enum XMLReader {
 
     /// The document as UTF-8 bytes: as it is when it is valid UTF-8, converted from UTF-16 (byte-order mark) or
     /// from a declared Latin-1 / Windows-1252; anything else is damaged.
-    package static func utf8(_ data: Data, path: String, what: String) throws -> Data {
+    static func utf8(_ data: Data, path: String, what: String) throws -> Data {
         let encoding: String.Encoding
         if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) {
             encoding = .utf16
@@ -58,7 +58,7 @@ package enum XMLReader {
         return rest.dropFirst().prefix { $0 != quote }.description
     }
 
-    package static func read(_ b: [UInt8], handler: XMLHandler) throws {
+    static func read(_ b: [UInt8], handler: XMLHandler) throws {
         var at = 0
         var open: [ArraySlice<UInt8>] = []
         var sawRoot = false

@@ -6,8 +6,8 @@ import SDRifyValues
 /// The background made for one frame size: what fills the frame around a picture that does not cover it. An
 /// image is decoded and fitted once, here; afterwards nothing changes, so any thread may use it.
 package final class Backdrop: @unchecked Sendable {
-    package let background: Background
-    package let width: Int, height: Int
+    let background: Background
+    let width: Int, height: Int
     private let still: Frame?  // an image background at the frame's size
 
     package init(_ background: Background, width: Int, height: Int) throws {
@@ -25,10 +25,10 @@ package final class Backdrop: @unchecked Sendable {
         background = .black; self.width = width; self.height = height; still = nil
     }
 
-    package static func black(_ width: Int, _ height: Int) -> Backdrop { Backdrop(black: width, height) }
+    static func black(_ width: Int, _ height: Int) -> Backdrop { Backdrop(black: width, height) }
 
     /// The colour behind transparent stills.
-    package var matte: RGBColor { background.matte }
+    var matte: RGBColor { background.matte }
 
     /// A twentieth of the short edge, when a blur gives no radius.
     var blurRadius: Double {
@@ -38,7 +38,7 @@ package final class Backdrop: @unchecked Sendable {
 
     /// Fills `frame` (the backdrop's size, 8-bit 4:2:0) outside the place where `picture` goes, its top-left at
     /// `origin` (even). A picture that covers the frame leaves nothing to fill.
-    package func fill(_ frame: Frame, around picture: Frame, at origin: (x: Int, y: Int)) {
+    func fill(_ frame: Frame, around picture: Frame, at origin: (x: Int, y: Int)) {
         guard picture.width < width || picture.height < height else { return }
         for p in 0..<3 {
             let shift = p == 0 ? 0 : 1

@@ -24,7 +24,7 @@ package final class BoundedQueue<Element>: @unchecked Sendable {
     }
 
     /// Waits for an item; nil once the queue is closed and empty.
-    package func pop() -> Element? {
+    func pop() -> Element? {
         condition.lock(); defer { condition.unlock() }
         while head == items.count && !closed { condition.wait() }
         guard head < items.count else { return nil }
@@ -36,7 +36,7 @@ package final class BoundedQueue<Element>: @unchecked Sendable {
         return item
     }
 
-    package func close() {
+    func close() {
         condition.lock(); closed = true; condition.broadcast(); condition.unlock()
     }
 }

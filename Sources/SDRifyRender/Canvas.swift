@@ -9,13 +9,13 @@ import SDRifyValues
 package struct Canvas: Sendable {
     package let width: Int
     package let height: Int
-    package let backdrop: Backdrop
+    let backdrop: Backdrop
 
     package init(width: Int, height: Int, backdrop: Backdrop) { self.width = width; self.height = height; self.backdrop = backdrop }
 
     /// The output size: the preset's box applied to the first sized clip's upright shape, never larger than the
     /// largest clip (long and short edge), even. Without any sized clip (colours only): the box, landscape.
-    package static func size(firstShape: (width: Int, height: Int)?, largest: (long: Int, short: Int)?, box: BoundingBox?) -> (
+    static func size(firstShape: (width: Int, height: Int)?, largest: (long: Int, short: Int)?, box: BoundingBox?) -> (
         width: Int, height: Int
     ) {
         guard let first = firstShape, let largest else {
@@ -47,7 +47,7 @@ package struct Canvas: Sendable {
     }
 
     /// Fills `frame` (canvas-sized, 8-bit 4:2:0) with one colour.
-    package func fill(_ frame: Frame, with color: RGBColor) {
+    func fill(_ frame: Frame, with color: RGBColor) {
         let c = color.ycbcr709
         for (p, v) in [c.y, c.cb, c.cr].enumerated() {
             let (w, h) = PlanarFormat.yuv420p.planeSize(p, width: frame.width, height: frame.height)
@@ -83,7 +83,7 @@ package enum StillPicture {
     }
 
     /// The largest photo accepted as a clip (a 48-megapixel phone photo is 8064x6048).
-    package static let maxPixels = 64 << 20
+    static let maxPixels = 64 << 20
 
     /// How an HDR photo (a 10-bit HLG or PQ HEIC) becomes SDR: tone mapped as a video picture is, `toneMap`
     /// measuring the photo as one scene.

@@ -8,16 +8,16 @@ import SDRifyValues
 /// planar Y'CbCr) → deinterlace → colour (scale, tone map from the clip's own HDR kind and metadata) → orient.
 /// Gives upright 8-bit 4:2:0 BT.709 pictures of `size`, from a ring of `ringSize`.
 package final class ClipChain {
-    package let label: String
-    package let video: VideoInfo
-    package let orientation: Orientation
-    package let size: (width: Int, height: Int)  // upright output
-    package let framing: Framing  // the turn is in `orientation` already; its crop is read by the colour stage
-    package let coded: (width: Int, height: Int)  // the colour stage's output, before orienting
-    package let toneMap: ToneMapOperator
-    package let ringSize: Int
-    package let warn: WarningHandler
-    package let tb: TimeBase  // of the pictures' timestamps, for messages
+    let label: String
+    let video: VideoInfo
+    let orientation: Orientation
+    let size: (width: Int, height: Int)  // upright output
+    let framing: Framing  // the turn is in `orientation` already; its crop is read by the colour stage
+    let coded: (width: Int, height: Int)  // the colour stage's output, before orienting
+    let toneMap: ToneMapOperator
+    let ringSize: Int
+    let warn: WarningHandler
+    let tb: TimeBase  // of the pictures' timestamps, for messages
 
     /// The scenes `auto` follows (kept across converters made again mid-stream).
     package let scenes: SceneTracker
@@ -34,7 +34,7 @@ package final class ClipChain {
     private var orienter: (turn: FrameOrienter, input: (Int, Int))? = nil  // for the coded pictures' size
     private var deinterlacer: Deinterlacer? = nil
 
-    package let background: Background  // behind a picture that shrinks mid-stream
+    let background: Background  // behind a picture that shrinks mid-stream
 
     package init(
         label: String, video: VideoInfo, orientation: Orientation, size: (Int, Int), framing: Framing = Framing(), toneMap: ToneMapOperator,
@@ -48,7 +48,7 @@ package final class ClipChain {
     }
 
     /// One decoded picture, upright and SDR at `size`, with the decoded picture's timestamp and duration.
-    package func picture(from decoded: Frame) throws -> Frame {
+    func picture(from decoded: Frame) throws -> Frame {
         let (frame, fmt) = try planarProgressive(decoded)
         var picture = try converter(for: frame, format: fmt).convert(frame, format: fmt)
         if orientation != .up {

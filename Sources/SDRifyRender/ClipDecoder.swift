@@ -9,20 +9,20 @@ import SDRifyValues
 /// tolerate-errors). Pictures are pulled one at a time (`next`), so the same decoder runs on its own thread or
 /// inline (`--threads 1`).
 package final class ClipDecoder {
-    package let label: String  // the input, in messages
-    package let tolerateErrors: Bool
-    package let video: VideoInfo
-    package let demuxer: Demuxer
-    package let decoder: Decoder
+    let label: String  // the input, in messages
+    let tolerateErrors: Bool
+    let video: VideoInfo
+    let demuxer: Demuxer
+    let decoder: Decoder
     /// Our own check of what the decoder conceals silently (H.264 and HEVC slice data); nil for other codecs.
     let bitstreamCheck: BitstreamCheck?
-    package let orientation: Orientation
+    let orientation: Orientation
     package let clock: ClipClock
     /// A slow-motion capture being flattened: which pictures to decode, by their temporal layer (nil: all).
     private let thinning: (rule: SlowMotionThinning, layers: TemporalLayers)?
-    package let warn: WarningHandler
-    package let tb: TimeBase
-    package let frameTicks: Int64
+    let warn: WarningHandler
+    let tb: TimeBase
+    let frameTicks: Int64
     private let halfFrame: MediaTime
     private let videoStart: MediaTime
     private let packet: Packet
@@ -61,7 +61,7 @@ package final class ClipDecoder {
 
     /// The next selected picture, with its timestamp on the clip's output clock; nil once the range or the input
     /// has ended.
-    package func next() throws -> Frame? {
+    func next() throws -> Frame? {
         while ready.isEmpty && !ended { try step() }
         return ready.isEmpty ? nil : ready.removeFirst()
     }

@@ -16,7 +16,7 @@ package protocol ClipSource: AnyObject {
 /// A photo or a colour: one picture, made when the clip opens.
 package final class StillClipSource: ClipSource {
     private let frame: Frame
-    package let photo: PhotoOrigin?  // a photo's, for the report (nil: a colour)
+    let photo: PhotoOrigin?  // a photo's, for the report (nil: a colour)
     package init(_ frame: Frame, photo: PhotoOrigin? = nil) { self.frame = frame; self.photo = photo }
     package func picture(at time: MediaTime) throws -> Frame { frame }
     package func close() {}
@@ -29,8 +29,8 @@ package final class StillClipSource: ClipSource {
 /// - in turn (`nextPicture()`, the source's own clock): every picture once, with its own timestamp and duration.
 /// Only the pictures shown go through colour, orientation and fitting (ClipChain, Canvas).
 package final class VideoClipSource: ClipSource, @unchecked Sendable {
-    package let decoder: ClipDecoder
-    package let chain: ClipChain
+    let decoder: ClipDecoder
+    let chain: ClipChain
     private let canvas: Canvas
     private let queue: BoundedQueue<Frame>?  // nil: decoded inline
     private let failure = FirstError()
@@ -144,7 +144,7 @@ package final class VideoClipSource: ClipSource, @unchecked Sendable {
     }
 
     /// Concealed damage (tolerate-errors), once closed.
-    package var errorsConcealed: Int { decoder.decodeErrors }
+    var errorsConcealed: Int { decoder.decodeErrors }
 }
 
 /// Recorded by a stage that stops because another one failed or the render ended early (not an error itself).
@@ -154,6 +154,6 @@ struct RenderStopped: Error {}
 package final class FirstError: @unchecked Sendable {
     private let lock = NSLock()
     private var first: Error?
-    package var error: Error? { lock.lock(); defer { lock.unlock() }; return first }
-    package func record(_ e: Error) { lock.lock(); if first == nil { first = e }; lock.unlock() }
+    var error: Error? { lock.lock(); defer { lock.unlock() }; return first }
+    func record(_ e: Error) { lock.lock(); if first == nil { first = e }; lock.unlock() }
 }

@@ -9,11 +9,11 @@ import SDRifyValues
 /// Either way the layers go on top, on the output's clock. Opens each clip when it is first needed (the next one
 /// a little early, so its decoder is running by then) and closes it when it is done: never more than two open.
 package final class Compositor: @unchecked Sendable {  // used by one thread at a time
-    package let plan: RenderPlan
+    let plan: RenderPlan
     private let overlays: OverlayStage?
     private let open: (RenderPlan.Clip) throws -> ClipSource
     /// Told of each clip as it closes (what it turned out to be: its HDR kind, damage concealed).
-    package var closed: (RenderPlan.Clip, ClipSource) -> Void = { _, _ in }
+    var closed: (RenderPlan.Clip, ClipSource) -> Void = { _, _ in }
     private var sources: [Int: ClipSource] = [:]
     private var zoomed: [Int: Frame] = [:]  // a zooming clip's picture through its window (one per open clip)
     private let ring: FrameRing?
@@ -36,7 +36,7 @@ package final class Compositor: @unchecked Sendable {  // used by one thread at 
     static let maxOpen = 2
 
     /// The next output picture, nil after the last.
-    package func next() throws -> Frame? {
+    func next() throws -> Frame? {
         defer { made += 1 }
         switch plan.clock {
         case .constant:
@@ -105,7 +105,7 @@ package final class Compositor: @unchecked Sendable {  // used by one thread at 
     }
 
     /// Closes whatever is still open.
-    package func finish() {
+    func finish() {
         for (index, s) in sources { s.close(); closed(plan.clips[index], s) }
         sources = [:]
     }

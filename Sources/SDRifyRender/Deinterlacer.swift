@@ -16,12 +16,12 @@ package final class Deinterlacer {
     }
 
     /// Whether this deinterlacer was made for pictures like `frame`.
-    package func accepts(_ frame: Frame, format: PlanarFormat) -> Bool {
+    func accepts(_ frame: Frame, format: PlanarFormat) -> Bool {
         frame.width == output.width && frame.height == output.height && format == self.format
     }
 
     /// The progressive picture (this deinterlacer's one output frame, valid until the next call).
-    package func apply(_ frame: Frame) throws -> Frame {
+    func apply(_ frame: Frame) throws -> Frame {
         try output.makeWritable()
         let keep = frame.topFieldFirst ? 0 : 1  // parity of the rows kept
         for p in 0..<format.planeCount {

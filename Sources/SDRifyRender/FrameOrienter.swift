@@ -5,7 +5,7 @@ import SDRifyValues
 /// Makes frames upright, after downscaling, where the picture is smallest. Works on 4:2:0, 4:4:4 and grey
 /// layouts of 8 to 16 bits; 4:2:2 must be converted first (turned 90° it would become 4:4:0).
 package final class FrameOrienter: @unchecked Sendable {
-    package let orientation: Orientation
+    let orientation: Orientation
     private let transform: PlaneTransform
     private let format: PlanarFormat
     private let outputs: [Frame]

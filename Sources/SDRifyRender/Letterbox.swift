@@ -12,7 +12,7 @@ final class Letterbox {
         ring = try FrameRing(size: ringSize, width: width, height: height)
     }
 
-    package func place(_ picture: Frame) throws -> Frame {
+    func place(_ picture: Frame) throws -> Frame {
         let out = try ring.next()
         // Even offsets keep the 4:2:0 chroma aligned with the luma.
         let x0 = ((width - picture.width) / 2) & ~1, y0 = ((height - picture.height) / 2) & ~1

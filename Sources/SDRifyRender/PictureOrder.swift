@@ -7,9 +7,9 @@ struct PictureOrder {
     /// What to do with one picture.
     struct Verdict: Equatable {
         /// Its timestamp is below an earlier picture's: damaged timing.
-        package var damaged = false
+        var damaged = false
         /// …and it is the one out of place: shown (if tolerated) at the nominal interval after the last one.
-        package var backwards = false
+        var backwards = false
         /// Left outside the edit: not shown.
         var leaveOut = false
         /// The first picture inside the edit, this far (ticks) after the last pre-roll picture: damaged timing.
@@ -29,7 +29,7 @@ struct PictureOrder {
     mutating func leaveOut(_ pts: Int64) { outsideEdit[pts, default: 0] += 1 }
 
     /// The next picture out of the decoder.
-    package mutating func next(_ pts: Int64) -> Verdict {
+    mutating func next(_ pts: Int64) -> Verdict {
         var v = Verdict()
         if let last, pts < last {
             v.damaged = true

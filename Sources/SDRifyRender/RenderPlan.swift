@@ -29,7 +29,7 @@ package struct RenderPlan {
 
     package struct Clip {
         package let index: Int
-        package let name: String  // for messages: "clip 2 (a.mov)"
+        let name: String  // for messages: "clip 2 (a.mov)"
         package let spec: TimelineClip
         package let content: Content
         package let fit: Fit
@@ -37,13 +37,13 @@ package struct RenderPlan {
         package var sourceStart = MediaTime.zero  // the video's first timestamp: its own clock's 0
         package let length: MediaTime  // how long it shows, before rounding to frames
         var sourceLength: MediaTime? = nil  // the part of the video used, on its own clock (videos)
-        package var retiming = Retiming.none  // slow motion flattened, a speed (videos)
+        var retiming = Retiming.none  // slow motion flattened, a speed (videos)
         package var startFrame = 0  // first output frame
         package var frames = 0  // output frames it shows (transitions included)
         var transitionFrames = 0  // overlap with the next clip
         /// The clip's source clock mapped to its pictures' (videos).
         package var clock: ClipClock { ClipClock.trim(videoStart: sourceStart, from: from, length: sourceLength ?? length, retiming: retiming) }
-        package var hasAudio: Bool { if case .video(let info, _) = content { return !info.audio.isEmpty } else { return false } }
+        var hasAudio: Bool { if case .video(let info, _) = content { return !info.audio.isEmpty } else { return false } }
         var endFrame: Int { startFrame + frames }
 
         package var path: String? {

@@ -12,7 +12,7 @@ package struct ClipOutcome {
     var toneMapped: Bool
     package var toneDetail: JSONValue?
     package var slicesChecked: (checked: Int, unchecked: Int)?
-    package var errorsConcealed: Int
+    var errorsConcealed: Int
 }
 
 /// What a finished render made.
@@ -133,9 +133,9 @@ package enum Renderer {
 final class ClipOutcomes: @unchecked Sendable {
     private let lock = NSLock()
     private var outcomes: [Int: ClipOutcome] = [:]
-    package var all: [Int: ClipOutcome] { lock.lock(); defer { lock.unlock() }; return outcomes }
+    var all: [Int: ClipOutcome] { lock.lock(); defer { lock.unlock() }; return outcomes }
 
-    package func record(_ index: Int, _ source: ClipSource) {
+    func record(_ index: Int, _ source: ClipSource) {
         if let still = source as? StillClipSource, let photo = still.photo {
             let outcome = ClipOutcome(photo: photo, sourceColor: nil, toneMapped: photo.hdr != .sdr, errorsConcealed: 0)
             lock.lock(); outcomes[index] = outcome; lock.unlock()

@@ -31,7 +31,7 @@ package struct SlowMotionThinning {
     }
 
     /// Whether the picture of temporal layer `layer` at file time `t` is kept.
-    package func keeps(layer: Int, at t: MediaTime) -> Bool {
+    func keeps(layer: Int, at t: MediaTime) -> Bool {
         let inside = segments.first(where: { t >= $0.start && t < $0.end })
         if layer <= inside?.top ?? realSpeedTop { return true }
         // Ahead of a segment that keeps more layers (inside a segment too), a picture of layer i is a reference of the segment's first

@@ -8,7 +8,7 @@ enum ThreadBudget {
     /// follows their expected work per frame, from costs measured on the 2-core bench machine: HEVC decoding
     /// about 4.4 ns per source pixel, x264 veryfast about 14 ns per output pixel, x265 fast about three times
     /// that. So a 4K source scaled to 540p gives most threads to the decoder, 1080p → 1080p to the encoder.
-    package static func split(_ total: Int, sourcePixels: Int, outputPixels: Int, encoder: VideoCodec) -> (decode: Int, encode: Int) {
+    static func split(_ total: Int, sourcePixels: Int, outputPixels: Int, encoder: VideoCodec) -> (decode: Int, encode: Int) {
         guard total > 0 else { return (0, 0) }
         guard total > 1 else { return (1, 1) }
         let decodeWork = 4.4 * Double(sourcePixels)

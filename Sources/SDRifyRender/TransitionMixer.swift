@@ -40,7 +40,7 @@ enum TransitionMixer {
         }
     }
 
-    package static func copy(_ src: Frame, into out: Frame) {
+    static func copy(_ src: Frame, into out: Frame) {
         for p in 0..<3 {
             let (w, h) = PlanarFormat.yuv420p.planeSize(p, width: out.width, height: out.height)
             for y in 0..<h { (out.data(p) + y * out.stride(p)).copyMemory(from: src.data(p) + y * src.stride(p), byteCount: w) }

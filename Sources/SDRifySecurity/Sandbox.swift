@@ -69,7 +69,7 @@ package enum Sandbox {
     }
 
     /// What the kernel says of this process: its seccomp mode (2 = filtering), or nil where it does not say.
-    package static var kernelMode: Int? {
+    static var kernelMode: Int? {
         let mode = sdrify_seccomp_mode()
         return mode < 0 ? nil : Int(mode)
     }

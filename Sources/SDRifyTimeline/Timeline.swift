@@ -19,8 +19,8 @@ package struct Transition: Equatable, Sendable {
     package var kind: TransitionKind
     package var duration: MediaTime  // of overlap; 0 with `none`
     package init(kind: TransitionKind, duration: MediaTime) { self.kind = kind; self.duration = kind == .none ? .zero : duration }
-    package static let cut = Transition(kind: .none, duration: .zero)
-    package static let defaultDuration: MediaTime = 0.5
+    static let cut = Transition(kind: .none, duration: .zero)
+    static let defaultDuration: MediaTime = 0.5
 
     /// `TYPE[:SECONDS]`.
     package init?(spec: String) {
@@ -222,11 +222,11 @@ package struct Zoom: Equatable, Sendable {
         package var x: Double, y: Double
         package init(scale: Double, x: Double = 0.5, y: Double = 0.5) { self.scale = scale; self.x = x; self.y = y }
     }
-    package var from = View(scale: 1)
-    package var to = View(scale: 1.25)
-    package var easing = Easing.linear
+    var from = View(scale: 1)
+    var to = View(scale: 1.25)
+    var easing = Easing.linear
     /// The scales a view may take.
-    package static let scales: ClosedRange<Double> = 1...8
+    static let scales: ClosedRange<Double> = 1...8
     package init() {}
 
     /// The view at `progress` (0 at the clip's first picture, 1 at its last), its centre kept where the window

@@ -25,7 +25,7 @@ extension Timeline {
 }
 
 extension Parser {
-    package func output(_ v: Any, into out: inout OutputSpec) throws {
+    func output(_ v: Any, into out: inout OutputSpec) throws {
         let o = try object(v, at: "$.output", allowed: ["preset", "fps", "background", "fit", "image_duration", "slow_motion"])
         if let name = try string(o["preset"], at: "$.output.preset") {
             guard let p = ExportPreset.named(name) else { throw fail("$.output.preset", "unknown preset '\(name)'") }
@@ -49,7 +49,7 @@ extension Parser {
     }
 
     /// A clip's `"crop"`: [X, Y, W, H] in pixels of its picture as it shows (after its turn).
-    package func crop(_ v: Any?, at path: String) throws -> CropRect? {
+    func crop(_ v: Any?, at path: String) throws -> CropRect? {
         guard let v else { return nil }
         let bad = fail(path, "expected [X, Y, W, H]: whole pixels, X and Y 0 or more, W and H 2 or more")
         guard let items = v as? [Any], items.count == 4 else { throw bad }
@@ -63,7 +63,7 @@ extension Parser {
 
     /// A clip's `"rotate"` (0, 90, 180 or 270 degrees clockwise) and `"flip"` (`"h"` or `"v"`), after its own
     /// orientation.
-    package func turn(rotate: Any?, flip: Any?, at path: String) throws -> Orientation {
+    func turn(rotate: Any?, flip: Any?, at path: String) throws -> Orientation {
         var degrees = 0
         if let n = try number(rotate, at: "\(path).rotate") {
             guard let d = Int(exactly: n), [0, 90, 180, 270].contains(d) else {
@@ -83,7 +83,7 @@ extension Parser {
 
     /// A clip's `"zoom"`: `{"from": VIEW, "to": VIEW, "easing": …}`, a VIEW being `{"scale": S, "x": X, "y": Y}`
     /// (x and y the window's centre as fractions of the picture) or a bare scale; both optional.
-    package func zoom(_ v: Any, at path: String) throws -> Zoom {
+    func zoom(_ v: Any, at path: String) throws -> Zoom {
         let o = try object(v, at: path, allowed: ["from", "to", "easing"])
         var zoom = Zoom()
         func view(_ v: Any?, at path: String, default d: Zoom.View) throws -> Zoom.View {
@@ -177,7 +177,7 @@ extension Parser {
         return clip
     }
 
-    package func music(_ v: Any, at path: String) throws -> MusicTrack {
+    func music(_ v: Any, at path: String) throws -> MusicTrack {
         let o = try object(v, at: path, allowed: ["file", "volume", "fade_in", "fade_out"])
         guard let f = try file(o["file"], at: "\(path).file") else { throw fail("\(path).file", "missing") }
         var m = MusicTrack(path: f)

@@ -7,11 +7,11 @@ import Foundation
 /// the top bits are the index, the next 16 the interpolation fraction. ToneMapTests checks it against the
 /// direct curve.
 package struct GainTable: Sendable {
-    package static let shift: UInt32 = 16  // keep 7 mantissa bits: 128 steps per octave
-    package static let minY: Float = 1.0 / 1_048_576  // 2⁻²⁰; darker is black to 8 bits anyway
-    package let gains: [Float]
-    package let maxY: Float
-    package let base: UInt32  // index of minY
+    static let shift: UInt32 = 16  // keep 7 mantissa bits: 128 steps per octave
+    static let minY: Float = 1.0 / 1_048_576  // 2⁻²⁰; darker is black to 8 bits anyway
+    let gains: [Float]
+    let maxY: Float
+    let base: UInt32  // index of minY
 
     /// `maxY`: the largest relative luminance the source transfer can encode (PQ: 10000/203, HLG: 1000/203).
     package init(curve: ToneCurve, maxY: Double) {

@@ -5,7 +5,7 @@ import Foundation
 /// approximate one measured mean CIEDE2000 2.4 instead of 0.9 in the round trip).
 struct HLGTables: Sendable {
     static let oetfSize = 4097
-    package static let a = 0.17883277, b = 1 - 4 * 0.17883277, c = 0.5 - 0.17883277 * log(4 * 0.17883277)
+    static let a = 0.17883277, b = 1 - 4 * 0.17883277, c = 0.5 - 0.17883277 * log(4 * 0.17883277)
 
     /// HLG signal → normalised scene light E (0-1).
     static func inverseOETF(_ v: Double) -> Double {

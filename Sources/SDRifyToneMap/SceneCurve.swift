@@ -52,13 +52,13 @@ package struct SceneCurve: Equatable, Sendable {
     static let peakLanding = -0.32
 
     package let exposure: Double  // stops added to every level (≤ 0)
-    package let knee: Double  // stops, after exposure
-    package let peak: Double  // the scene's peak, stops after exposure
-    package let top: Double  // where the peak lands (≤ 0)
-    package let slope: Double  // stops out per stop in above the bend
+    let knee: Double  // stops, after exposure
+    let peak: Double  // the scene's peak, stops after exposure
+    let top: Double  // where the peak lands (≤ 0)
+    let slope: Double  // stops out per stop in above the bend
 
     /// A scene whose light stays at SDR levels: no exposure change, no shoulder.
-    package static let sdrRange = SceneCurve(white: 0, highlights: 0, peak: 0)
+    static let sdrRange = SceneCurve(white: 0, highlights: 0, peak: 0)
 
     /// `bounded`: how many stops brighter the scene's surfaces measured than the white it was given (a dark scene
     /// whose lights SceneTracker did not take for surfaces): the sparse knee goes as much lower, since such a
@@ -145,17 +145,17 @@ package final class SceneTracker: @unchecked Sendable {
     /// One scene as the report gives it: where it starts (seconds on the clip's clock), how many pictures it
     /// has, and the levels its curve was last built from.
     package struct Scene: Sendable, Equatable {
-        package var start: Double?
-        package var pictures: Int
-        package var white: Double, key: Double, peak: Double, highlights: Double  // stops (highlights: a fraction)
-        package var exposure: Double
+        var start: Double?
+        var pictures: Int
+        var white: Double, key: Double, peak: Double, highlights: Double  // stops (highlights: a fraction)
+        var exposure: Double
     }
 
     private let timeBase: TimeBase?
     private var running: SceneStatistics? = nil
     private var white = 0.0, peak = 0.0, highlights = 0.0, key = 0.0, bounded = 0.0
-    package private(set) var curve = SceneCurve.sdrRange
-    package private(set) var history: [Scene] = []
+    private(set) var curve = SceneCurve.sdrRange
+    private(set) var history: [Scene] = []
     package var scenes: Int { history.count }
     private var lastMetadata: DynamicHDRMetadata? = nil
     private var usedMetadata: DynamicHDRMetadata.Source? = nil

@@ -11,7 +11,7 @@ package struct SceneStatistics: Sendable {
     package let lowest: Double
     package let counts: [Double]
     /// The same histogram of the near-neutral samples (SceneMeter.neutralSpread): what a diffuse white can be.
-    package let neutral: [Double]
+    let neutral: [Double]
     package var total: Double { counts.reduce(0, +) }
 
     /// `neutral`: nil when every sample counts as near-neutral.
@@ -34,7 +34,7 @@ package struct SceneStatistics: Sendable {
     }
 
     /// The mean level in stops (the log-average, "key", of the picture).
-    package var key: Double {
+    var key: Double {
         let t = total
         guard t > 0 else { return lowest }
         return counts.enumerated().reduce(0) { $0 + $1.1 * (lowest + (Double($1.0) + 0.5) / Double(SceneStatistics.binsPerStop)) } / t
@@ -55,7 +55,7 @@ package struct SceneStatistics: Sendable {
     static let blackLevel = -8.0
 
     /// The fraction of samples at or above `stops`.
-    package func fraction(above stops: Double) -> Double {
+    func fraction(above stops: Double) -> Double {
         let t = total
         guard t > 0 else { return 0 }
         let first = Int(((stops - lowest) * Double(SceneStatistics.binsPerStop)).rounded(.up))
@@ -66,7 +66,7 @@ package struct SceneStatistics: Sendable {
     /// (a sky, a lit wall: texture) keeps its weight, light piled on one level (a flat graphic, a uniform patch,
     /// a clipped area) counts as little as one bin can. The highlights SceneCurve keeps texture for are read
     /// from it.
-    package var spreadWeighted: SceneStatistics {
+    var spreadWeighted: SceneStatistics {
         let cap = SceneStatistics.spreadCap * total
         return SceneStatistics(lowest: lowest, counts: counts.map { min($0, cap) }, neutral: neutral.map { min($0, cap) })
     }
@@ -147,7 +147,7 @@ package struct SceneStatistics: Sendable {
 /// Measures SceneStatistics on decoded HDR pictures (sdrify_scene_histogram): about 33,000 samples a picture
 /// whatever its size, so the cost is a small constant next to the colour stage's.
 package final class SceneMeter: @unchecked Sendable {
-    package static let samples = 32_768
+    static let samples = 32_768
     private static let eotfSize = 4096
     private static let minV: Float = 1.0 / 1_048_576  // 2⁻²⁰
     private static let maxV: Float = 64

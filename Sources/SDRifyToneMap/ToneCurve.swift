@@ -12,20 +12,20 @@ package enum ToneMapOperator: String, CaseIterable, Sendable {
 /// A tone curve on luminance: HDR display light in cd/m² → SDR display light in cd/m², where HDR reference white
 /// (203 cd/m², ITU-R BT.2408) is SDR 100 %. Monotonic, with curve(sourcePeak) = referenceWhite.
 package struct ToneCurve: Sendable {
-    package static let referenceWhite = 203.0  // cd/m², = SDR 100 %
+    static let referenceWhite = 203.0  // cd/m², = SDR 100 %
 
     package let op: ToneMapOperator
-    package let sourcePeak: Double  // cd/m², brightest the source is expected to get
+    let sourcePeak: Double  // cd/m², brightest the source is expected to get
     /// bt2390: where the knee starts, as a fraction of the target peak in PQ signal. ITU-R BT.2390's own choice
     /// (KS = 1.5·maxLum − 0.5) starts compressing near 98 cd/m², which dims ordinary bright SDR-range content;
     /// sdrify's default starts later (see `defaultKneeStart`).
-    package let kneeStart: Double
+    let kneeStart: Double
 
     /// Start of the bt2390 knee as a fraction of the target peak's PQ signal: PQ(knee)/PQ(203) (about 86 cd/m²
     /// for a 1000 cd/m² source). Chosen from the round-trip measurement: later knees keep bright SDR content
     /// closer but make the Hermite overshoot and flatten highlights (0.90 leaves 16 codes for 200–1000 cd/m²),
     /// 0.85 keeps about 22 while staying near the hard-clip floor on SDR content.
-    package static let defaultKneeStart = 0.85
+    static let defaultKneeStart = 0.85
 
     /// BT.2390's KS = 1.5·maxLum − 0.5, expressed as the fraction `kneeStart` uses.
     package static func standardKneeStart(sourcePeak: Double) -> Double {
@@ -34,7 +34,7 @@ package struct ToneCurve: Sendable {
     }
 
     /// The scene's shape, for `auto` (the one for SDR-range light until a scene has been measured).
-    package let scene: SceneCurve
+    let scene: SceneCurve
 
     package init(
         _ op: ToneMapOperator, sourcePeak: Double, kneeStart: Double = ToneCurve.defaultKneeStart,
@@ -88,7 +88,7 @@ package struct ToneCurve: Sendable {
 
     /// ITU-R BT.2390 EETF: identity in PQ up to the knee, then a Hermite spline to the target peak.
     /// BT.2390's own knee is `standardKneeStart`.
-    package func bt2390(_ L: Double) -> Double {
+    func bt2390(_ L: Double) -> Double {
         let sourcePQ = PQ.encode(sourcePeak)
         let e1 = PQ.encode(L) / sourcePQ  // normalised to the source range
         let maxLum = PQ.encode(ToneCurve.referenceWhite) / sourcePQ  // target peak, same scale

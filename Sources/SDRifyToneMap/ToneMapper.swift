@@ -8,7 +8,7 @@ import SDRifyValues
 /// BT.709 primaries, resizing and chroma siting; then BT.709/BT.1886 encoding, Y'CbCr, 4:2:0 and dithering);
 /// the tone curve and gamut mapping in between are ours. Buffers and graphs are built once.
 package final class ToneMapper: @unchecked Sendable {
-    package private(set) var curve: ToneCurve
+    private(set) var curve: ToneCurve
     private let maxY: Double
     // `auto`: each picture is measured and the gain table rebuilt (in place) when its scene's curve changes.
     private let scenes: SceneTracker?

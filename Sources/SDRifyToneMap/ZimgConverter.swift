@@ -7,16 +7,16 @@ import SDRifyValues
 package struct ZimgFormat {
     package enum Sample { case byte, word, half, float }
     enum Family { case yuv, rgb, grey }
-    package var width: Int
-    package var height: Int
-    package var sample: Sample
-    package var depth: Int
-    package var chromaShiftX = 0
-    package var chromaShiftY = 0
+    var width: Int
+    var height: Int
+    var sample: Sample
+    var depth: Int
+    var chromaShiftX = 0
+    var chromaShiftY = 0
     var family: Family = .yuv
-    package var color: ColorDescription
+    var color: ColorDescription
     /// The part of the picture read (a crop), nil for all of it.
-    package var region: CodedRegion? = nil
+    var region: CodedRegion? = nil
 
     /// A planar Y'CbCr layout with its tagged (resolved) colour; `region`, the part of it to convert.
     package init(width: Int, height: Int, format: PlanarFormat, color: ColorDescription, region: CodedRegion? = nil) {
@@ -43,7 +43,7 @@ package struct ZimgFormat {
         self.color = color
     }
 
-    package var zimg: zimg_image_format {
+    var zimg: zimg_image_format {
         var f = zimg_image_format()
         zimg_image_format_default(&f, czimg_api_version())
         f.width = UInt32(width)

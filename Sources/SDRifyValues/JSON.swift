@@ -68,7 +68,7 @@ package indirect enum JSONValue: Equatable, Sendable {
     }
 
     /// Finite numbers only (JSON has no NaN); integers print without a fraction, others with up to 6 decimals.
-    package static func format(_ d: Double) -> String {
+    static func format(_ d: Double) -> String {
         guard d.isFinite else { return "null" }
         if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
         var s = String(format: "%.6f", d)
@@ -77,7 +77,7 @@ package indirect enum JSONValue: Equatable, Sendable {
         return s
     }
 
-    package static func quote(_ s: String) -> String {
+    static func quote(_ s: String) -> String {
         var out = "\""
         for u in s.unicodeScalars {
             switch u {

@@ -3,7 +3,7 @@
 package struct DisplayMatrix: Equatable, Sendable {
     package var a, b, c, d, tx, ty: Double
     /// The projective column (u, v, w); anything but (0, 0, 1) is a perspective we do not handle.
-    package var u, v, w: Double
+    var u, v, w: Double
 
     package init(
         a: Double, b: Double, c: Double, d: Double, tx: Double = 0, ty: Double = 0,

@@ -9,7 +9,7 @@ package struct Framing: Equatable, Sendable {
     package var isIdentity: Bool { turn == .up && crop == nil }
 
     /// The picture turned: what the crop's coordinates refer to.
-    package func turned(_ display: (width: Int, height: Int)) -> (width: Int, height: Int) {
+    func turned(_ display: (width: Int, height: Int)) -> (width: Int, height: Int) {
         turn.uprightSize(width: display.width, height: display.height)
     }
 

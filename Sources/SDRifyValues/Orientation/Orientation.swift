@@ -107,7 +107,7 @@ package enum Orientation: Int, CaseIterable, Sendable {
 
     /// The point of the coded picture shown at (`u`, `v`) of the upright one, both as fractions of their picture
     /// (0…1 from the top-left corner): codedPixel on the unit square.
-    package func codedPoint(ofUpright u: Double, _ v: Double) -> (x: Double, y: Double) {
+    func codedPoint(ofUpright u: Double, _ v: Double) -> (x: Double, y: Double) {
         let p = pattern
         let tx = Double((p.a < 0 ? 1 : 0) + (p.c < 0 ? 1 : 0)), ty = Double((p.b < 0 ? 1 : 0) + (p.d < 0 ? 1 : 0))
         return (Double(p.a) * (u - tx) + Double(p.b) * (v - ty), Double(p.c) * (u - tx) + Double(p.d) * (v - ty))

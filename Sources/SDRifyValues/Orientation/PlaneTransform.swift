@@ -3,7 +3,7 @@
 /// `origin + X·stepX + Y·stepY`, where the steps are ±1 sample or ±1 row; the transposing cases walk the
 /// source down columns, so they go in square tiles that stay in L1 cache.
 package struct PlaneTransform: Sendable {
-    package let orientation: Orientation
+    let orientation: Orientation
 
     package init(_ orientation: Orientation) { self.orientation = orientation }
 

@@ -3,8 +3,8 @@
 package struct MediaTime: Comparable, Hashable, Sendable, CustomStringConvertible, ExpressibleByFloatLiteral,
     ExpressibleByIntegerLiteral
 {
-    package let value: Int64
-    package let timescale: Int64  // ticks per second, > 0
+    let value: Int64
+    let timescale: Int64  // ticks per second, > 0
 
     package init(value: Int64, timescale: Int64) {
         precondition(timescale > 0, "a timescale is positive")
@@ -84,7 +84,7 @@ package struct FrameRate: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The range a timeline accepts.
-    package static let valid: ClosedRange<Double> = 1...240
+    static let valid: ClosedRange<Double> = 1...240
 
     /// The rate `fps` most likely stands for: the NTSC rates (23.976, 29.97, 59.94, 119.88) and whole rates
     /// when within 0.1 % of one; otherwise the nearest 1/1000 frame per second.

@@ -6,5 +6,5 @@ package struct TimeBase: Sendable, Equatable {
     package init(num: Int32, den: Int32) { self.num = num; self.den = den }
 
     /// Whole ticks closest to `s` seconds.
-    package func ticks(_ s: Double) -> Int64 { Int64((s / seconds).rounded()) }
+    func ticks(_ s: Double) -> Int64 { Int64((s / seconds).rounded()) }
 }

@@ -6,13 +6,13 @@ package struct TimeMap: Equatable, Sendable {
     package struct Piece: Equatable, Sendable {
         package let source: MediaTime  // where the piece starts on the source clock
         package let num: Int64, den: Int64  // its rate: output seconds per source second, num/den > 0
-        package var rate: Double { Double(num) / Double(den) }
+        var rate: Double { Double(num) / Double(den) }
 
         package init(source: MediaTime, num: Int64, den: Int64) { self.source = source; self.num = num; self.den = den }
     }
 
     /// In source order; the first piece also covers everything before its start.
-    package let pieces: [Piece]
+    let pieces: [Piece]
     /// The output time of each piece's start (absolute: the first piece's start maps to itself scaled).
     private let outputs: [MediaTime]
 
@@ -74,9 +74,9 @@ package struct TimeMap: Equatable, Sendable {
 
 /// A playback speed as an exact fraction (2 = twice as fast), from the command line's decimal (thousandths).
 package struct Speed: Equatable, Sendable, CustomStringConvertible {
-    package let num: Int64, den: Int64
+    let num: Int64, den: Int64
     /// What `--speed` and a clip's `"speed"` accept.
-    package static let valid: ClosedRange<Double> = 0.25...4
+    static let valid: ClosedRange<Double> = 0.25...4
 
     package init(num: Int64, den: Int64) {
         precondition(num > 0 && den > 0, "a speed is positive")
