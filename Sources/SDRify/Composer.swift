@@ -26,7 +26,7 @@ package struct CompositionResult: Sendable {
     package var width: Int
     package var height: Int
     var frameRate: FrameRate
-    var duration: Double
+    package var duration: Double
     package var frames: Int
     package var hasAudio: Bool
     package var clips: [Clip]

@@ -7,7 +7,7 @@ import SDRifyValues
 
 /// The Passthrough preset: the input's packets remuxed, nothing decoded (so it never reaches the render path).
 /// Only for input that is already what every output is; a late start is moved to 0 as a conversion does.
-package enum Passthrough {
+enum Passthrough {
     /// Passthrough only remuxes, so the input must already be what every output is.
     static func check(_ video: VideoInfo, input: String) throws {
         var reasons: [String] = []

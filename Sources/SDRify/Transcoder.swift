@@ -118,7 +118,7 @@ package struct ConversionResult: Sendable {
     var preset: String
     package var width: Int
     package var height: Int
-    var duration: Double  // seconds of video written
+    package var duration: Double  // seconds of video written
     package var frames: Int
     var hdr: HDRKind
     var orientationExif: Int
@@ -132,7 +132,7 @@ package struct ConversionResult: Sendable {
     /// The poster written, and the output time it shows.
     var poster: PosterResult? = nil
     /// How the input was retimed: its speed, and whether a slow-motion recording was flattened.
-    var speed = Speed.normal
+    package var speed = Speed.normal
     var slowMotionFlattened = false
     /// `--loudness`: the target, the gain, and the first kept track's loudness before and after.
     var loudness: LoudnessOutcome? = nil

@@ -24,7 +24,7 @@ package enum ASSScript {
     }
 
     /// &HAABBGGRR, for style lines (alpha 0 is opaque).
-    static func color(_ c: RGBColor, alpha: UInt8 = 0) -> String { String(format: "&H%02X%02X%02X%02X", alpha, c.b, c.g, c.r) }
+    package static func color(_ c: RGBColor, alpha: UInt8 = 0) -> String { String(format: "&H%02X%02X%02X%02X", alpha, c.b, c.g, c.r) }
 
     /// Text with the backslash escapes ASS would act on (\N, \n, \h) made literal.
     static func escaped(_ text: String) -> String { text.replacingOccurrences(of: "\\", with: "\\\u{2060}") }

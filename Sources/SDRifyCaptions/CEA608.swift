@@ -44,7 +44,7 @@ enum CEA608 {
 
     /// How a character is sent: one basic byte, or a two-byte code (special, or extended after a basic stand-in
     /// that decoders without the extended set keep), or not at all.
-    package enum Encoding: Equatable {
+    enum Encoding: Equatable {
         case basic(UInt8)
         case special(UInt8)  // 0x11, b
         case extended(UInt8, UInt8, standIn: UInt8)  // first byte 0x12/0x13, b

@@ -122,7 +122,7 @@ package enum LRC {
     }
 
     /// More timed lines than any song or talk has: a bigger file is not lyrics.
-    static let maxLines = 100_000
+    package static let maxLines = 100_000
     /// How long the only line of a file shows (seconds).
     static let lonelyLine = 5.0
 }

@@ -2,7 +2,7 @@ import Foundation
 import SDRifyValues
 
 /// What 608 cannot hold in a caption file, found by `SCCWriter` (repaired with `fix`).
-package struct CaptionProblem: Sendable {
+struct CaptionProblem: Sendable {
     let cue: Int  // 1-based
     let time: Double  // the cue's start, seconds
     let message: String
@@ -19,9 +19,9 @@ package struct CaptionProblem: Sendable {
 /// repairs them (wraps, splits, maps characters, moves loads or starts) and says what it changed; without, the first
 /// problem is the error.
 enum SCCWriter {
-    package struct Result { let text: String; let repairs: [String] }
+    struct Result { let text: String; let repairs: [String] }
 
-    static func write(_ input: [Cue], fix: Bool) throws -> Result {
+    package static func write(_ input: [Cue], fix: Bool) throws -> Result {
         var repairs: [String] = []
         func problem(_ index: Int, _ cue: Cue, _ message: String, repaired: String) throws {
             let p = CaptionProblem(cue: index + 1, time: cue.start.seconds, message: message)
@@ -140,7 +140,7 @@ enum SCCWriter {
     }
 
     /// Columns a row takes: its characters and a space for each change of style (a mid-row code).
-    static func width(_ input: [TextRun]) -> Int {
+    package static func width(_ input: [TextRun]) -> Int {
         let runs = spaced(input)
         return runs.indices.reduce(0) { n, k in n + runs[k].text.count + (changesStyle(runs, at: k) ? 1 : 0) }
     }
@@ -230,8 +230,8 @@ enum SCCWriter {
 /// memory, preamble addresses, tab offsets, mid-row styling, special and extended characters. A cue is what the
 /// screen shows between two changes; roll-up and paint-on captions change at the end of each line of the file.
 package enum SCCReader {
-    package struct Cell: Equatable { var char: Character = " "; var italic = false, underline = false; var color: RGBColor? = nil }
-    package typealias Screen = [[Cell?]]
+    struct Cell: Equatable { var char: Character = " "; var italic = false, underline = false; var color: RGBColor? = nil }
+    typealias Screen = [[Cell?]]
 
     package static func cues(_ text: String, path: String) throws -> [Cue] {
         var displayed = blank(), hidden = blank()

@@ -16,10 +16,10 @@ package struct Cue: Equatable {
 }
 
 /// A stretch of caption text in one style.
-package struct TextRun: Equatable {
-    var text: String
+struct TextRun: Equatable {
+    package var text: String
     var italic = false, bold = false, underline = false
-    var color: RGBColor? = nil
+    package var color: RGBColor? = nil
     func sameStyle(as o: TextRun) -> Bool { italic == o.italic && bold == o.bold && underline == o.underline && color == o.color }
 }
 

@@ -29,7 +29,7 @@ package enum TimedTextReader {
         }
     }
 
-    package final class Reader: XMLHandler {
+    final class Reader: XMLHandler {
         package var cues: [Cue] = []
         var problem: String? = nil
         private var frameRate = 30.0, subFrameRate = 1.0, tickRate = 1.0
@@ -154,7 +154,7 @@ package enum TimedTextReader {
     }
 
     /// `#RRGGBB`, `#RRGGBBAA`, `rgb(…)`, `rgba(…)` or a TTML colour name.
-    static func color(_ v: String) -> RGBColor? {
+    package static func color(_ v: String) -> RGBColor? {
         let t = v.trimmingCharacters(in: .whitespaces).lowercased()
         if t.hasPrefix("#"), t.count >= 7 { return RGBColor(hex: String(t.prefix(7))) }
         if t.hasPrefix("rgb") {

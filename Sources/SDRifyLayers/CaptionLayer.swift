@@ -71,7 +71,7 @@ package final class CaptionLayer: @unchecked Sendable {
     }
 
     /// An ASS script read into a libass track (nil: malformed); the caller frees it.
-    static func track(_ script: String, _ library: OpaquePointer) -> UnsafeMutablePointer<ASS_Track>? {
+    package static func track(_ script: String, _ library: OpaquePointer) -> UnsafeMutablePointer<ASS_Track>? {
         var bytes = Array(script.utf8CString)
         return bytes.withUnsafeMutableBufferPointer { ass_read_memory(library, $0.baseAddress, $0.count - 1, nil) }
     }

@@ -62,7 +62,7 @@ package struct DataSeries {
 
     /// Timed-metadata values of track `n`: positions and other objects by their numeric fields, numbers by the last
     /// part of their key, arrays by key and index.
-    static func track(_ n: Int, of path: String) throws -> DataSeries {
+    package static func track(_ n: Int, of path: String) throws -> DataSeries {
         var samples: [(t: Double, fields: [String: Double])] = []
         for line in try TimedMetadata.lines(path: path, track: n) {
             guard case .object(let o) = line else { continue }

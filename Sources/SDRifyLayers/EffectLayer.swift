@@ -92,8 +92,8 @@ package struct EffectRect {
 
 /// One 8-bit plane.
 package struct PlaneRef {
-    let data: UnsafeMutablePointer<UInt8>
-    let stride: Int
+    package let data: UnsafeMutablePointer<UInt8>
+    package let stride: Int
     package let width: Int, height: Int
     package func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { data + y * stride }
 }
@@ -108,7 +108,7 @@ extension Frame {
 package enum EffectKernels {
     static func clampByte(_ v: Float) -> UInt8 { UInt8(min(max(v.rounded(), 0), 255)) }
 
-    static func map(_ plane: PlaneRef, _ r: EffectRect, _ f: (Float) -> Float) {
+    package static func map(_ plane: PlaneRef, _ r: EffectRect, _ f: (Float) -> Float) {
         var table = [UInt8](repeating: 0, count: 256)  // per-sample functions become a lookup
         for i in 0..<256 { table[i] = clampByte(f(Float(i))) }
         for y in r.y..<(r.y + r.h) {

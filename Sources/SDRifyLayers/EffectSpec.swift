@@ -70,7 +70,7 @@ package struct EffectSpec: Equatable, Sendable {
     var center: (x: Length, y: Length)? = nil  // vortex; default the region's centre
     package var values: [String: Double] = [:]  // parameters given (the kind's defaults fill the rest)
     var keyframes: [EffectKeyframe] = []
-    var path = ""  // where it was described, for errors found later (the frame size)
+    package var path = ""  // where it was described, for errors found later (the frame size)
 
     package init(kind: EffectKind) { self.kind = kind }
 

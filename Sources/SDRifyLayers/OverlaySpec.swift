@@ -4,7 +4,7 @@ import SDRifyMedia
 import SDRifyValues
 
 /// One keyframe; t in seconds from the sticker's start. Absent properties take the sticker's own values.
-package struct StickerKeyframe: Equatable, Sendable {
+struct StickerKeyframe: Equatable, Sendable {
     var t: Double
     var easing: Easing = .linear  // the approach to this keyframe from the one before
     var x: Length? = nil, y: Length? = nil
@@ -16,7 +16,7 @@ package struct StickerKeyframe: Equatable, Sendable {
 package struct StickerSpec: Equatable, Sendable {
     var image: String
     var x: Length, y: Length  // top-left of the unscaled, unrotated sticker
-    var width: Length? = nil, height: Length? = nil
+    package var width: Length? = nil, height: Length? = nil
     var start: Double = 0  // seconds of output
     var end: Double? = nil
     var opacity: Double = 1

@@ -5,7 +5,7 @@ import SDRifyValues
 /// Where and how a sticker shows at one moment (output pixels of the upright frame).
 struct StickerState: Equatable {
     var centreX: Double, centreY: Double
-    var width: Double, height: Double  // scaled size
+    package var width: Double, height: Double  // scaled size
     var rotation: Double  // degrees clockwise
     var opacity: Double
     package var picture: Int  // index into the decoded pictures (animations)

@@ -4,7 +4,7 @@ import SDRifyValues
 
 /// A line (or lines) of text over the picture for a while, drawn by libass like captions.
 package struct TitleSpec: Equatable, Sendable {
-    package enum Position: String, CaseIterable, Sendable {
+    enum Position: String, CaseIterable, Sendable {
         case topLeft = "top-left", topCenter = "top-center", topRight = "top-right"
         case centerLeft = "center-left", center = "center", centerRight = "center-right"
         case bottomLeft = "bottom-left", bottomCenter = "bottom-center", bottomRight = "bottom-right"
@@ -25,7 +25,7 @@ package struct TitleSpec: Equatable, Sendable {
         }
     }
 
-    var text: String
+    package var text: String
     var start: Double = 0, end: Double? = nil  // seconds of output
     var fadeIn: Double = 0, fadeOut: Double = 0
     var position = Position.bottomCenter

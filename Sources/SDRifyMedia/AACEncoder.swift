@@ -46,7 +46,7 @@ package final class AACEncoder {
 
     /// Encodes `count` (≤ frameSize; less only for the last frame) samples that `fill` writes into the frame's
     /// channel planes; each packet goes to `write`.
-    func encode(count: Int, fill: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Void, write: (Packet) throws -> Void) throws {
+    package func encode(count: Int, fill: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Void, write: (Packet) throws -> Void) throws {
         frame.pointee.nb_samples = Int32(frameSize)
         try ffCheck(av_frame_make_writable(frame), "audio buffer")  // a new buffer only if the encoder kept the old one
         frame.pointee.nb_samples = Int32(count)

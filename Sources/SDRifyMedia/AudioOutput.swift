@@ -61,7 +61,7 @@ package final class AudioOutput {
     func outputTime(_ t: MediaTime) -> MediaTime { map.output(t) - outputShift }
 
     /// Where a packet falls relative to the cut (pure: safe to ask from the demuxing thread).
-    func position(of packet: Packet) -> Position {
+    package func position(of packet: Packet) -> Position {
         let start = self.start(of: packet) ?? shift
         let packetEnd = start + MediaTime(ticks: packet.duration, TimeBase(inTimeBase))
         if let end, start >= end { return .after }

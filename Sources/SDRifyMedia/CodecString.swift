@@ -27,7 +27,7 @@ enum CodecString {
         return "avc1." + sps.map { hex($0, width: 2) }.joined()
     }
 
-    static func hevc(_ bytes: [UInt8]) -> String? {
+    package static func hevc(_ bytes: [UInt8]) -> String? {
         // The 12 bytes of general_profile_tier_level: in hvcC after its version byte; in Annex B inside the VPS,
         // after its 2-byte NAL header and 4 bytes of fields.
         let ptl: [UInt8]

@@ -33,7 +33,7 @@ final class LoggedErrorCounter {
     let pointer = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
     package init() { pointer.initialize(to: 0) }
     deinit { pointer.deallocate() }
-    var count: Int { Int(cffmpeg_load_count(pointer)) }
+    package var count: Int { Int(cffmpeg_load_count(pointer)) }
 }
 
 package func silenceFFmpegLogging() {
@@ -93,7 +93,7 @@ func planeArrays(_ f: UnsafeMutablePointer<AVFrame>) -> (data: [UnsafeMutablePoi
 }
 
 extension AVRational {
-    var double: Double { den == 0 ? 0 : Double(num) / Double(den) }
+    package var double: Double { den == 0 ? 0 : Double(num) / Double(den) }
 }
 
 /// The FFmpeg release and library versions this process runs with (for `--version`).

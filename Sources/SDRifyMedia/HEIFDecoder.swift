@@ -12,7 +12,7 @@ import SDRifyValues
 struct HEIFPicture {
     let frame: Frame  // planar Y'CbCr or grey, coded orientation
     let format: PlanarFormat
-    let color: ColorDescription
+    package let color: ColorDescription
     let orientation: Orientation
     let codec: String  // hevc, av1
     let brands: [String]  // the file's (avif, heic, mif1…)
@@ -29,7 +29,7 @@ enum HEIFDecoder {
     }
 
     /// The primary picture's size as it is stored (before its turns), read from the headers alone.
-    static func size(path: String) throws -> (width: Int, height: Int) {
+    package static func size(path: String) throws -> (width: Int, height: Int) {
         guard let data = FileManager.default.contents(atPath: path) else { throw SDRifyError.invalidInput("\(path): cannot read this image") }
         do {
             let heif = try HEIFFile(data: data)
@@ -194,7 +194,7 @@ enum HEIFDecoder {
 }
 
 extension HEIFFile.Item {
-    var size: (Int, Int)? {
+    package var size: (Int, Int)? {
         for case .ispe(let w, let h) in properties { return (w, h) }
         return nil
     }

@@ -9,7 +9,7 @@ package struct LoudnessReport: Equatable, Sendable {
     var range: Double?
     package var truePeak: Double?
 
-    var json: JSONValue {
+    package var json: JSONValue {
         func value(_ v: Double?) -> JSONValue { v.map { .double(($0 * 100).rounded() / 100) } ?? .null }
         return .object([("integrated_lufs", value(integrated)), ("range_lu", value(range)), ("true_peak_dbtp", value(truePeak))])
     }

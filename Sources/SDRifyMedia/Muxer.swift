@@ -209,7 +209,7 @@ package final class Muxer {
     package var watcher: ((Packet, Int) throws -> Void)? = nil
 
     /// Writes a packet whose timestamps are in `from`, rescaled to the output stream's time base.
-    func write(_ packet: Packet, stream: Int, from: AVRational) throws {
+    package func write(_ packet: Packet, stream: Int, from: AVRational) throws {
         packet.av.pointee.stream_index = Int32(stream)
         try watcher?(packet, stream)
         if let segments, let pts = packet.pts {

@@ -7,7 +7,7 @@ import SDRifyValues
 /// time map) is time-stretched on the way (SoundRetimer), so sample n is at output time n / 48000 of the clip.
 package final class PCMReader {
     package static let sampleRate = Int(AACEncoder.sampleRate)
-    let path: String
+    package let path: String
     private let ctx: UnsafeMutablePointer<AVFormatContext>
     private let stream: Int32
     private let decoder: UnsafeMutablePointer<AVCodecContext>

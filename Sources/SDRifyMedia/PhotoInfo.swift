@@ -7,10 +7,10 @@ import SDRifyValues
 /// colour, what a HEIF file holds besides the picture (grid, gain map, alpha, depth), and the movie of a motion
 /// photo.
 package struct PhotoInfo: Sendable {
-    var path: String
+    package var path: String
     var format: String  // "heif", "avif", or FFmpeg's codec name (mjpeg, png, webp…)
     var codec: String
-    var width: Int, height: Int  // upright
+    package var width: Int, height: Int  // upright
     package var hdr: HDRKind
     var notes: [String] = []
     var motion: MotionPhoto? = nil

@@ -7,8 +7,8 @@ import SDRifyValues
 package final class PictureScaler {
     private let sws: OpaquePointer
     private let ring: FrameRing
-    let width: Int
-    let height: Int
+    package let width: Int
+    package let height: Int
 
     package init(fromWidth: Int, fromHeight: Int, toWidth: Int, toHeight: Int, ringSize: Int = 2) throws {
         guard

@@ -92,7 +92,7 @@ final class SoundRetimer {
 
     /// The end of the sound: what the stretcher still holds, up to where the map puts the end of what was fed (its
     /// tail beyond that is the stretcher's own ring-out).
-    func finish(emit: ([UnsafePointer<Float>], Int) throws -> Void) throws {
+    package func finish(emit: ([UnsafePointer<Float>], Int) throws -> Void) throws {
         limit = Int64(((map.output(time(ofSample: fed)) - map.output(first)).seconds * Double(rate)).rounded())
         var none: [UnsafePointer<Float>?] = Array(repeating: nil, count: channels)
         let silence = [Float](repeating: 0, count: 1)

@@ -19,7 +19,7 @@ struct TimestampRebase {
     }
     private var streams: [Int32: StreamState] = [:]
     /// How many discontinuities were re-based (the most any one stream met: a splice moves every stream).
-    var count: Int { streams.values.map(\.splices).max() ?? 0 }
+    package var count: Int { streams.values.map(\.splices).max() ?? 0 }
 
     /// Re-bases one packet's timestamps (in its stream's time base) in place.
     mutating func apply(_ p: UnsafeMutablePointer<AVPacket>, timeBase: TimeBase) {

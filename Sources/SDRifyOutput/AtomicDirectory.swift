@@ -121,7 +121,7 @@ package final class AtomicDirectory {
     }
 
     /// Flushes a finished file to disk and closes it (a long ladder makes thousands of segments: none stays open).
-    func finish(_ fd: Int32) throws {
+    package func finish(_ fd: Int32) throws {
         guard let i = files.firstIndex(of: fd) else { return }
         files.remove(at: i)
         defer { close(fd) }

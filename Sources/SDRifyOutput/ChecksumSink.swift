@@ -3,8 +3,8 @@ import SDRifyMedia
 import SDRifyValues
 
 /// Keeps a summary of every picture and of the sound instead of encoding them: for tests of the pipeline.
-package final class ChecksumSink: MediaSink {
-    package struct Picture: Sendable {
+final class ChecksumSink: MediaSink {
+    struct Picture: Sendable {
         var meanY: Double, meanCb: Double, meanCr: Double
         var checksum: UInt64  // FNV-1a over the visible samples of the three planes
         var pts: Int64?

@@ -234,7 +234,7 @@ enum MovieAppender {
         return box("trak", tkhd + tref + edts + box("mdia", mdhd + hdlr + minf))
     }
 
-    static func box(_ type: String, _ payload: Data) -> Data { be32(UInt32(8 + payload.count)) + Data(type.utf8) + payload }
+    package static func box(_ type: String, _ payload: Data) -> Data { be32(UInt32(8 + payload.count)) + Data(type.utf8) + payload }
     static func fullBox(_ type: String, _ version: UInt8, _ flags: UInt32, _ payload: Data) -> Data {
         box(type, be32(UInt32(version) << 24 | flags) + payload)
     }

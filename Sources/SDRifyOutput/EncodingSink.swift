@@ -7,7 +7,7 @@ import SDRifyValues
 /// What a conversion's file keeps of its input besides the pictures: the sound (copied or transcoded), the
 /// creation time (and location on request), chapters and text subtitles, all on the pictures' clock.
 package struct InputCarryOver {
-    var path: String
+    package var path: String
     package var clock: ClipClock
     var videoStart: MediaTime  // the video's first timestamp: where an untrimmed read begins
     package var keepLocation = false

@@ -6,7 +6,7 @@ import SDRifyValues
 /// bytes it took, and the playlist that lists them. Files are `NAME_init.mp4`, `NAME_00001.m4s` … in the output
 /// directory.
 final class HLSSegments: SegmentedOutput {
-    let name: String
+    package let name: String
     private let directory: AtomicDirectory
     /// Where a segment may begin: `nil` cuts wherever a keyframe's time is in `cuts` (the video's IDR pictures);
     /// otherwise at the first packet at or after each multiple of `every` (the sound).
@@ -51,7 +51,7 @@ final class HLSSegments: SegmentedOutput {
     func wrote(until time: MediaTime) { end = max(end, time) }
 
     /// After the muxer's last write: the last segment and the init segment are complete.
-    func finish() throws {
+    package func finish() throws {
         try closeCurrent()
         try directory.finish(initFD)
     }

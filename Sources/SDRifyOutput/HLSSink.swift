@@ -16,7 +16,7 @@ package struct HLSRenditionRequest {
 
 /// What `hls` wrote, per rendition (for `--json` and the master playlist).
 package struct HLSRenditionResult: Sendable {
-    var name: String
+    package var name: String
     package var width: Int
     package var height: Int
     var codecs: String

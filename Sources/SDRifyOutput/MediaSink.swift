@@ -6,8 +6,8 @@ import SDRifyValues
 /// with its timestamp and duration in ticks of `timeBase`, at the nominal `rate`; and, with `sound`, the mixed
 /// sound (48 kHz stereo float, in blocks of the sink's `audioBlock` samples, the last one shorter).
 package struct RenderFormat: Sendable {
-    let width: Int
-    let height: Int
+    package let width: Int
+    package let height: Int
     let timeBase: TimeBase
     let rate: FrameRate
     let sound: Bool

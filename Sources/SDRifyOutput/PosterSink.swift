@@ -5,7 +5,7 @@ import SDRifyValues
 
 /// What was written as the poster (`--json`: "poster").
 package struct PosterResult: Sendable {
-    var path: String
+    package var path: String
     var time: Double  // the output time asked for (seconds)
     package var pictureTime: Double  // when the picture shown then starts
 

@@ -8,7 +8,7 @@ package struct ConversionProgress: Sendable {
 
     package var fraction: Double? { totalTime.flatMap { $0 > 0 ? min(max(outTime / $0, 0), 1) : nil } }
     package var fps: Double { elapsed > 0 ? Double(frames) / elapsed : 0 }
-    var speed: Double { elapsed > 0 ? outTime / elapsed : 0 }
+    package var speed: Double { elapsed > 0 ? outTime / elapsed : 0 }
 
     /// ffmpeg's `-progress` block: key=value lines ending with progress=continue|end.
     package var keyValueBlock: String {

@@ -6,7 +6,7 @@ import SDRifyValues
 /// player's picture), kept by reference (the render's rings copy on write if they come back to it). Times past the
 /// last picture show the last one.
 struct StillPicker {
-    let times: [MediaTime]  // ascending
+    package let times: [MediaTime]  // ascending
     private(set) var picked: [Frame] = []
     private var held: Frame? = nil
     private var timeBase = TimeBase(num: 1, den: 1)
@@ -29,7 +29,7 @@ struct StillPicker {
     }
 
     /// Every time's picture; nil when the render gave none.
-    mutating func finish() -> [Frame]? {
+    package mutating func finish() -> [Frame]? {
         guard let held else { return nil }
         while picked.count < times.count { picked.append(held) }
         return picked

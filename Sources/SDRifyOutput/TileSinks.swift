@@ -17,8 +17,8 @@ struct TileGrid {
     /// goes to the outer margins.
     var totalWidth: Int? = nil
 
-    var width: Int { totalWidth ?? naturalWidth }
-    var height: Int { rows * tileHeight + (rows + 1) * gap }
+    package var width: Int { totalWidth ?? naturalWidth }
+    package var height: Int { rows * tileHeight + (rows + 1) * gap }
     private var naturalWidth: Int { columns * tileWidth + (columns + 1) * gap }
 
     func origin(of index: Int) -> (x: Int, y: Int) {

@@ -25,7 +25,7 @@ package struct ExportPreset: Sendable {
         self.passthrough = passthrough; self.summary = summary
     }
 
-    static func box(_ long: Int, _ short: Int) -> BoundingBox { BoundingBox(long: long, short: short) }
+    package static func box(_ long: Int, _ short: Int) -> BoundingBox { BoundingBox(long: long, short: short) }
 
     package static let all: [ExportPreset] = [
         ExportPreset("640x480", box: box(640, 480), summary: "H.264 High + AAC, fits 640x480"),

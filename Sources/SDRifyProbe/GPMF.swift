@@ -5,7 +5,7 @@ import SDRifyValues
 /// size, repeat count; data padded to four bytes). Each stream (STRM) carries its scale (SCAL) and one data record;
 /// GPS5/GPS9 become positions, the rest (accelerometer, gyroscope, …) numbers.
 package enum GPMF {
-    package struct Record {
+    struct Record {
         let key: String
         let type: UInt8  // 0: nested records
         let size: Int  // bytes of one structure

@@ -23,7 +23,7 @@ package struct HEIFFile {
         case other(String)
     }
 
-    struct Extent { let offset: UInt64, length: UInt64 }
+    package struct Extent { let offset: UInt64, length: UInt64 }
 
     package struct Item {
         package let id: UInt32
@@ -260,7 +260,7 @@ package struct HEIFFile {
     }
 
     /// Big-endian reads that fail (as damage) past the end.
-    package struct Reader {
+    struct Reader {
         let data: Data
         let what: String
         private(set) var at = 0

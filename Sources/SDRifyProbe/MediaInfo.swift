@@ -84,7 +84,7 @@ package struct FormatInfo: Sendable {
     package var name: String
     package var duration: Double?  // seconds
     package var startTime: Double?  // seconds: the earliest timestamp of any stream
-    var size: Int64?  // bytes
+    package var size: Int64?  // bytes
     var bitRate: Int?  // bit/s
 
     package init(name: String, duration: Double? = nil, startTime: Double? = nil, size: Int64? = nil, bitRate: Int? = nil) {

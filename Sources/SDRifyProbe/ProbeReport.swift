@@ -102,7 +102,7 @@ enum ProbeReport {
 
 extension TrackInfo {
     /// ffprobe's names: index, codec_type, codec_name, codec_tag_string, disposition, tags.
-    var json: JSONValue {
+    package var json: JSONValue {
         var tags: [(String, JSONValue)] = []
         if let l = language { tags.append(("language", .string(l))) }
         if let h = handler { tags.append(("handler_name", .string(h))) }
@@ -120,7 +120,7 @@ extension TrackInfo {
 }
 
 extension VideoInfo {
-    var json: JSONValue {
+    package var json: JSONValue {
         let (dw, dh) = displaySize
         let sar = sampleAspectRatio
         var f: [(String, JSONValue)] = []
@@ -205,7 +205,7 @@ extension VideoInfo {
 extension SlowMotion {
     /// `probe --json`'s `slow_motion`: the capture rate, the layers, each segment (file seconds, slowed how many
     /// times), and how convert plays it.
-    var json: JSONValue {
+    package var json: JSONValue {
         .object([
             ("capture_fps", captureRate.map { .int(Int64($0)) } ?? .null),
             ("temporal_layers", temporalLayers.map { .int(Int64($0)) } ?? .null),

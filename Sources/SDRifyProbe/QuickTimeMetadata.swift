@@ -124,7 +124,7 @@ package struct QuickTimeMetadata {
 }
 
 /// ISO 6709 locations as phones write them: "+51.5334-000.1255+026.756/" (latitude, longitude, altitude in metres).
-package enum ISO6709 {
+enum ISO6709 {
     static func parse(_ text: String) -> JSONValue? {
         var numbers: [Double] = []
         var current = ""

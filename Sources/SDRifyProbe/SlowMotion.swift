@@ -131,7 +131,7 @@ struct SEFTrailer {
     var superSlowMotion = false
 
     /// One datum of the trailer: its name and where its bytes (after the name) lie in the file.
-    package struct Entry { let name: String, offset: UInt64, length: UInt64 }
+    struct Entry { let name: String, offset: UInt64, length: UInt64 }
 
     /// nil when the file has no trailer; throws (invalid input) when it has a damaged one.
     package init?(path: String) throws {
@@ -148,7 +148,7 @@ struct SEFTrailer {
     /// The entry called `name`, if the file has a trailer with one.
     static func entry(_ name: String, path: String) throws -> Entry? { try entries(path: path)?.first { $0.name == name } }
 
-    static func text(of entry: Entry, path: String) throws -> String {
+    package static func text(of entry: Entry, path: String) throws -> String {
         guard entry.length <= 1 << 20, let h = FileHandle(forReadingAtPath: path) else { throw damaged("entry \(entry.name) is too large") }
         defer { try? h.close() }
         guard (try? h.seek(toOffset: entry.offset)) != nil, let d = try? h.read(upToCount: Int(entry.length)), d.count == Int(entry.length) else {

@@ -6,8 +6,8 @@ import SDRifyValues
 /// The background made for one frame size: what fills the frame around a picture that does not cover it. An
 /// image is decoded and fitted once, here; afterwards nothing changes, so any thread may use it.
 package final class Backdrop: @unchecked Sendable {
-    let background: Background
-    let width: Int, height: Int
+    package let background: Background
+    package let width: Int, height: Int
     private let still: Frame?  // an image background at the frame's size
 
     package init(_ background: Background, width: Int, height: Int) throws {
@@ -25,7 +25,7 @@ package final class Backdrop: @unchecked Sendable {
         background = .black; self.width = width; self.height = height; still = nil
     }
 
-    static func black(_ width: Int, _ height: Int) -> Backdrop { Backdrop(black: width, height) }
+    package static func black(_ width: Int, _ height: Int) -> Backdrop { Backdrop(black: width, height) }
 
     /// The colour behind transparent stills.
     var matte: RGBColor { background.matte }

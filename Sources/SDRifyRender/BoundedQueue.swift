@@ -3,7 +3,7 @@ import Foundation
 /// A blocking FIFO of fixed capacity between two pipeline threads. `close()` ends it: the consumer drains
 /// what is queued, then gets nil; a blocked producer is released and told to stop. Bounded queues keep memory
 /// constant whatever the clip's length.
-package final class BoundedQueue<Element>: @unchecked Sendable {
+final class BoundedQueue<Element>: @unchecked Sendable {
     private var items: [Element?] = []  // popped slots are set to nil at once: they may hold large pictures
     private var head = 0
     private let capacity: Int

@@ -15,7 +15,7 @@ package struct Canvas: Sendable {
 
     /// The output size: the preset's box applied to the first sized clip's upright shape, never larger than the
     /// largest clip (long and short edge), even. Without any sized clip (colours only): the box, landscape.
-    static func size(firstShape: (width: Int, height: Int)?, largest: (long: Int, short: Int)?, box: BoundingBox?) -> (
+    package static func size(firstShape: (width: Int, height: Int)?, largest: (long: Int, short: Int)?, box: BoundingBox?) -> (
         width: Int, height: Int
     ) {
         guard let first = firstShape, let largest else {

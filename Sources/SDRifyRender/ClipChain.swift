@@ -7,11 +7,11 @@ import SDRifyValues
 /// The per-picture links of a clip's chain after decoding: repack (RGB, palette, packed, semi-planar layouts →
 /// planar Y'CbCr) → deinterlace → colour (scale, tone map from the clip's own HDR kind and metadata) → orient.
 /// Gives upright 8-bit 4:2:0 BT.709 pictures of `size`, from a ring of `ringSize`.
-package final class ClipChain {
+final class ClipChain {
     let label: String
     let video: VideoInfo
     let orientation: Orientation
-    let size: (width: Int, height: Int)  // upright output
+    package let size: (width: Int, height: Int)  // upright output
     let framing: Framing  // the turn is in `orientation` already; its crop is read by the colour stage
     let coded: (width: Int, height: Int)  // the colour stage's output, before orienting
     let toneMap: ToneMapOperator
@@ -34,7 +34,7 @@ package final class ClipChain {
     private var orienter: (turn: FrameOrienter, input: (Int, Int))? = nil  // for the coded pictures' size
     private var deinterlacer: Deinterlacer? = nil
 
-    let background: Background  // behind a picture that shrinks mid-stream
+    package let background: Background  // behind a picture that shrinks mid-stream
 
     package init(
         label: String, video: VideoInfo, orientation: Orientation, size: (Int, Int), framing: Framing = Framing(), toneMap: ToneMapOperator,

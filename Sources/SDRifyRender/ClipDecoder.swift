@@ -8,7 +8,7 @@ import SDRifyValues
 /// give them timestamps on the range's clock (ClipClock), and apply the damage policy (refuse, or count under
 /// tolerate-errors). Pictures are pulled one at a time (`next`), so the same decoder runs on its own thread or
 /// inline (`--threads 1`).
-package final class ClipDecoder {
+final class ClipDecoder {
     let label: String  // the input, in messages
     let tolerateErrors: Bool
     let video: VideoInfo

@@ -151,7 +151,7 @@ package final class VideoClipSource: ClipSource, @unchecked Sendable {
 struct RenderStopped: Error {}
 
 /// The first error thrown by any stage of a render.
-package final class FirstError: @unchecked Sendable {
+final class FirstError: @unchecked Sendable {
     private let lock = NSLock()
     private var first: Error?
     var error: Error? { lock.lock(); defer { lock.unlock() }; return first }

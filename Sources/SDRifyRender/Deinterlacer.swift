@@ -6,7 +6,7 @@ import SDRifyMedia
 /// direction: something moved between the fields). Interpolation follows the local edge (edge-based line
 /// averaging: of the three pairs across the missing line, the most alike is averaged), so diagonals do not
 /// staircase. Any planar layout, 8 to 16 bits; chroma rows belong to fields the same way luma rows do.
-package final class Deinterlacer {
+final class Deinterlacer {
     private let output: Frame
     private let format: PlanarFormat
 

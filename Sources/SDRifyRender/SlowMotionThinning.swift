@@ -6,7 +6,7 @@ import SDRifyValues
 /// C pictures a second in L temporal layers keeps, at real speed, the layers up to L − 1 − log2(C / 30); in a
 /// segment slowed d times, log2(d) more (at most all of them). Just before a segment, the lower layers its first
 /// pictures refer to are kept too. Decided per packet, before decoding: nothing kept refers to what is left out.
-package struct SlowMotionThinning {
+struct SlowMotionThinning {
     private struct Segment { let start: MediaTime, end: MediaTime, top: Int }
     private let top: Int  // the capture's highest layer
     private let realSpeedTop: Int

@@ -177,7 +177,7 @@ extension Parser {
         return clip
     }
 
-    func music(_ v: Any, at path: String) throws -> MusicTrack {
+    package func music(_ v: Any, at path: String) throws -> MusicTrack {
         let o = try object(v, at: path, allowed: ["file", "volume", "fade_in", "fade_out"])
         guard let f = try file(o["file"], at: "\(path).file") else { throw fail("\(path).file", "missing") }
         var m = MusicTrack(path: f)

@@ -144,7 +144,7 @@ package final class SceneTracker: @unchecked Sendable {
 
     /// One scene as the report gives it: where it starts (seconds on the clip's clock), how many pictures it
     /// has, and the levels its curve was last built from.
-    package struct Scene: Sendable, Equatable {
+    struct Scene: Sendable, Equatable {
         var start: Double?
         var pictures: Int
         var white: Double, key: Double, peak: Double, highlights: Double  // stops (highlights: a fraction)

@@ -34,7 +34,7 @@ package struct SceneStatistics: Sendable {
     }
 
     /// The mean level in stops (the log-average, "key", of the picture).
-    var key: Double {
+    package var key: Double {
         let t = total
         guard t > 0 else { return lowest }
         return counts.enumerated().reduce(0) { $0 + $1.1 * (lowest + (Double($1.0) + 0.5) / Double(SceneStatistics.binsPerStop)) } / t

@@ -5,16 +5,16 @@ import SDRifyValues
 
 /// One image format as zimg sees it. Colour fields use our enums; the mapping to zimg's lives here only.
 package struct ZimgFormat {
-    package enum Sample { case byte, word, half, float }
+    enum Sample { case byte, word, half, float }
     enum Family { case yuv, rgb, grey }
-    var width: Int
-    var height: Int
+    package var width: Int
+    package var height: Int
     var sample: Sample
     var depth: Int
     var chromaShiftX = 0
     var chromaShiftY = 0
     var family: Family = .yuv
-    var color: ColorDescription
+    package var color: ColorDescription
     /// The part of the picture read (a crop), nil for all of it.
     var region: CodedRegion? = nil
 

@@ -74,7 +74,7 @@ package struct TimeMap: Equatable, Sendable {
 
 /// A playback speed as an exact fraction (2 = twice as fast), from the command line's decimal (thousandths).
 package struct Speed: Equatable, Sendable, CustomStringConvertible {
-    let num: Int64, den: Int64
+    package let num: Int64, den: Int64
     /// What `--speed` and a clip's `"speed"` accept.
     static let valid: ClosedRange<Double> = 0.25...4
 
