@@ -54,7 +54,7 @@ package struct Region: Equatable, Sendable {
     package init(x: Length, y: Length, width: Length, height: Length) { self.x = x; self.y = y; self.width = width; self.height = height }
 }
 
-package struct EffectKeyframe: Equatable, Sendable {
+struct EffectKeyframe: Equatable, Sendable {
     var t: Double  // seconds from the effect's start
     var easing: Easing = .linear  // the approach to this keyframe
     var values: [String: Double] = [:]  // parameters at this keyframe

@@ -6,7 +6,7 @@ import Foundation
 /// largest luminance the transfer encodes) and the lookup needs no square root or float→int conversion:
 /// the top bits are the index, the next 16 the interpolation fraction. ToneMapTests checks it against the
 /// direct curve.
-package struct GainTable: Sendable {
+struct GainTable: Sendable {
     static let shift: UInt32 = 16  // keep 7 mantissa bits: 128 steps per octave
     static let minY: Float = 1.0 / 1_048_576  // 2⁻²⁰; darker is black to 8 bits anyway
     let gains: [Float]
@@ -43,7 +43,7 @@ package struct GainTable: Sendable {
 /// 3. colours brighter than SDR white can show (a channel above 1) split the excess: desaturate toward grey
 ///    until the highest channel is √max, then scale down until it is 1 (chromaticity kept). Pure
 ///    desaturation would turn every bright saturated colour white; pure scaling would make it dark.
-package enum LinearToneMap {
+enum LinearToneMap {
     /// Maps equal-length `r`, `g`, `b` to half floats, as the colour stage stores them.
     package static func apply(_ table: GainTable, r: [Float], g: [Float], b: [Float]) -> (r: [Float16], g: [Float16], b: [Float16]) {
         precondition(r.count == g.count && g.count == b.count)

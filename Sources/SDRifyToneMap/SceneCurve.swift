@@ -24,7 +24,7 @@ package struct SceneCurve: Equatable, Sendable {
     /// Stops under SDR white where a lowered scene's white lands (0.73 of SDR white's luminance, code 208 of 235):
     /// room for its tinted whites and for the shoulder of what is brighter, so that the brightest pixels of a
     /// lowered phone scene stay off full code as they did when the scene was compressed instead.
-    package static let whiteLanding = 0.45
+    static let whiteLanding = 0.45
     /// Whites this many stops above reference white or more land on `whiteLanding`; between, the lowering eases
     /// in from nothing, so BT.2408-placed content (white at reference white) is left as it is.
     static let landingRamp = 0.5
@@ -111,7 +111,7 @@ package struct SceneCurve: Equatable, Sendable {
     }
 
     /// The slope (stops out per stop in) at `x` stops of input: 1 below the knee, `slope` above the bend.
-    package func slope(atStops x: Double) -> Double {
+    func slope(atStops x: Double) -> Double {
         let e = 1e-4
         return (log2(map(exp2(x + e))) - log2(map(exp2(x - e)))) / (2 * e)
     }

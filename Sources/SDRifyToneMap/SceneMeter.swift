@@ -6,9 +6,9 @@ import SDRifyValues
 /// The light of one picture as the scene-adaptive curve sees it: a histogram over stops relative to HDR reference
 /// white (log2 of L / 203 cd/m², 8 bins per stop), measured on a sparse grid of the decoded picture.
 package struct SceneStatistics: Sendable {
-    package static let binsPerStop = 8
+    static let binsPerStop = 8
     /// Stops of bin 0's lower edge.
-    package let lowest: Double
+    let lowest: Double
     package let counts: [Double]
     /// The same histogram of the near-neutral samples (SceneMeter.neutralSpread): what a diffuse white can be.
     let neutral: [Double]
@@ -21,7 +21,7 @@ package struct SceneStatistics: Sendable {
     }
 
     /// The level (stops) below which the fraction `p` of the samples lie, interpolated inside the bin.
-    package func percentile(_ p: Double) -> Double {
+    func percentile(_ p: Double) -> Double {
         let target = p * total
         var below = 0.0
         for (i, c) in counts.enumerated() where c > 0 {
@@ -42,7 +42,7 @@ package struct SceneStatistics: Sendable {
 
     /// The mean level in stops of the lit samples (those above `blackLevel`): the key without the pull of black
     /// borders, letterbox bars and sensor black, which say nothing of how the scene is lit.
-    package var litKey: Double {
+    var litKey: Double {
         let first = max(0, Int(((SceneStatistics.blackLevel - lowest) * Double(SceneStatistics.binsPerStop)).rounded(.up)))
         var sum = 0.0, n = 0.0
         for i in first..<max(first, counts.count) where counts[i] > 0 {
@@ -81,7 +81,7 @@ package struct SceneStatistics: Sendable {
     /// flat areas (graphics, uniform patches, clipped highlights) weigh as little as one bin can (`spreadCap`);
     /// samples too few to make a surface (glints, small lights) stay under `whiteArea`. When no near-neutral
     /// level holds more than next to nothing, the scene has no white to go by: the lowest level.
-    package var diffuseWhite: Double {
+    var diffuseWhite: Double {
         let all = total, counts = neutral, lit = neutral.reduce(0, +)
         guard lit > 0 else { return lowest }
         let empty = SceneStatistics.emptyBin * all, gapBins = Int(SceneStatistics.detachGap * Double(SceneStatistics.binsPerStop))

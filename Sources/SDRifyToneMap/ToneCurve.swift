@@ -28,7 +28,7 @@ package struct ToneCurve: Sendable {
     static let defaultKneeStart = 0.85
 
     /// BT.2390's KS = 1.5·maxLum − 0.5, expressed as the fraction `kneeStart` uses.
-    package static func standardKneeStart(sourcePeak: Double) -> Double {
+    static func standardKneeStart(sourcePeak: Double) -> Double {
         let maxLum = PQ.encode(referenceWhite) / PQ.encode(sourcePeak)
         return (1.5 * maxLum - 0.5) / maxLum
     }
