@@ -1,0 +1,72 @@
+import Foundation
+import SDRifyLayers
+import SDRifyMedia
+import SDRifyPresets
+import SDRifyToneMap
+import SDRifyValues
+
+/// A still of the output written beside it (`--poster FILE --poster-at TIME`).
+package struct PosterRequest: Sendable {
+    package var path: String
+    package var at: MediaTime? = nil  // output time; nil: the default time
+    package init(path: String, at: MediaTime? = nil) { self.path = path; self.at = at }
+
+    /// 1 s in, or the middle of outputs shorter than 2 s.
+    package static func defaultTime(outputLength: MediaTime?) -> MediaTime {
+        guard let d = outputLength, d < 2 else { return 1 }
+        return d.half
+    }
+}
+
+/// The output: where, at what size and rate, and how it is encoded.
+package struct OutputSpec: Sendable {
+    package var path: String
+    package var preset: ExportPreset
+    package var fps: FrameRate? = nil  // nil: the first video clip's
+    package var background = Background.black
+    package var fit = Fit.contain
+    package var imageDuration: MediaTime = 3  // for images given without one
+    package var overwrite = false
+    package var crf: Int? = nil
+    package var encoderPreset: String? = nil
+    package var maxBitRate: BitRate? = nil  // --max-bitrate
+    package var loudness: Double? = nil  // --loudness: the mix's integrated loudness (LUFS)
+    package var threads = 0
+    package var toneMap = ToneMapOperator.default
+    package var tolerateErrors = false
+    package var checkBitstream = true  // H.264 and HEVC slice data checked by our own parser (BitstreamCheck)
+    package var poster: PosterRequest? = nil
+    /// Play a phone's slow-motion recordings as its gallery does (`--slow-motion auto`, `"slow_motion"`); false keeps
+    /// the file's own timing.
+    package var flattenSlowMotion = true
+    /// The path is a video file (its extension names the container); false for outputs whose sinks check their own
+    /// paths (an HLS directory, images).
+    package var isVideoFile = true
+    package init(path: String, preset: ExportPreset) { self.path = path; self.preset = preset }
+
+    /// The encoder's settings against the codec table: nil when they fit, else which setting ("crf" or
+    /// "encoder-preset") and what is wrong with it.
+    package func encodingProblem() -> (setting: String, message: String)? {
+        let codec = preset.codec.catalog
+        if let crf, !codec.crfRange.contains(crf) {
+            return ("crf", "must be between \(codec.crfRange.lowerBound) and \(codec.crfRange.upperBound)")
+        }
+        if let encoderPreset, !codec.speedPresets.contains(encoderPreset) {
+            return ("encoder-preset", "must be one of \(codec.speedPresets.joined(separator: ", ")) (\(codec.shortName)), not '\(encoderPreset)'")
+        }
+        return nil
+    }
+
+    /// How its inputs are decoded.
+    package var decodeSettings: DecodeSettings {
+        var s = DecodeSettings()
+        s.tolerateErrors = tolerateErrors; s.checkBitstream = checkBitstream; s.threads = threads
+        return s
+    }
+
+    /// The encoder's settings, with its share of the thread budget.
+    package func encoderSettings(threads: Int) -> VideoEncoderSettings {
+        VideoEncoderSettings(
+            codec: preset.codec, crf: crf ?? preset.crf, preset: encoderPreset ?? preset.encoderPreset, threads: threads, maxBitRate: maxBitRate)
+    }
+}
