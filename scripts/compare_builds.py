@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Whether two sdrify builds make the same outputs: each command of a matrix (convert with the everyday edits,
+compose, hls, the stills) run by both builds on the real clips of ../shared/realmedia and the committed vectors,
+video and audio compared frame by frame (ffmpeg's framemd5), playlists and pictures byte by byte. For a change
+that must not change what sdrify makes (a refactor, a new output kind beside the old ones).
+
+    scripts/compare_builds.py BUILD_A BUILD_B [--only SUBSTRING]
+
+Prints one line per case and a total; exits 1 when any output differs or one build fails where the other does not.
+"""
+import glob
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REALMEDIA = os.path.join(os.path.dirname(ROOT), "shared", "realmedia")
+VIDEO_EXTENSIONS = (".mp4", ".mov", ".MOV", ".m4v", ".ts", ".mkv")
+
+
+def inputs():
+    found = sorted(p for p in glob.glob(os.path.join(REALMEDIA, "*")) if p.endswith(VIDEO_EXTENSIONS))
+    found += sorted(p for p in glob.glob(os.path.join(ROOT, "testvectors", "*")) if p.endswith(VIDEO_EXTENSIONS)
+                    and not os.path.basename(p).startswith(("empty", "truncated")))
+    return found
+
+
+def cases(src):
+    """(name, arguments with OUT for the output path, kind of output)."""
+    return [
+        ("convert", [src, "OUT/out.mp4", "--preset", "960x540"], "movie"),
+        ("edits", [src, "OUT/out.mp4", "--preset", "640x480", "--start", "0.2", "--duration", "1.5", "--speed", "2",
+                   "--rotate", "90", "--fps", "25"], "movie"),
+        ("hls", ["hls", src, "OUT/hls", "--ladder", "360,240", "--duration", "2"], "folder"),
+        ("thumbnail", ["thumbnail", src, "OUT/thumb.jpg", "--at", "0.25", "--size", "320x320"], "folder"),
+    ]
+
+
+def compose_cases(all_inputs):
+    clips = [p for p in all_inputs if "orient_" in p or "hlg_portrait" in p][:3]
+    if len(clips) < 2:
+        return []
+    return [("compose", ["compose", *clips, "-o", "OUT/out.mp4", "--preset", "640x640", "--transition", "crossfade:0.3"],
+             "movie")]
+
+
+def framemd5(path, init=None):
+    if init:  # a segment decodes after its rendition's init segment
+        joined = path + ".joined.mp4"
+        with open(joined, "wb") as f:
+            f.write(open(init, "rb").read() + open(path, "rb").read())
+        path = joined
+    out = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", "0:v?", "-map", "0:a?", "-f", "framemd5", "-"],
+                         capture_output=True, text=True)
+    return out.stdout if out.returncode == 0 else "unreadable"
+
+
+def digest(folder):
+    result = {}
+    for path in sorted(glob.glob(os.path.join(folder, "**", "*"), recursive=True)):
+        if os.path.isdir(path):
+            continue
+        rel = os.path.relpath(path, folder)
+        if path.endswith(".joined.mp4"):
+            continue
+        if path.endswith(".m4s"):
+            result[rel] = framemd5(path, init=path.rsplit("_", 1)[0] + "_init.mp4")
+        elif path.endswith((".mp4", ".mov")) and not rel.endswith("init.mp4"):
+            result[rel] = framemd5(path)
+        else:
+            result[rel] = hashlib.md5(open(path, "rb").read()).hexdigest()
+    return result
+
+
+def run(build, args, out):
+    os.makedirs(out, exist_ok=True)
+    argv = [build] + [a.replace("OUT", out) for a in args] + ["--quiet"]
+    proc = subprocess.run(argv, capture_output=True, text=True)
+    return proc.returncode, digest(out)
+
+
+def main():
+    a, b = sys.argv[1], sys.argv[2]
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
+    all_inputs = inputs()
+    matrix = [(os.path.basename(src), *c) for src in all_inputs for c in cases(src)]
+    matrix += [("clips", *c) for c in compose_cases(all_inputs)]
+    same = differ = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, (label, name, args, _) in enumerate(matrix):
+            if only not in f"{label} {name}":
+                continue
+            code_a, out_a = run(a, args, os.path.join(tmp, f"{k}a"))
+            code_b, out_b = run(b, args, os.path.join(tmp, f"{k}b"))
+            if code_a == code_b and out_a == out_b:
+                same += 1
+                print(f"same     {label} {name} (exit {code_a}, {len(out_a)} files)", flush=True)
+            else:
+                differ += 1
+                changed = sorted(f for f in set(out_a) | set(out_b) if out_a.get(f) != out_b.get(f))
+                print(f"DIFFERS  {label} {name}: exit {code_a} vs {code_b}; files {changed[:5]}", flush=True)
+    print(f"{same} the same, {differ} different")
+    sys.exit(1 if differ else 0)
+
+
+if __name__ == "__main__":
+    main()
