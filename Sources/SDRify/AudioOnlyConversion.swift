@@ -13,21 +13,21 @@ enum AudioOnlyConversion {
     /// The still's frame rate: captions and titles change on whole frames of it.
     static let rate = FrameRate(num: 30, den: 1)
 
-    /// Whether `path` is such an input: it decodes as sound and holds no pictures. Its length in seconds, or nil.
-    static func length(of path: String) -> Double? {
+    /// Whether `path` is such an input: it decodes as sound and holds no pictures. Its length, or nil.
+    static func length(of path: String) -> MediaTime? {
         guard let reader = try? PCMReader(path: path, start: .zero, tolerateErrors: false), !reader.hasVideo else { return nil }
         return reader.duration
     }
 
     static func run(
-        _ options: ConvertOptions, length: Double, warn: @escaping WarningHandler,
+        _ options: ConvertOptions, length whole: MediaTime, warn: @escaping WarningHandler,
         progress: @escaping ProgressHandler
     ) throws -> ConversionResult {
-        try Limits.checkDuration(length, of: options.input)  // the sound is how long the video will be
-        let from = options.start ?? .zero, whole = MediaTime(seconds: length)
+        try Limits.checkDuration(whole.seconds, of: options.input)  // the sound is how long the video will be
+        let from = options.start ?? .zero
         guard from < whole else {
             throw SDRifyError.usage(
-                String(format: "\(options.input): the start (%.3f s) is past the end of the sound (%.3f s)", from.seconds, length))
+                String(format: "\(options.input): the start (%.3f s) is past the end of the sound (%.3f s)", from.seconds, whole.seconds))
         }
         // --start/--duration are the sound's own times; --speed retimes what they select.
         let used = min(options.duration ?? whole, whole - from)

@@ -31,7 +31,7 @@ enum Passthrough {
     ) throws -> ConversionResult {
         var softSubtitles: [(cues: [Cue], language: String?)] = try options.subtitles.map { (try CaptionFile.cues($0.file), $0.language) }
         if options.keepSubtitles && info.tracks.contains(where: { $0.type == "subtitle" }) {
-            let start = MediaTime(seconds: max(info.format.startTime ?? 0, 0))
+            let start = max(info.format.startTime ?? .zero, .zero)
             for track in try Demuxer(path: options.input).subtitleTracks {
                 guard track.isText else { warn("subtitle track \(track.index) (\(track.codec)) is pictures: not kept"); continue }
                 softSubtitles.append((CaptionFile.shifted(try CaptionFile.cues(ofTrack: track.index, in: options.input), by: -start), track.language))
@@ -41,7 +41,7 @@ enum Passthrough {
         defer { output.discard() }
         let muxer = try Muxer(fd: output.fd, path: options.output, formatName: try CodecCatalog.muxer(forOutput: options.output))
         let tb = demuxer.videoTimeBase
-        let lateStart = MediaTime(seconds: max(info.format.startTime ?? 0, 0))
+        let lateStart = max(info.format.startTime ?? .zero, .zero)
         let outVideo = try muxer.addCopiedVideoStream(from: demuxer)
         let audio = try demuxer.audioStreamIndex.map { try AudioOutput(demuxer: demuxer, stream: $0, muxer: muxer, shift: lateStart, end: nil) }
         let shiftTicks = lateStart.ticks(tb)
@@ -54,7 +54,7 @@ enum Passthrough {
         var frames = 0
         var firstPTS: Int64? = nil, lastPTS: Int64? = nil
         let frameTicks = max(1, Int64((1 / demuxer.videoFrameRate.fps / tb.seconds).rounded()))
-        let totalTime = info.format.duration
+        let totalTime = info.format.duration?.seconds
         var lastReport = Date.distantPast
         let packet = try Packet()
         while try demuxer.readPacket(into: packet) {

@@ -44,7 +44,7 @@ package enum Stills {
             opened.info, flatten: options.flattenSlowMotion, speed: options.speed, tolerateErrors: options.tolerateErrors,
             label: options.input, warn: { _ in })  // (the render says what it says again)
         let origin = opened.demuxer.videoStart, map = retiming.map
-        let length = opened.info.format.duration.map { map.output(origin + MediaTime(seconds: $0)) - map.output(origin) }
+        let length = opened.info.format.duration.map { map.output(origin + $0) - map.output(origin) }
         let window = best ? bestWindow(length: length ?? 20) : nil
         let time = at ?? PosterRequest.defaultTime(outputLength: length)
         if let length, !best, time >= length {
@@ -68,7 +68,7 @@ package enum Stills {
             return [sink]
         }
         chosen = bestSink?.chosen?.time ?? atSink?.result.map { MediaTime(seconds: $0.pictureTime) }
-        var fields: [(String, JSONValue)] = [("time", .double(((chosen ?? time).seconds * 1e6).rounded() / 1e6))]
+        var fields: [(String, JSONValue)] = [("time", .seconds(chosen ?? time))]
         if let look = bestSink?.chosen?.look {
             fields.append(("chosen_by", .string("best")))
             fields.append(

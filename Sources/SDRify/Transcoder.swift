@@ -278,7 +278,7 @@ package enum Transcoder {
             cutting
             ? ClipClock.trim(
                 videoStart: demuxer.videoStart, from: options.start ?? .zero, length: options.duration, retiming: retiming)
-            : ClipClock.whole(videoStart: demuxer.videoStart, lateStart: MediaTime(seconds: info.format.startTime ?? 0), retiming: retiming)
+            : ClipClock.whole(videoStart: demuxer.videoStart, lateStart: info.format.startTime ?? .zero, retiming: retiming)
         let cueClock = clock.map.isIdentity ? nil : CueClock(map: clock.map, origin: clock.origin, cut: options.start ?? .zero)
 
         // Soft subtitles are read now too, on the output's clock (a cut moves and trims them).
@@ -295,7 +295,7 @@ package enum Transcoder {
         }
         // The input's own text subtitle tracks are kept (as mov_text, retimed with the picture).
         if options.keepSubtitles && info.tracks.contains(where: { $0.type == "subtitle" }) {
-            let start = MediaTime(seconds: max(info.format.startTime ?? 0, 0)) + cutStart
+            let start = max(info.format.startTime ?? .zero, .zero) + cutStart
             for track in try Demuxer(path: options.input).subtitleTracks {
                 guard track.isText else { warn("subtitle track \(track.index) (\(track.codec)) is pictures: not kept"); continue }
                 softSubtitles.append((onOutputClock(try CaptionFile.cues(ofTrack: track.index, in: options.input), shift: start), track.language))

@@ -185,4 +185,3 @@ final class StickerLayer: @unchecked Sendable {
         return out
     }
 }
-

@@ -189,32 +189,28 @@ package final class Demuxer {
 
     /// Every sample of the data tracks (timed metadata, telemetry), or of track `only`, in file order: its track,
     /// time and duration in seconds, and bytes. Other streams are skipped unread.
-    package func dataSamples(only: Int? = nil) throws -> [(track: Int, time: Double, duration: Double, bytes: Data)] {
+    package func dataSamples(only: Int? = nil) throws -> [(track: Int, time: MediaTime, duration: MediaTime, bytes: Data)] {
         var wanted = Set<Int>()
         for i in 0..<Int(ctx.pointee.nb_streams) {
             let isData = stream(i).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_DATA
             if isData && (only == nil || only == i) { wanted.insert(i) } else { stream(i).pointee.discard = AVDISCARD_ALL }
         }
         let packet = try Packet()
-        var out: [(track: Int, time: Double, duration: Double, bytes: Data)] = []
+        var out: [(track: Int, time: MediaTime, duration: MediaTime, bytes: Data)] = []
         while try readPacket(into: packet) {
             let i = packet.streamIndex
             guard wanted.contains(i), let data = packet.av.pointee.data else { continue }
-            let tb = stream(i).pointee.time_base.double
+            let base = TimeBase(stream(i).pointee.time_base)
             let pts = packet.av.pointee.pts == ffNoPTS ? packet.av.pointee.dts : packet.av.pointee.pts
             out.append(
                 (
-                    i, Double(pts) * tb, Double(packet.av.pointee.duration) * tb,
+                    i, MediaTime(ticks: pts, base), MediaTime(ticks: packet.av.pointee.duration, base),
                     Data(bytes: data, count: Int(packet.av.pointee.size))
                 ))
         }
         return out
     }
 
-    /// Seeks to the keyframe at or before `seconds` (for --start).
-    /// Moves to the keyframe before `seconds`. A raw elementary stream (.h265, .h264) has no timestamps to seek
-    /// by (trying fails, and drops the parameter sets already read): it is read from its start, and the caller's
-    /// range selection skips what comes before.
     /// Reads only stream `index`: the others are skipped without being read where the container allows.
     func readOnly(streams indices: [Int]) {
         for i in 0..<Int(ctx.pointee.nb_streams) where !indices.contains(i) { ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL }

@@ -98,9 +98,9 @@ enum MediaInspector {
                     isDefault: i == demuxer.audioStreamIndex))
         }
 
-        let duration = ctx.pointee.duration == ffNoPTS ? nil : Double(ctx.pointee.duration) / Double(AV_TIME_BASE)
+        let duration = ctx.pointee.duration == ffNoPTS ? nil : MediaTime(ticks: ctx.pointee.duration, .microseconds)
         let size = ctx.pointee.pb.map { avio_size($0) }.flatMap { $0 >= 0 ? $0 : nil }
-        let start = ctx.pointee.start_time == ffNoPTS ? nil : Double(ctx.pointee.start_time) / Double(AV_TIME_BASE)
+        let start = ctx.pointee.start_time == ffNoPTS ? nil : MediaTime(ticks: ctx.pointee.start_time, .microseconds)
         let format = FormatInfo(
             name: String(cString: ctx.pointee.iformat.pointee.name), duration: duration, startTime: start, size: size,
             bitRate: ctx.pointee.bit_rate > 0 ? Int(ctx.pointee.bit_rate) : nil)

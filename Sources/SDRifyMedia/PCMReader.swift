@@ -16,7 +16,7 @@ package final class PCMReader {
     private let frame: UnsafeMutablePointer<AVFrame>
     private let packet: Packet
     private let tolerateErrors: Bool
-    private var start: Double  // absolute seconds of the stream that sample 0 is
+    private var start: MediaTime  // the time of the stream that sample 0 is
     private var aligned = false  // the first decoded samples have been placed relative to `start`
     private var ended = false
     package private(set) var errorsConcealed = 0
@@ -26,7 +26,7 @@ package final class PCMReader {
     /// Whether `path` has an audio stream this libavcodec decodes (nil: no usable audio), and opens it.
     package init?(path: String, start: MediaTime, tolerateErrors: Bool, map: TimeMap = .identity) throws {
         self.path = path
-        self.start = start.seconds
+        self.start = start
         self.tolerateErrors = tolerateErrors
         retimer = map.isIdentity ? nil : SoundRetimer(channels: 2, rate: PCMReader.sampleRate, map: map, first: start)
         var c: UnsafeMutablePointer<AVFormatContext>? = nil
@@ -55,7 +55,7 @@ package final class PCMReader {
         }
         fifo = f; frame = fr
         packet = try Packet()
-        if self.start > 0 { seek(to: self.start) }
+        if self.start > .zero { seek(to: self.start) }
     }
 
     deinit {
@@ -69,6 +69,9 @@ package final class PCMReader {
         av_frame_free(&f)
     }
 
+    /// One tick per output sample.
+    private static let sampleClock = TimeBase(num: 1, den: Int32(sampleRate))
+
     private var timeBase: AVRational { ctx.pointee.streams[Int(stream)]!.pointee.time_base }
 
     /// Whether the file also holds pictures (a cover-art picture does not count).
@@ -79,23 +82,23 @@ package final class PCMReader {
         }
     }
 
-    /// Seconds of sound, as the stream or else the container declares it (nil: not declared).
-    package var duration: Double? {
+    /// How long the sound is, as the stream or else the container declares it (nil: not declared).
+    package var duration: MediaTime? {
         let st = ctx.pointee.streams[Int(stream)]!.pointee
-        if st.duration != ffNoPTS, st.duration > 0 { return Double(st.duration) * st.time_base.double }
-        if ctx.pointee.duration != ffNoPTS, ctx.pointee.duration > 0 { return Double(ctx.pointee.duration) / Double(AV_TIME_BASE) }
+        if st.duration != ffNoPTS, st.duration > 0 { return MediaTime(ticks: st.duration, TimeBase(st.time_base)) }
+        if ctx.pointee.duration != ffNoPTS, ctx.pointee.duration > 0 { return MediaTime(ticks: ctx.pointee.duration, .microseconds) }
         return nil
     }
 
-    private func seek(to seconds: Double) {
-        let ts = Int64(seconds * Double(AV_TIME_BASE))
+    private func seek(to time: MediaTime) {
+        let ts = time.ticks(.microseconds)
         _ = avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0)  // a file that cannot seek is read from the start
         avcodec_flush_buffers(decoder)
     }
 
-    /// Back to `seconds` (music that loops): the next samples are those from there.
+    /// Back to `time` (music that loops): the next samples are those from there.
     package func restart(at time: MediaTime) {
-        start = time.seconds
+        start = time
         seek(to: start)
         av_audio_fifo_reset(fifo)
         swr_free(&resampler)
@@ -189,7 +192,7 @@ package final class PCMReader {
             aligned = true
             let pts = input.pointee.best_effort_timestamp
             if pts != ffNoPTS {
-                let offset = Int(((Double(pts) * timeBase.double - start) * Double(PCMReader.sampleRate)).rounded())
+                let offset = Int((MediaTime(ticks: pts, TimeBase(timeBase)) - start).ticks(PCMReader.sampleClock))
                 if offset < 0 { skip = min(-offset, n) } else if offset > 0 { try pad(silence: min(offset, 10 * PCMReader.sampleRate)) }
             }
         }

@@ -71,7 +71,7 @@ extension Prober {
         }
         if let movie = try MotionPhoto.find(path: path) {
             info.motion = movie
-            info.movieDuration = (try? Prober.probe(path: movie.movieURL(path)))?.format.duration
+            info.movieDuration = (try? Prober.probe(path: movie.movieURL(path)))?.format.duration?.seconds
         }
         return info
     }

@@ -20,20 +20,21 @@ package enum TimedMetadata {
             let t = demuxer.track(sample.track)
             func line(_ key: String, _ value: JSONValue) -> JSONValue {
                 .object([
-                    ("t", .double((sample.time * 1_000_000).rounded() / 1_000_000)),
-                    ("duration", .double((sample.duration * 1_000_000).rounded() / 1_000_000)),
+                    ("t", .seconds(sample.time)),
+                    ("duration", .seconds(sample.duration)),
                     ("track", .int(Int64(sample.track))), ("key", .string(key)), ("value", value)
                 ])
             }
             if t.codecTag == "mebx", let keys = table.keys[demuxer.containerTrackID(sample.track)] {
                 out += QuickTimeMetadata.values(sample.bytes, keys: keys).map { line($0.key, $0.value) }
             } else if t.codecTag == "gpmd" {
-                let values = GPMF.values(sample.bytes, duration: sample.duration)
+                let duration = sample.duration.seconds  // GPMF spreads its values over the sample by fractions of it
+                let values = GPMF.values(sample.bytes, duration: duration)
                 out += values.enumerated().map { k, v in
-                    let next = k + 1 < values.count && values[k + 1].key == v.key ? values[k + 1].offset : sample.duration
+                    let next = k + 1 < values.count && values[k + 1].key == v.key ? values[k + 1].offset : duration
                     return .object([
-                        ("t", .double(((sample.time + v.offset) * 1_000_000).rounded() / 1_000_000)),
-                        ("duration", .double((max(0, next - v.offset) * 1_000_000).rounded() / 1_000_000)),
+                        ("t", .seconds(sample.time.seconds + v.offset)),
+                        ("duration", .seconds(max(0, next - v.offset))),
                         ("track", .int(Int64(sample.track))), ("key", .string(v.key)), ("value", v.value)
                     ])
                 }

@@ -30,16 +30,17 @@ struct DataTrack {
         var out: [DataTrack] = []
         for index in tracks {
             guard var track = DataTrack.described(trackID: demuxer.containerTrackID(index), in: moov) else { continue }
-            let ts = Double(track.timescale)
+            guard track.timescale <= UInt32(Int32.max) else { continue }
+            let ticks = TimeBase(num: 1, den: Int32(track.timescale))
             for s in samples where s.track == index {
-                let start = MediaTime(seconds: s.time), end = MediaTime(seconds: s.time + s.duration)
+                let start = s.time, end = s.time + s.duration
                 if clock.isCut, end <= clock.start { continue }
                 if let cutEnd = clock.end, start >= cutEnd { continue }
                 let from = max(clock.output(max(start, clock.start)), .zero)
                 var to = clock.output(end)
                 if let length { to = min(to, length) }
                 guard to > from else { continue }
-                let a = Int64((from.seconds * ts).rounded()), b = Int64((to.seconds * ts).rounded())
+                let a = from.ticks(ticks), b = to.ticks(ticks)
                 track.samples.append((a, max(1, b - a), s.bytes))
             }
             if !track.samples.isEmpty { out.append(track) }

@@ -10,7 +10,7 @@ package struct PosterResult: Sendable {
     package var pictureTime: Double  // when the picture shown then starts
 
     package var json: JSONValue {
-        .object([("path", .string(path)), ("time", .double(time)), ("picture_time", .double((pictureTime * 1e6).rounded() / 1e6))])
+        .object([("path", .string(path)), ("time", .double(time)), ("picture_time", .seconds(pictureTime))])
     }
 }
 

@@ -82,12 +82,12 @@ package struct ChapterInfo: Sendable {
 
 package struct FormatInfo: Sendable {
     package var name: String
-    package var duration: Double?  // seconds
-    package var startTime: Double?  // seconds: the earliest timestamp of any stream
+    package var duration: MediaTime?
+    package var startTime: MediaTime?  // the earliest timestamp of any stream
     package var size: Int64?  // bytes
     var bitRate: Int?  // bit/s
 
-    package init(name: String, duration: Double? = nil, startTime: Double? = nil, size: Int64? = nil, bitRate: Int? = nil) {
+    package init(name: String, duration: MediaTime? = nil, startTime: MediaTime? = nil, size: Int64? = nil, bitRate: Int? = nil) {
         self.name = name
         self.duration = duration
         self.startTime = startTime

@@ -10,7 +10,7 @@ extension MediaInfo {
                 "format",
                 .object([
                     ("name", .string(format.name)),
-                    ("duration", .number(format.duration)),
+                    ("duration", .number(format.duration?.seconds)),
                     ("size", format.size.map { .int($0) } ?? .null),
                     ("bit_rate", .integer(format.bitRate))
                 ])
@@ -58,7 +58,7 @@ extension MediaInfo {
     package var summary: String {
         let v = video
         let (dw, dh) = v.displaySize
-        var lines = ["\(path): \(format.name), \(format.duration.map { String(format: "%.3f s", $0) } ?? "unknown duration")"]
+        var lines = ["\(path): \(format.name), \(format.duration.map { String(format: "%.3f s", $0.seconds) } ?? "unknown duration")"]
         lines.append(
             "  video: \(v.codec)\(v.profile.map { " (\($0))" } ?? ""), \(v.width)x\(v.height) coded, \(dw)x\(dh) upright, \(v.pixelFormat), \(v.frameRate.map { String(format: "%.3f fps", $0) } ?? "unknown rate")"
         )

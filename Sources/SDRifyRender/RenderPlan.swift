@@ -82,7 +82,7 @@ package struct RenderPlan {
     ) throws -> RenderPlan {
         let from = clock.isCut ? clock.start - demuxer.videoStart : .zero
         // The length matters to a constant rate (how many pictures); with the source's clock only to progress.
-        let whole = rate == nil && clock.map.isIdentity ? MediaTime(seconds: info.format.duration ?? 0) : try videoLength(info, demuxer)
+        let whole = rate == nil && clock.map.isIdentity ? (info.format.duration ?? .zero) : try videoLength(info, demuxer)
         // A start at or past the video's end selects nothing: the request's fault, said before any output exists.
         // (A raw stream states no length: its pictures decide.)
         let videoEnd = demuxer.videoDurationTicks.map { MediaTime(ticks: $0, demuxer.videoTimeBase) } ?? whole
@@ -116,7 +116,7 @@ package struct RenderPlan {
         if demuxer.allowsDiscontinuities, let length = try Demuxer(path: info.path).rebasedVideoLength() { return length }
         var length =
             demuxer.videoDurationTicks.map { MediaTime(ticks: $0, demuxer.videoTimeBase) }
-            ?? info.format.duration.map { MediaTime(seconds: $0) }
+            ?? info.format.duration
         if length == nil { length = demuxer.videoFrameRate.time(ofFrame: try demuxer.countVideoPackets()) }
         guard let length, length > .zero else { throw SDRifyError.invalidInput("\(info.path): no video frames") }
         return length

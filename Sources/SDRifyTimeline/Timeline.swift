@@ -71,4 +71,3 @@ package struct Timeline: Sendable {
         }
     }
 }
-

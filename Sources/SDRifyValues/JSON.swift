@@ -95,6 +95,10 @@ package indirect enum JSONValue: Equatable, Sendable {
 }
 
 extension JSONValue {
+    /// A time in a report: seconds to the microsecond.
+    package static func seconds(_ s: Double) -> JSONValue { .double((s * 1_000_000).rounded() / 1_000_000) }
+    package static func seconds(_ t: MediaTime) -> JSONValue { seconds(t.seconds) }
+
     package static func number(_ d: Double?) -> JSONValue { d.map { .double($0) } ?? .null }
     package static func integer(_ i: Int?) -> JSONValue { i.map { .int(Int64($0)) } ?? .null }
 }

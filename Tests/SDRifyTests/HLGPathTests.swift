@@ -1,6 +1,6 @@
-import SDRifyMedia
-import SDRifyToneMap
-import SDRifyValues
+@testable import SDRifyMedia
+@testable import SDRifyToneMap
+@testable import SDRifyValues
 import XCTest
 
 /// sdrify linearises HLG with its own tables instead of zimg's exact (libm-bound) path: both must give the

@@ -1,8 +1,8 @@
-import SDRifyMedia
-import SDRifyProbe
-import SDRifyRender
-import SDRifyToneMap
-import SDRifyValues
+@testable import SDRifyMedia
+@testable import SDRifyProbe
+@testable import SDRifyRender
+@testable import SDRifyToneMap
+@testable import SDRifyValues
 import XCTest
 
 final class OrientationTests: XCTestCase {

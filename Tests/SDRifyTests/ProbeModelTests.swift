@@ -1,4 +1,4 @@
-import SDRifyValues
+@testable import SDRifyValues
 import XCTest
 
 final class ProbeModelTests: XCTestCase {

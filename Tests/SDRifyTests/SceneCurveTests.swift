@@ -1,5 +1,5 @@
-import SDRifyToneMap
-import SDRifyValues
+@testable import SDRifyToneMap
+@testable import SDRifyValues
 import XCTest
 
 /// The scene-adaptive default: what it does with SDR-range light, with a brightly exposed phone scene, with

@@ -1,5 +1,5 @@
-import SDRifyPresets
-import SDRifyRender
+@testable import SDRifyPresets
+@testable import SDRifyRender
 import XCTest
 
 final class TargetSizeTests: XCTestCase {

@@ -1,5 +1,5 @@
-import SDRifyToneMap
-import SDRifyValues
+@testable import SDRifyToneMap
+@testable import SDRifyValues
 import XCTest
 
 /// Expected values come from a separate implementation of the published formulas (ITU-R BT.2390 EETF with

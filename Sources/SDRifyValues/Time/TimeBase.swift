@@ -5,6 +5,9 @@ package struct TimeBase: Sendable, Equatable {
     package var seconds: Double { den == 0 ? 0 : Double(num) / Double(den) }
     package init(num: Int32, den: Int32) { self.num = num; self.den = den }
 
+    /// FFmpeg's AV_TIME_BASE: what a container's own times (its duration, start, seeks) count.
+    package static let microseconds = TimeBase(num: 1, den: 1_000_000)
+
     /// Whole ticks closest to `s` seconds.
     func ticks(_ s: Double) -> Int64 { Int64((s / seconds).rounded()) }
 }
