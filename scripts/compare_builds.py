@@ -35,6 +35,7 @@ def cases(src):
                    "--rotate", "90", "--fps", "25"], "movie"),
         ("hls", ["hls", src, "OUT/hls", "--ladder", "360,240", "--duration", "2"], "folder"),
         ("thumbnail", ["thumbnail", src, "OUT/thumb.jpg", "--at", "0.25", "--size", "320x320"], "folder"),
+        ("keep", [src, "OUT/out.mp4", "--preset", "640x480", "--metadata", "keep", "--start", "0.2"], "movie"),
     ]
 
 
@@ -54,7 +55,12 @@ def framemd5(path, init=None):
         path = joined
     out = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", "0:v?", "-map", "0:a?", "-f", "framemd5", "-"],
                          capture_output=True, text=True)
-    return out.stdout if out.returncode == 0 else "unreadable"
+    if out.returncode != 0:
+        return "unreadable"
+    # timed-metadata tracks: their packets as they are (no decoder reads them)
+    data = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", "0:d?", "-c", "copy", "-f", "framemd5", "-"],
+                          capture_output=True, text=True)
+    return out.stdout + (data.stdout if data.returncode == 0 else "data unreadable")
 
 
 def digest(folder):
