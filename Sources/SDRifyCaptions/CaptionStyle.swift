@@ -19,6 +19,7 @@ package struct CaptionStyle: Equatable, Sendable {
     package var look = TextLook(size: .percent(5.5), outlineColor: RGBColor(r: 16, g: 16, b: 16))
     package var position = Position.bottom
     package var margin: Length = .percent(5)  // from the edge (and the sides), of the short edge, or pixels
+
     package init() {}
 
     package static let maxLines = 2

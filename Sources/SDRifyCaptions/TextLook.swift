@@ -9,6 +9,7 @@ package struct TextLook: Equatable, Sendable {
     package var outlineColor: RGBColor
     package var boxColor: RGBColor? = nil  // an opaque box behind the text instead of the outline
     package var font = "DejaVu Sans"
+
     package init(size: Length, outlineColor: RGBColor) { self.size = size; self.outlineColor = outlineColor }
 
     /// The text height in pixels of a `width`×`height` picture.

@@ -16,6 +16,7 @@ package struct CaptionTrack: Equatable, Sendable {
         guard file.hasPrefix("input:"), let n = Int(file.dropFirst(6)), n >= 0 else { return nil }
         return n
     }
+
     package init(file: String, style: CaptionStyle = CaptionStyle()) { self.file = file; self.style = style }
 }
 

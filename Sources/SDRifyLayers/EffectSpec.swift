@@ -51,6 +51,7 @@ package enum EffectKind: String, CaseIterable, Sendable {
 /// A rectangle of the upright output picture (pixels or percentages).
 package struct Region: Equatable, Sendable {
     var x: Length, y: Length, width: Length, height: Length
+
     package init(x: Length, y: Length, width: Length, height: Length) { self.x = x; self.y = y; self.width = width; self.height = height }
 }
 

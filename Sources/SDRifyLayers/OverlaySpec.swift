@@ -31,6 +31,7 @@ package struct OverlaySpec: Equatable, Sendable {
     package var titles: [TitleSpec] = []  // after the stickers
     package var captions: [CaptionTrack] = []  // SRT, WebVTT or ASS files; drawn last
     package var background: Background? = nil  // behind letterboxed pictures; wins over the output's
+
     package init(stickers: [StickerSpec] = [], captions: [CaptionTrack] = []) { self.stickers = stickers; self.captions = captions }
 
     /// No layers to draw (a background is not a layer: it shows only behind letterboxed pictures).

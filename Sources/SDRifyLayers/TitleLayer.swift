@@ -36,6 +36,7 @@ package struct TitleSpec: Equatable, Sendable {
     /// The input's clock when the output is retimed (a speed, slow motion): the data is read at the input's time
     /// each output time shows (nil: the offset alone).
     package var clock: CueClock? = nil
+
     package init(text: String) { self.text = text }
 
     /// Steps of a data-driven title (its text changes at most this often).

@@ -10,6 +10,7 @@ package struct DecodeSettings: Sendable {
     package var checkBitstream = true
     /// The whole render's thread budget (0: automatic; 1: everything on the calling thread).
     package var threads = 0
+
     package init() {}
 }
 

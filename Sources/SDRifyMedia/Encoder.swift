@@ -9,6 +9,7 @@ package struct VideoEncoderSettings: Sendable {
     var threads: Int = 0  // 0 = the encoder's own choice
     /// A cap on the bit rate (`--max-bitrate`): the encoder's VBV with CRF, nil for none.
     var maxBitRate: BitRate? = nil
+
     package init(codec: VideoCodec = .h264, crf: Int = 23, preset: String = "veryfast", threads: Int = 0, maxBitRate: BitRate? = nil) {
         self.codec = codec; self.crf = crf; self.preset = preset; self.threads = threads; self.maxBitRate = maxBitRate
     }

@@ -31,6 +31,7 @@ let ffNoPTS = cffmpeg_nopts_value()
 /// the context's `opaque`. Outlives the context it is set on (a property of its owner, released after deinit).
 final class LoggedErrorCounter {
     let pointer = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+
     package init() { pointer.initialize(to: 0) }
     deinit { pointer.deallocate() }
     package var count: Int { Int(cffmpeg_load_count(pointer)) }

@@ -96,6 +96,7 @@ package protocol SoundStage: AnyObject {
 /// A pass that only measures: `inner` (a normalizer, whose output meter measures) sees the sound, nothing is handed on.
 package final class MeasuringOnly: SoundStage {
     let inner: SoundStage
+
     package init(_ inner: SoundStage) { self.inner = inner }
     package func process(_ planes: [UnsafePointer<Float>], count: Int, emit: ([UnsafePointer<Float>], Int) throws -> Void) throws {
         try inner.process(planes, count: count) { _, _ in }
@@ -107,6 +108,7 @@ package final class MeasuringOnly: SoundStage {
 package final class LoudnessSurveyStage: SoundStage {
     private var meter: LoudnessMeter? = nil
     private let rate: Int
+
     package init(rate: Int) { self.rate = rate }
 
     package func process(_ planes: [UnsafePointer<Float>], count: Int, emit: ([UnsafePointer<Float>], Int) throws -> Void) throws {

@@ -3,6 +3,7 @@ import SDRifyValues
 
 extension TimeBase {
     var av: AVRational { AVRational(num: num, den: den) }
+
     package init(_ r: AVRational) { self.init(num: r.num, den: r.den) }
 }
 

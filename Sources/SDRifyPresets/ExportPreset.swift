@@ -4,6 +4,7 @@ import SDRifyMedia
 package struct BoundingBox: Equatable, Sendable {
     package var long: Int
     package var short: Int
+
     package init(long: Int, short: Int) { self.long = max(long, short); self.short = min(long, short) }
 }
 

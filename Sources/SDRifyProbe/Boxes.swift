@@ -6,6 +6,7 @@ import Foundation
 package enum Boxes {
     package struct Box {
         package let type: String, payload: Data
+
         package init(type: String, payload: Data) { self.type = type; self.payload = payload }
     }
 

@@ -264,6 +264,7 @@ package struct HEIFFile {
         let data: Data
         let what: String
         private(set) var at = 0
+
         package init(_ data: Data, _ what: String) { self.data = data; self.what = what }
         var atEnd: Bool { at >= data.count }
 

@@ -10,6 +10,7 @@ package struct MediaInfo: Sendable {
     package var chapters: [ChapterInfo] = []
     package var tags: [(key: String, value: String)] = []  // the container's
     package var slowMotion: SlowMotion? = nil  // a phone's slow-motion recording (capture rate, slowed segments)
+
     package init(
         path: String, format: FormatInfo, video: VideoInfo, audio: [AudioInfo], tracks: [TrackInfo] = [], chapters: [ChapterInfo] = [],
         tags: [(key: String, value: String)] = [], slowMotion: SlowMotion? = nil
@@ -51,6 +52,7 @@ package struct TrackInfo: Sendable {
         default: type
         }
     }
+
     package init(
         index: Int, type: String, codec: String? = nil, codecTag: String? = nil, handler: String? = nil, language: String? = nil,
         title: String? = nil, isDefault: Bool, isForced: Bool, timecode: String? = nil, metadataKeys: [String] = []

@@ -17,6 +17,7 @@ package protocol ClipSource: AnyObject {
 package final class StillClipSource: ClipSource {
     private let frame: Frame
     let photo: PhotoOrigin?  // a photo's, for the report (nil: a colour)
+
     package init(_ frame: Frame, photo: PhotoOrigin? = nil) { self.frame = frame; self.photo = photo }
     package func picture(at time: MediaTime) throws -> Frame { frame }
     package func close() {}

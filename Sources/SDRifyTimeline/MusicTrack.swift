@@ -13,5 +13,6 @@ package struct MusicTrack: Equatable, Sendable {
     package var from: MediaTime = 0  // into the file, where it starts (and restarts when it loops)
     package var loop = true  // false: silence once it ends
     package var speed = Speed.normal  // played this many times as fast, time-stretched (an audio-only convert's --speed)
+
     package init(path: String) { self.path = path }
 }

@@ -9,6 +9,7 @@ import SDRifyValues
 package struct PosterRequest: Sendable {
     package var path: String
     package var at: MediaTime? = nil  // output time; nil: the default time
+
     package init(path: String, at: MediaTime? = nil) { self.path = path; self.at = at }
 
     /// 1 s in, or the middle of outputs shorter than 2 s.
@@ -42,6 +43,7 @@ package struct OutputSpec: Sendable {
     /// The path is a video file (its extension names the container); false for outputs whose sinks check their own
     /// paths (an HLS directory, images).
     package var isVideoFile = true
+
     package init(path: String, preset: ExportPreset) { self.path = path; self.preset = preset }
 
     /// The encoder's settings against the codec table: nil when they fit, else which setting ("crf" or

@@ -36,6 +36,7 @@ package struct TimelineClip: Equatable, Sendable {
     package var zoom: Zoom? = nil
     /// A motion photo shows its movie rather than its still (`"motion": true`).
     package var motion = false
+
     package init(source: ClipMedia) { self.source = source }
 }
 
@@ -46,6 +47,7 @@ package struct Zoom: Equatable, Sendable {
     package struct View: Equatable, Sendable {
         package var scale: Double
         package var x: Double, y: Double
+
         package init(scale: Double, x: Double = 0.5, y: Double = 0.5) { self.scale = scale; self.x = x; self.y = y }
     }
     var from = View(scale: 1)
@@ -53,6 +55,7 @@ package struct Zoom: Equatable, Sendable {
     var easing = Easing.linear
     /// The scales a view may take.
     static let scales: ClosedRange<Double> = 1...8
+
     package init() {}
 
     /// The view at `progress` (0 at the clip's first picture, 1 at its last), its centre kept where the window

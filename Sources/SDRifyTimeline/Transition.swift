@@ -18,6 +18,7 @@ package enum TransitionKind: String, CaseIterable, Sendable {
 package struct Transition: Equatable, Sendable {
     package var kind: TransitionKind
     package var duration: MediaTime  // of overlap; 0 with `none`
+
     package init(kind: TransitionKind, duration: MediaTime) { self.kind = kind; self.duration = kind == .none ? .zero : duration }
     static let cut = Transition(kind: .none, duration: .zero)
     static let defaultDuration: MediaTime = 0.5

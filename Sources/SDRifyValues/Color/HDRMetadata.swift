@@ -47,6 +47,7 @@ extension MasteringDisplay {
 package struct ContentLightLevel: Equatable, Sendable {
     package var maxCLL: Int  // cd/m², brightest pixel of the programme
     package var maxFALL: Int  // cd/m², brightest frame average
+
     package init(maxCLL: Int, maxFALL: Int) { self.maxCLL = maxCLL; self.maxFALL = maxFALL }
 
     /// Why these values cannot be a programme's (nil when they can). 0 means "unknown" and is no defect.
@@ -65,6 +66,7 @@ package struct DolbyVisionConfig: Equatable, Sendable {
     package var elPresent: Bool
     package var blPresent: Bool
     package var blCompatibilityID: Int
+
     package init(profile: Int, level: Int, rpuPresent: Bool, elPresent: Bool, blPresent: Bool, blCompatibilityID: Int) {
         self.profile = profile
         self.level = level

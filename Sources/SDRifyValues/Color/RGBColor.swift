@@ -3,6 +3,7 @@ import Foundation
 /// An sRGB colour given as #RRGGBB.
 package struct RGBColor: Hashable, Sendable {
     package var r: UInt8, g: UInt8, b: UInt8
+
     package init(r: UInt8, g: UInt8, b: UInt8) { self.r = r; self.g = g; self.b = b }
 
     package static let black = RGBColor(r: 0, g: 0, b: 0)

@@ -4,6 +4,7 @@
 package struct Framing: Equatable, Sendable {
     package var turn: Orientation = .up
     package var crop: CropRect? = nil
+
     package init(turn: Orientation = .up, crop: CropRect? = nil) { self.turn = turn; self.crop = crop }
 
     package var isIdentity: Bool { turn == .up && crop == nil }

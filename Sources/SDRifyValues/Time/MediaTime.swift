@@ -59,6 +59,7 @@ package struct MediaTime: Comparable, Hashable, Sendable, CustomStringConvertibl
 
     /// A literal is seconds (`0.5`, `3`): for defaults and tests.
     package init(floatLiteral seconds: Double) { self.init(seconds: seconds) }
+
     package init(integerLiteral seconds: Int64) { self.init(value: seconds, timescale: 1) }
 
     package var seconds: Double { Double(value) / Double(timescale) }

@@ -3,6 +3,7 @@ package struct TimeBase: Sendable, Equatable {
     package let num: Int32
     package let den: Int32
     package var seconds: Double { den == 0 ? 0 : Double(num) / Double(den) }
+
     package init(num: Int32, den: Int32) { self.num = num; self.den = den }
 
     /// FFmpeg's AV_TIME_BASE: what a container's own times (its duration, start, seeks) count.
