@@ -194,7 +194,7 @@ package enum ImageDecoder {
     }
 }
 
-/// The package entry point for loading sticker pictures.
+/// Where sticker pictures are loaded.
 package enum StickerImages {
     package static func load(_ path: String) throws -> [RGBAImage] { try ImageDecoder.decode(path: path) }
 }

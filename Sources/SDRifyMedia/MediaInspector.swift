@@ -308,7 +308,7 @@ enum MediaInspector {
     }
 }
 
-/// The package probe entry point.
+/// The probe of a file: its model read by `MediaInspector`.
 package enum Prober {
     /// Everything `sdrify probe` reports: headers, side data and the first picture's SEI.
     package static func probe(path: String) throws -> MediaInfo {
