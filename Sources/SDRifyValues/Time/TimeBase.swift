@@ -8,7 +8,4 @@ package struct TimeBase: Sendable, Equatable {
 
     /// FFmpeg's AV_TIME_BASE: what a container's own times (its duration, start, seeks) count.
     package static let microseconds = TimeBase(num: 1, den: 1_000_000)
-
-    /// Whole ticks closest to `s` seconds.
-    func ticks(_ s: Double) -> Int64 { Int64((s / seconds).rounded()) }
 }
