@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Whether two sdrify builds make the same outputs: each command of a matrix (convert with the everyday edits,
 compose, hls, the stills) run by both builds on the real clips of ../shared/realmedia and the committed vectors,
-video and audio compared frame by frame (ffmpeg's framemd5), playlists and pictures byte by byte. For a change
-that must not change what sdrify makes (a refactor, a new output kind beside the old ones).
+video and audio compared frame by frame (ffmpeg's framemd5), playlists and pictures byte by byte, and the JSON
+report (all but elapsed_s) and the warnings and errors on stderr line by line. For a change that must not change
+what sdrify makes or says (a refactor, a new output kind beside the old ones).
 
     scripts/compare_builds.py BUILD_A BUILD_B [--only SUBSTRING]
 
@@ -11,6 +12,7 @@ Prints one line per case and a total; exits 1 when any output differs or one bui
 import glob
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -36,6 +38,10 @@ def cases(src):
         ("hls", ["hls", src, "OUT/hls", "--ladder", "360,240", "--duration", "2"], "folder"),
         ("thumbnail", ["thumbnail", src, "OUT/thumb.jpg", "--at", "0.25", "--size", "320x320"], "folder"),
         ("keep", [src, "OUT/out.mp4", "--preset", "640x480", "--metadata", "keep", "--start", "0.2"], "movie"),
+        ("loudness", [src, "OUT/out.mp4", "--preset", "640x480", "--duration", "2", "--loudness", "-16",
+                      "--poster", "OUT/poster.jpg"], "movie"),
+        ("sheet", ["sheet", src, "OUT/sheet.jpg", "--grid", "3x2", "--width", "640"], "folder"),
+        ("sprites", ["sprites", src, "OUT/sprites", "--every", "0.5"], "folder"),
     ]
 
 
@@ -43,8 +49,17 @@ def compose_cases(all_inputs):
     clips = [p for p in all_inputs if "orient_" in p or "hlg_portrait" in p][:3]
     if len(clips) < 2:
         return []
-    return [("compose", ["compose", *clips, "-o", "OUT/out.mp4", "--preset", "640x640", "--transition", "crossfade:0.3"],
-             "movie")]
+    photos = sorted(glob.glob(os.path.join(ROOT, "testvectors", "photos", "*.png")))[:1]
+    sdr = os.path.join(ROOT, "testvectors", "sdr_h264_aac.mp4")
+    sound = os.path.join(tempfile.gettempdir(), "compare_builds_sound.m4a")  # an input with sound and no pictures
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", sdr, "-vn", "-c:a", "copy", sound], check=True)
+    return [("compose", ["compose", *clips, "-o", "OUT/out.mp4", "--preset", "960x540", "--transition", "crossfade:0.2"],
+             "movie"),
+            ("compose-mixed", ["compose", clips[0], *photos, "color:#336699:1", "-o", "OUT/out.mp4", "--preset", "640x480",
+                               "--music", sdr, "--loudness", "-18", "--poster", "OUT/p.png"], "movie"),
+            ("sound-only", [sound, "OUT/out.mp4", "--preset", "640x480", "--loudness", "-16"], "movie"),
+            ("passthrough", [sdr, "OUT/out.mp4", "--preset", "Passthrough"], "movie"),
+            ("passthrough-refused", [sdr, "OUT/out.mp4", "--preset", "Passthrough", "--start", "1"], "movie")]
 
 
 def framemd5(path, init=None):
@@ -80,11 +95,19 @@ def digest(folder):
     return result
 
 
+def said(proc, out):
+    """The JSON report without its timing, and stderr, with the output folder named OUT."""
+    report = re.sub(r'"elapsed_s" *: *[0-9.e+-]+', '"elapsed_s": 0', proc.stdout)
+    return (report + proc.stderr).replace(out, "OUT")
+
+
 def run(build, args, out):
     os.makedirs(out, exist_ok=True)
-    argv = [build] + [a.replace("OUT", out) for a in args] + ["--quiet"]
+    argv = [build] + [a.replace("OUT", out) for a in args] + ["--json"]
     proc = subprocess.run(argv, capture_output=True, text=True)
-    return proc.returncode, digest(out)
+    files = digest(out)
+    files["(report and messages)"] = said(proc, out)
+    return proc.returncode, files
 
 
 def main():

@@ -20,49 +20,49 @@ enum AudioOnlyConversion {
     }
 
     static func run(
-        _ options: ConvertOptions, length whole: MediaTime, warn: @escaping WarningHandler,
+        _ conversion: Timeline, length whole: MediaTime, warn: @escaping WarningHandler,
         progress: @escaping ProgressHandler
-    ) throws -> ConversionResult {
-        try Limits.checkDuration(whole.seconds, of: options.input)  // the sound is how long the video will be
-        let from = options.start ?? .zero
+    ) throws -> ExportResult {
+        let input = conversion.input, speed = conversion.clips[0].speed
+        try Limits.checkDuration(whole.seconds, of: input)  // the sound is how long the video will be
+        let from = conversion.clips[0].from ?? .zero
         guard from < whole else {
             throw SDRifyError.usage(
-                String(format: "\(options.input): the start (%.3f s) is past the end of the sound (%.3f s)", from.seconds, whole.seconds))
+                String(format: "\(input): the start (%.3f s) is past the end of the sound (%.3f s)", from.seconds, whole.seconds))
         }
         // --start/--duration are the sound's own times; --speed retimes what they select.
-        let used = min(options.duration ?? whole, whole - from)
-        let map = options.speed == .normal ? TimeMap.identity : TimeMap.speed(options.speed)
+        let used = min(conversion.clips[0].duration ?? whole, whole - from)
+        let map = speed == .normal ? TimeMap.identity : TimeMap.speed(speed)
         let shown = map.output(from + used) - map.output(from)
-        var edit = options.timeline
+        var edit = conversion
+        edit.carryOver = nil  // the input's sound is the music
         var clip: TimelineClip
-        switch options.timeline.background {
+        switch conversion.background {
         case .color(let c): clip = TimelineClip(source: .color(c))
         case .image(let path, let fit):
             clip = TimelineClip(source: .image(path))
             clip.fit = fit
         case .blur:
-            throw SDRifyError.usage("\(options.input): has no picture to blur; give a colour or an image as the background")
+            throw SDRifyError.usage("\(input): has no picture to blur; give a colour or an image as the background")
         }
         clip.duration = shown
         edit.clips = [clip]
         edit.output.background = .black  // behind a contained image: plain bars
-        edit.overlays = options.outputOverlays(clock: map.isIdentity ? nil : CueClock(map: map, origin: from, cut: from))
+        edit.overlays = conversion.overlaysOnOutputClock(clock: map.isIdentity ? nil : CueClock(map: map, origin: from, cut: from))
         edit.overlays.background = nil
         edit.output.fps = rate
-        var music = MusicTrack(path: options.input)
+        var music = MusicTrack(path: input)
         music.from = from
         music.loop = false
-        music.speed = options.speed
-        if !options.retimedSound, !map.isIdentity { music.volume = 0 }
+        music.speed = speed
+        if !(conversion.carryOver?.retimedSound ?? true), !map.isIdentity { music.volume = 0 }
         edit.music = music
-        edit.output.loudness = options.loudness  // the input's sound is the mix
-        let result = try Composer.run(edit, clipName: { _ in "background" }, warn: warn, progress: progress)
-        var converted = ConversionResult(
-            input: options.input, output: options.output, preset: options.preset.name,
-            width: result.width, height: result.height, duration: result.duration, frames: result.frames,
-            hdr: .sdr, orientationExif: 1, toneMapping: "none", decodeErrors: result.decodeErrors,
-            elapsed: result.elapsed)
-        converted.loudness = result.loudness
-        return converted
+        var result = try Export.run(ExportRequest(edit), clipName: { _ in "background" }, warn: warn, progress: progress)
+        // Reported as the conversion it is.
+        result.form = .conversion
+        result.input = input
+        result.clips = []
+        result.toneMapping = "none"
+        return result
     }
 }

@@ -3,6 +3,7 @@ import SDRifyCaptions
 import SDRifyMedia
 import SDRifyOutput
 import SDRifyProbe
+import SDRifyTimeline
 import SDRifyValues
 
 /// The Passthrough preset: the input's packets remuxed, nothing decoded (so it never reaches the render path).
@@ -26,28 +27,29 @@ enum Passthrough {
     }
 
     static func run(
-        _ options: ConvertOptions, info: MediaInfo, demuxer: Demuxer, orientation: Orientation, started: Date,
+        _ timeline: Timeline, info: MediaInfo, demuxer: Demuxer, orientation: Orientation, started: Date,
         warn: WarningHandler, progress: ProgressHandler
-    ) throws -> ConversionResult {
-        var softSubtitles: [(cues: [Cue], language: String?)] = try options.subtitles.map { (try CaptionFile.cues($0.file), $0.language) }
-        if options.keepSubtitles && info.tracks.contains(where: { $0.type == "subtitle" }) {
+    ) throws -> ExportResult {
+        let input = timeline.input, out = timeline.output, carry = timeline.carryOver ?? CarryOverSpec()
+        var softSubtitles: [(cues: [Cue], language: String?)] = try carry.subtitleFiles.map { (try CaptionFile.cues($0.file), $0.language) }
+        if carry.keepSubtitles && info.tracks.contains(where: { $0.type == "subtitle" }) {
             let start = max(info.format.startTime ?? .zero, .zero)
-            for track in try Demuxer(path: options.input).subtitleTracks {
+            for track in try Demuxer(path: input).subtitleTracks {
                 guard track.isText else { warn("subtitle track \(track.index) (\(track.codec)) is pictures: not kept"); continue }
-                softSubtitles.append((CaptionFile.shifted(try CaptionFile.cues(ofTrack: track.index, in: options.input), by: -start), track.language))
+                softSubtitles.append((CaptionFile.shifted(try CaptionFile.cues(ofTrack: track.index, in: input), by: -start), track.language))
             }
         }
-        let output = try AtomicOutput.open(finalPath: options.output, inputPaths: [options.input], overwrite: options.overwrite)
+        let output = try AtomicOutput.open(finalPath: out.path, inputPaths: [input], overwrite: out.overwrite)
         defer { output.discard() }
-        let muxer = try Muxer(fd: output.fd, path: options.output, formatName: try CodecCatalog.muxer(forOutput: options.output))
+        let muxer = try Muxer(fd: output.fd, path: out.path, formatName: try CodecCatalog.muxer(forOutput: out.path))
         let tb = demuxer.videoTimeBase
         let lateStart = max(info.format.startTime ?? .zero, .zero)
         let outVideo = try muxer.addCopiedVideoStream(from: demuxer)
         let audio = try demuxer.audioStreamIndex.map { try AudioOutput(demuxer: demuxer, stream: $0, muxer: muxer, shift: lateStart, end: nil) }
         let shiftTicks = lateStart.ticks(tb)
-        muxer.copyMetadata(from: demuxer, keepLocation: options.keepLocation, policy: options.metadata)
+        muxer.copyMetadata(from: demuxer, keepLocation: carry.keepLocation, policy: carry.metadata)
         let subtitles = try SoftSubtitles(softSubtitles, muxer: muxer)
-        if options.keepChapters { try muxer.copyChapters(from: demuxer, onOutput: { $0 - lateStart }, end: nil) }
+        if carry.keepChapters { try muxer.copyChapters(from: demuxer, onOutput: { $0 - lateStart }, end: nil) }
         try muxer.writeHeader()
         try subtitles.write(to: muxer)
 
@@ -87,10 +89,12 @@ enum Passthrough {
             ConversionProgress(
                 frames: frames, outTime: duration, totalTime: totalTime,
                 elapsed: Date().timeIntervalSince(started), finished: true))
-        return ConversionResult(
-            input: options.input, output: options.output, preset: options.preset.name,
-            width: info.video.width, height: info.video.height, duration: duration, frames: frames,
-            hdr: info.video.hdrKind, orientationExif: orientation.rawValue, toneMapping: "none",
-            decodeErrors: 0, elapsed: Date().timeIntervalSince(started))
+        var result = ExportResult(
+            form: .conversion, output: out.path, preset: out.preset.name, width: info.video.width, height: info.video.height,
+            duration: duration, frames: frames, toneMapping: "none", decodeErrors: 0, elapsed: Date().timeIntervalSince(started))
+        result.input = input
+        result.hdr = info.video.hdrKind
+        result.orientationExif = orientation.rawValue
+        return result
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import SDRifyOutput
 import SDRifyPresets
+import SDRifyTimeline
 import SDRifyValues
 
 /// `probe --scene-stats`: what the scene-adaptive curve (`--tonemap auto`) finds in an input, without writing
@@ -8,33 +8,16 @@ import SDRifyValues
 /// that keeps nothing, so the statistics are the ones a conversion would use; the pictures are made at a small
 /// size, since the statistics are measured on the decoded pictures whatever the output's size.
 package enum SceneSurvey {
-    package struct Result: Sendable {
-        package var input: String
-        package var hdr: HDRKind
-        package var frames: Int
-        package var duration: Double  // seconds
-        /// SceneTracker's report; nil for SDR input, which is not tone mapped.
-        package var scenes: JSONValue?
-
-        package var json: JSONValue {
-            .object([
-                ("input", .string(input)), ("hdr", .string(hdr.rawValue)), ("frames", .int(Int64(frames))),
-                ("duration", .double(duration)), ("tone_mapping", scenes ?? .null)
-            ])
-        }
-    }
-
     package static func run(
         input: String, start: MediaTime? = nil, duration: MediaTime? = nil, threads: Int = 0,
         tolerateErrors: Bool = false, warn: @escaping WarningHandler = { _ in }
-    ) throws -> Result {
-        var options = ConvertOptions(input: input, output: "scene-stats.mp4", preset: ExportPreset.named("LowQuality") ?? ExportPreset.all[0])
-        options.start = start; options.duration = duration; options.threads = threads
-        options.tolerateErrors = tolerateErrors
-        options.keepChapters = false; options.keepSubtitles = false
-        let converted = try Transcoder.render(options, pictures: true, warn: warn) { _, _, _ in [DiscardingSink()] }
-        return Result(
-            input: input, hdr: converted.hdr, frames: converted.frames, duration: converted.duration,
-            scenes: converted.toneMappingDetail)
+    ) throws -> ExportResult {
+        var output = OutputSpec(path: "scene-stats.mp4", preset: ExportPreset.named("LowQuality") ?? ExportPreset.all[0])
+        output.threads = threads
+        output.tolerateErrors = tolerateErrors
+        var timeline = Timeline.conversion(of: input, into: output, keeping: .pictureOnly)
+        timeline.clips[0].from = start
+        timeline.clips[0].duration = duration
+        return try Export.run(ExportRequest(timeline, into: .survey), warn: warn)
     }
 }

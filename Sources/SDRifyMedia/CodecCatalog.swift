@@ -3,7 +3,7 @@ import Foundation
 import SDRifyValues
 
 /// The video codec a preset writes.
-package enum VideoCodec: String, Sendable {
+package enum VideoCodec: String, CaseIterable, Sendable {
     case h264, hevc
     package var catalog: CodecEntry { CodecCatalog.entry(self) }
 }

@@ -41,8 +41,13 @@ package struct RenderPlan {
         package var startFrame = 0  // first output frame
         package var frames = 0  // output frames it shows (transitions included)
         var transitionFrames = 0  // overlap with the next clip
-        /// The clip's source clock mapped to its pictures' (videos).
-        package var clock: ClipClock { ClipClock.trim(videoStart: sourceStart, from: from, length: sourceLength ?? length, retiming: retiming) }
+        /// The clip's source clock mapped to its pictures' (videos): its range, or a conversion's own clock.
+        package var clock: ClipClock {
+            givenClock ?? ClipClock.trim(videoStart: sourceStart, from: from, length: sourceLength ?? length, retiming: retiming)
+        }
+        var givenClock: ClipClock? = nil
+        /// The input already open, its headers read through it (a conversion's): the render reads on from there.
+        var demuxer: Demuxer? = nil
         var hasAudio: Bool { if case .video(let info, _) = content { return !info.audio.isEmpty } else { return false } }
         var endFrame: Int { startFrame + frames }
 
@@ -102,7 +107,7 @@ package struct RenderPlan {
         var clip = Clip(
             index: 0, name: info.path, spec: timeline.clips[0], content: .video(info: info, orientation: orientation),
             fit: .stretch, from: from, sourceStart: demuxer.videoStart, length: length, sourceLength: sourceLength,
-            retiming: Retiming(map: clock.map, flattened: clock.flattened))
+            retiming: Retiming(map: clock.map, flattened: clock.flattened), givenClock: clock, demuxer: demuxer)
         clip.frames = max(1, fps.frames(in: clip.length))
         return RenderPlan(
             timeline: timeline, canvas: canvas, fps: fps,

@@ -43,11 +43,10 @@ package enum Renderer {
     }
 
     package static func run(
-        _ plan: RenderPlan, overlays: OverlayStage?, mixer: AudioMixer?, sinks: [MediaSink], settings: DecodeSettings,
-        open: @escaping (RenderPlan.Clip, _ inline: Bool) throws -> ClipSource,
+        _ plan: RenderPlan, overlays: OverlayStage?, mixer: AudioMixer?, sinks: [MediaSink], opening: ClipOpening,
         progress: @escaping ProgressHandler, started: Date
     ) throws -> RenderReport {
-        let inline = settings.threads == 1
+        let inline = opening.settings.threads == 1
         let timeBase: TimeBase
         switch plan.clock {
         case .constant(let rate): timeBase = TimeBase(num: Int32(clamping: rate.den), den: Int32(clamping: rate.num))
@@ -58,7 +57,9 @@ package enum Renderer {
         for sink in sinks { try sink.begin(format) }
 
         let outcomes = ClipOutcomes()
-        let compositor = try Compositor(plan: plan, overlays: overlays) { clip in try open(clip, inline) }
+        let compositor = try Compositor(plan: plan, overlays: overlays) { clip in
+            try clip.open(opening, clock: plan.clock, inline: inline)
+        }
         compositor.closed = { clip, source in outcomes.record(clip.index, source) }
 
         // The compositor on its own thread (or inline), the sinks here.

@@ -19,6 +19,16 @@ package struct PosterRequest: Sendable {
     }
 }
 
+/// How a conversion's picture is sized.
+package enum OutputSize: Sendable, Equatable {
+    /// Inside the preset's box, whichever way round the picture is (convert, thumbnail by default).
+    case preset
+    /// Inside `width`×`height` as given, not turned with the picture (`thumbnail --size`, sprite tiles, sheet tiles).
+    case box(width: Int, height: Int)
+    /// A ladder's renditions (`hls`): rendered at the top one's size (RenderPlan.renditions).
+    case ladder(Ladder)
+}
+
 /// The output: where, at what size and rate, and how it is encoded.
 package struct OutputSpec: Sendable {
     package var path: String
@@ -31,7 +41,8 @@ package struct OutputSpec: Sendable {
     package var crf: Int? = nil
     package var encoderPreset: String? = nil
     package var maxBitRate: BitRate? = nil  // --max-bitrate
-    package var loudness: Double? = nil  // --loudness: the mix's integrated loudness (LUFS)
+    package var loudness: Double? = nil  // --loudness: the sound's integrated loudness (LUFS), true peak held at −1 dBTP
+    package static let loudnessTargets: ClosedRange<Double> = -70...0
     package var threads = 0
     package var toneMap = ToneMapOperator.default
     package var tolerateErrors = false
@@ -43,6 +54,8 @@ package struct OutputSpec: Sendable {
     /// The path is a video file (its extension names the container); false for outputs whose sinks check their own
     /// paths (an HLS directory, images).
     package var isVideoFile = true
+    /// The size a conversion's picture is rendered at (the preset's box unless asked otherwise).
+    package var size = OutputSize.preset
 
     package init(path: String, preset: ExportPreset) { self.path = path; self.preset = preset }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SDRifyMedia
 import SDRifyOutput
+import SDRify
 import SDRifyValues
 import Synchronization
 #if canImport(Glibc)
@@ -13,7 +14,7 @@ import Synchronization
 /// sandbox, limits, atomic output and exit status — and a crash or limit in one cannot touch the others.
 enum Batch {
     static let defaultPattern = "{stem}.mp4"
-    static let maxJobs = 64
+    static let maxJobs = CommandOptions.maxJobs
 
     struct Entry { let input: String; let output: String }
 

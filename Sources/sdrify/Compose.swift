@@ -16,25 +16,18 @@ struct Compose: ParsableCommand {
     @Argument(help: ArgumentHelp("Clips in order.", valueName: "CLIP")) var clips: [String] = []
     @Option(help: ArgumentHelp("An edit description (JSON) instead of CLIP arguments.", valueName: "EDIT.json")) var timeline: String?
     @Option(name: [.short, .long], help: "Output file (.mp4, .m4v or .mov).") var output: String
-    @Option(help: "Output frame rate (30, 29.97, 30000/1001); default: the first video clip's.") var fps: String?
+    @Option(name: CommandOptions.fps.long, help: CommandOptions.fps.argumentHelp) var fps: String?
     @Option(
         help: ArgumentHelp(
             "Between every two clips: \(TransitionKind.allCases.map(\.rawValue).joined(separator: ", ")) (crossfade = fade); SECONDS default 0.5.",
             valueName: "TYPE[:SECONDS]")) var transition: String = "none"
-    @Option(help: "contain: whole picture on the background; cover: fill, centre cropped; stretch: fill, shape lost.") var fit: String = Fit.contain
-        .rawValue
-    @Option(
-        help: ArgumentHelp(
-            "Behind contained clips: a colour, blur[:RADIUS] (the clip itself, blurred) or an image file (covering the frame).",
-            valueName: "#RRGGBB|blur|FILE")) var background: String = "#000000"
-    @Option(
-        name: .customLong("image-duration"), parsing: .unconditional,
-        help: ArgumentHelp("How long each image is shown (default 3 s).", valueName: "TIME"))
+    @Option(name: CommandOptions.fit.long, help: CommandOptions.fit.argumentHelp) var fit: String = Fit.contain.rawValue
+    @Option(name: CommandOptions.background.long, help: CommandOptions.background.argumentHelp) var background: String = "#000000"
+    @Option(name: CommandOptions.imageDuration.long, parsing: .unconditional, help: CommandOptions.imageDuration.argumentHelp)
     var imageTime: TimeArgument?
-    var imageDuration: Double { imageTime?.seconds ?? 3 }
     @Option(help: "Music mixed under the clips' own sound, looped or cut to the video.") var music: String?
-    @Option(name: .customLong("music-volume"), parsing: .unconditional, help: "Linear gain of the music (1 = as recorded).") var musicVolume: Double =
-        1
+    @Option(name: CommandOptions.musicVolume.long, parsing: .unconditional, help: CommandOptions.musicVolume.argumentHelp)
+    var musicVolume: Double = 1
     @Option(help: ArgumentHelp("Stickers and captions (JSON) on the output's clock.", valueName: "FILE.json")) var overlays: String?
     @OptionGroup var captionFlags: CaptionFlags
     @OptionGroup var presetFlag: PresetFlag
@@ -47,7 +40,7 @@ struct Compose: ParsableCommand {
         try encoding.checkOneBitRate()
         if timeline != nil && !clips.isEmpty { throw ValidationError("give CLIP arguments or --timeline, not both") }
         if timeline == nil && clips.isEmpty { throw ValidationError("no clips: give CLIP arguments or --timeline EDIT.json") }
-        if let fps, FrameRate(parsing: fps) == nil { throw ValidationError("--fps must be a rate from 1 to 240 (30, 29.97 or 30000/1001)") }
+        _ = try CommandOptions.fps.checked(fps)
         if Transition(spec: transition) == nil {
             let name = String(transition.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)[0])
             guard TransitionKind(name: name) != nil else {
@@ -55,10 +48,10 @@ struct Compose: ParsableCommand {
             }
             throw ValidationError("--transition: '\(transition)': expected TYPE[:SECONDS] with SECONDS more than 0")
         }
-        if Fit(rawValue: fit) == nil { throw ValidationError("--fit: " + unknownChoice("fit", fit, Fit.allCases.map(\.rawValue))) }
-        try checkBackground(background)
-        guard imageDuration > 0, imageDuration.isFinite else { throw ValidationError("--image-duration must be more than 0 seconds") }
-        guard musicVolume >= 0, musicVolume.isFinite else { throw ValidationError("--music-volume must be 0 or more") }
+        _ = try CommandOptions.fit.checked(fit)
+        _ = try CommandOptions.background.checked(background)
+        _ = try CommandOptions.imageDuration.checked(imageTime?.seconds)
+        _ = try CommandOptions.musicVolume.checked(musicVolume)
         if let music, !FileManager.default.isReadableFile(atPath: music) { throw ValidationError("--music: cannot read \(music)") }
     }
 
@@ -79,19 +72,12 @@ struct Compose: ParsableCommand {
         FailureReport.identity = [("output", .string(output))]
         service.apply()
         var spec = OutputSpec(path: output, preset: presetFlag.exportPreset)
-        spec.fps = fps.flatMap { FrameRate(parsing: $0) }
-        spec.background = Background(argument: background)!
-        spec.fit = Fit(rawValue: fit)!
-        spec.imageDuration = MediaTime(seconds: imageDuration)
-        spec.overwrite = encoding.overwrite
-        spec.crf = encoding.crf
-        spec.maxBitRate = encoding.bitRateCap
+        spec.fps = try CommandOptions.fps.value(ifGiven: fps)
+        spec.background = try CommandOptions.background.value(background)
+        spec.fit = try CommandOptions.fit.value(fit)
+        spec.imageDuration = try CommandOptions.imageDuration.value(ifGiven: imageTime?.seconds) ?? 3
+        encoding.apply(to: &spec)
         spec.loudness = sound.loudness
-        spec.encoderPreset = encoding.encoderPreset
-        spec.threads = encoding.threads
-        spec.toneMap = encoding.toneMap
-        spec.tolerateErrors = encoding.tolerateErrors
-        spec.checkBitstream = !encoding.noBitstreamCheck
         spec.poster = posterFlags.request
         let between = Transition(spec: transition)!
         var edit: Timeline
@@ -106,7 +92,7 @@ struct Compose: ParsableCommand {
         }
         if edit.music == nil, let music {
             var track = MusicTrack(path: music)
-            track.volume = musicVolume
+            track.volume = try CommandOptions.musicVolume.value(musicVolume)
             edit.music = track
         }
         if let overlays, edit.overlays.isEmpty { edit.overlays = try OverlaySpec.load(jsonFile: overlays) }
@@ -117,7 +103,7 @@ struct Compose: ParsableCommand {
             reads: described.filesRead
         ).run {
             warn, report in
-            let result = try Composer.run(described, clipName: name, warn: warn, progress: report)
+            let result = try Export.run(ExportRequest(described), clipName: name, warn: warn, progress: report)
             return (
                 result.json, result.decodeErrors,
                 "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(counted(result.frames, "frame")), \(counted(result.clips.count, "clip")))"

@@ -5,6 +5,7 @@ import SDRifyMedia
 import SDRifyOutput
 import SDRify
 import SDRifyLayers
+import SDRifyTimeline
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,32 +34,17 @@ struct Convert: ParsableCommand {
             valueName: "PATTERN")) var name: String = Batch.defaultPattern
     @Flag(name: .customLong("skip-existing"), help: "Skip an input whose output is already there, complete (a file cut short is not skipped).")
     var skipExisting = false
-    @Option(parsing: .unconditional, help: ArgumentHelp("Convert this many files side by side (they share the --threads budget).", valueName: "N"))
-    var jobs: Int = 1
+    @Option(name: CommandOptions.jobs.long, parsing: .unconditional, help: CommandOptions.jobs.argumentHelp) var jobs: Int = 1
     @OptionGroup var presetFlag: PresetFlag
     @OptionGroup var encoding: EncodingFlags
-    @Option(
-        help:
-            "Constant output frame rate (30, 29.97, 30000/1001): each output time shows the source picture nearest to it; default: the source's own picture times (a variable rate stays variable)."
-    )
-    var fps: String?
-    @Option(
-        name: .customLong("audio-track"),
-        help: ArgumentHelp(
-            "Which audio to keep: a track's index (as probe lists it), a language (eng, fra…) or all (each with its language).",
-            valueName: "N|LANG|all"))
-    var audioTrack: String?
-    @Option(
-        help: ArgumentHelp(
-            "minimal: the creation time (and location with --keep-location); keep: every tag people rely on (make, model, software, location, Apple and Android keys).",
-            valueName: "minimal|keep"))
-    var metadata: String = MetadataPolicy.minimal.rawValue
+    @Option(name: CommandOptions.fps.long, help: CommandOptions.fps.argumentHelp) var fps: String?
+    @Option(name: CommandOptions.audioTrack.long, help: CommandOptions.audioTrack.argumentHelp) var audioTrack: String?
+    @Option(name: CommandOptions.metadata.long, help: CommandOptions.metadata.argumentHelp) var metadata: String = MetadataPolicy.minimal.rawValue
     @OptionGroup var posterFlags: PosterFlags
     @OptionGroup var sound: LoudnessFlag
     @OptionGroup var picture: PictureFlags
-    @Option(parsing: .unconditional, help: ArgumentHelp("Start the output this far into the input (frame-accurate).", valueName: "TIME"))
-    var start: TimeArgument?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Make the output this long.", valueName: "TIME")) var duration: TimeArgument?
+    @Option(name: CommandOptions.start.long, parsing: .unconditional, help: CommandOptions.start.argumentHelp) var start: TimeArgument?
+    @Option(name: CommandOptions.duration.long, parsing: .unconditional, help: CommandOptions.duration.argumentHelp) var duration: TimeArgument?
     @Option(
         name: [.customLong("end"), .customLong("to")], parsing: .unconditional,
         help: ArgumentHelp("End the output at this time of the input (instead of --duration).", valueName: "TIME"))
@@ -72,10 +58,7 @@ struct Convert: ParsableCommand {
         help: ArgumentHelp(
             "Add a soft subtitle track (mov_text) from a caption file, with its ISO 639-2 language (repeatable).",
             valueName: "FILE[:LANG]")) var subtitles: [String] = []
-    @Option(
-        help: ArgumentHelp(
-            "Behind a letterboxed picture, and the picture of an audio-only input: a colour, blur[:RADIUS] or an image file.",
-            valueName: "#RRGGBB|blur|FILE")) var background: String?
+    @Option(name: CommandOptions.background.long, help: CommandOptions.background.argumentHelp) var background: String?
     @OptionGroup var service: ServiceFlags
 
     /// The inputs and where each goes: one output file, or a folder with a name pattern.
@@ -124,7 +107,7 @@ struct Convert: ParsableCommand {
 
     func validate() throws {
         try encoding.checkOneBitRate()
-        guard (1...Batch.maxJobs).contains(jobs) else { throw ValidationError("--jobs must be from 1 to \(Batch.maxJobs)") }
+        _ = try CommandOptions.jobs.checked(jobs)
         let targets = try targets
         if case .single = targets {
             if name != Batch.defaultPattern { throw ValidationError("--name applies to --output-dir only") }
@@ -133,18 +116,16 @@ struct Convert: ParsableCommand {
         if case .folder(let inputs, let directory) = targets {
             _ = try Batch.plan(inputs: inputs, directory: directory, pattern: name, preset: presetFlag.preset)
         }
-        if let start, !(start.seconds >= 0) { throw ValidationError("--start must be 0 or more seconds") }
-        if let duration, !(duration.seconds > 0) { throw ValidationError("--duration must be more than 0 seconds") }
+        _ = try CommandOptions.start.checked(start?.seconds)
+        _ = try CommandOptions.duration.checked(duration?.seconds)
         if let end {
             guard duration == nil else { throw ValidationError("give --duration or --end, not both") }
             guard end.seconds > (start?.seconds ?? 0) else { throw ValidationError("--end must be after --start (and after 0)") }
         }
-        if let background { try checkBackground(background) }
-        if let fps, FrameRate(parsing: fps) == nil { throw ValidationError("--fps must be a rate from 1 to 240 (30, 29.97 or 30000/1001)") }
-        if MetadataPolicy(rawValue: metadata) == nil { throw ValidationError("--metadata must be minimal or keep, not '\(metadata)'") }
-        if let audioTrack, AudioTrackChoice(argument: audioTrack) == nil {
-            throw ValidationError("--audio-track: expected a track number, a language code (eng, fra…) or all, not '\(audioTrack)'")
-        }
+        _ = try CommandOptions.background.checked(background)
+        _ = try CommandOptions.fps.checked(fps)
+        _ = try CommandOptions.metadata.checked(metadata)
+        _ = try CommandOptions.audioTrack.checked(audioTrack)
         if posterFlags.poster != nil, case .folder = targets { throw ValidationError("--poster names one file: it applies to one input") }
         for entry in subtitles {
             let (file, _) = Convert.subtitleEntry(entry)
@@ -187,31 +168,28 @@ struct Convert: ParsableCommand {
             }
             return
         }
-        var options = ConvertOptions(input: try StreamInput.readable(input), output: output, preset: presetFlag.exportPreset)
-        options.overwrite = encoding.overwrite
-        options.crf = encoding.crf
-        options.maxBitRate = encoding.bitRateCap
-        options.loudness = sound.loudness
-        options.encoderPreset = encoding.encoderPreset
-        options.start = range.start.map { MediaTime(seconds: $0) }
-        options.duration = range.duration.map { MediaTime(seconds: $0) }
-        options.keepLocation = keepLocation
-        options.keepChapters = !noChapters
-        options.keepSubtitles = !noSubtitles
-        if let background { options.background = Background(argument: background)! }
-        options.subtitles = subtitles.map(Convert.subtitleEntry)
-        options.threads = threads
-        options.toneMap = encoding.toneMap
-        options.tolerateErrors = encoding.tolerateErrors
-        options.checkBitstream = !encoding.noBitstreamCheck
-        options.fps = fps.flatMap { FrameRate(parsing: $0) }
-        options.audioTrack = audioTrack.flatMap(AudioTrackChoice.init(argument:)) ?? .automatic
-        options.metadata = MetadataPolicy(rawValue: metadata) ?? .minimal
-        try picture.apply(to: &options)
-        options.poster = posterFlags.request
-        try Job(encoding, output: output, overwrite: encoding.overwrite, poster: options.poster?.path, reads: options.filesRead).run {
+        var output = OutputSpec(path: output, preset: presetFlag.exportPreset)
+        encoding.apply(to: &output)
+        output.threads = threads
+        output.loudness = sound.loudness
+        output.fps = try CommandOptions.fps.value(ifGiven: fps)
+        output.poster = posterFlags.request
+        if let background = try CommandOptions.background.value(ifGiven: background) { output.background = background }
+        var keep = CarryOverSpec()
+        keep.keepLocation = keepLocation
+        keep.keepChapters = !noChapters
+        keep.keepSubtitles = !noSubtitles
+        keep.subtitleFiles = subtitles.map(Convert.subtitleEntry)
+        keep.audioTrack = try CommandOptions.audioTrack.value(ifGiven: audioTrack) ?? .automatic
+        keep.metadata = try CommandOptions.metadata.value(metadata)
+        var conversion = Timeline.conversion(of: try StreamInput.readable(input), into: output, keeping: keep)
+        conversion.clips[0].from = range.start.map { MediaTime(seconds: $0) }
+        conversion.clips[0].duration = range.duration.map { MediaTime(seconds: $0) }
+        try picture.apply(to: &conversion)
+        let request = ExportRequest(conversion)
+        try Job(encoding, output: output.path, overwrite: encoding.overwrite, poster: output.poster?.path, reads: request.filesRead).run {
             warn, report in
-            let result = try Transcoder.run(options, warn: warn, progress: report)
+            let result = try Export.run(request, warn: warn, progress: report)
             return (
                 result.json, result.decodeErrors,
                 "sdrify: wrote \(result.output) (\(result.width)x\(result.height), \(counted(result.frames, "frame")))"

@@ -78,16 +78,13 @@ struct PosterFlags: ParsableArguments {
         help: ArgumentHelp(
             "Also write the output's picture at --poster-at as an image (.jpg, .png or .webp), from the same render.",
             valueName: "FILE")) var poster: String?
-    @Option(
-        name: .customLong("poster-at"), parsing: .unconditional,
-        help: ArgumentHelp("When the poster is taken, in output time (default 1 s, or the middle of outputs under 2 s).", valueName: "TIME"))
-    var posterAt: TimeArgument?
+    @Option(name: CommandOptions.posterAt.long, parsing: .unconditional, help: CommandOptions.posterAt.argumentHelp) var posterAt: TimeArgument?
 
     var request: PosterRequest? { poster.map { PosterRequest(path: $0, at: posterAt.map { MediaTime(seconds: $0.seconds) }) } }
 
     func validate() throws {
         if posterAt != nil, poster == nil { throw ValidationError("--poster-at needs --poster FILE") }
-        if let posterAt, !(posterAt.seconds >= 0) { throw ValidationError("--poster-at must be 0 or more seconds") }
+        _ = try CommandOptions.posterAt.checked(posterAt?.seconds)
         if let poster, ImageFileType(path: poster) == nil { throw ValidationError("--poster: \(poster) is not a .jpg, .png or .webp file") }
     }
 }
@@ -95,44 +92,17 @@ struct PosterFlags: ParsableArguments {
 /// Containment and limits for services (docs/service.md). Every command that reads media has them.
 struct ServiceFlags: ParsableArguments {
     @Flag(name: .customLong("no-sandbox"), help: "Run without the sandbox (for debugging only: see docs/service.md).") var noSandbox = false
-    @Option(
-        name: .customLong("max-pixels"), parsing: .unconditional,
-        help: ArgumentHelp("Refuse pictures larger than this many pixels (exit 3).", valueName: "N"))
-    var maxPixels: Int?
-    @Option(
-        name: .customLong("max-duration"), parsing: .unconditional, help: ArgumentHelp("Refuse inputs longer than this (exit 3).", valueName: "TIME"))
-    var maxDurationTime: TimeArgument?
-    var maxDuration: Double? { maxDurationTime?.seconds }
-    @Option(
-        name: .customLong("max-memory"), help: ArgumentHelp("Stop (exit 1, no output) if memory use passes this (e.g. 800M, 2G).", valueName: "BYTES")
-    )
-    var maxMemory: String?
-    @Option(
-        name: .customLong("timeout"), parsing: .unconditional,
-        help: ArgumentHelp("Stop (exit 124, no output) after this much wall-clock time.", valueName: "TIME"))
-    var timeoutTime: TimeArgument?
-    var timeout: Double? { timeoutTime?.seconds }
+    @Option(name: CommandOptions.maxPixels.long, parsing: .unconditional, help: CommandOptions.maxPixels.argumentHelp) var maxPixels: Int?
+    @Option(name: CommandOptions.maxDuration.long, parsing: .unconditional, help: CommandOptions.maxDuration.argumentHelp)
+    var maxDuration: TimeArgument?
+    @Option(name: CommandOptions.maxMemory.long, help: CommandOptions.maxMemory.argumentHelp) var maxMemory: String?
+    @Option(name: CommandOptions.timeout.long, parsing: .unconditional, help: CommandOptions.timeout.argumentHelp) var timeout: TimeArgument?
 
     func validate() throws {
-        if let maxPixels, maxPixels <= 0 { throw ValidationError("--max-pixels must be more than 0") }
-        if let maxDuration, !(maxDuration > 0 && maxDuration.isFinite) { throw ValidationError("--max-duration must be more than 0 seconds") }
-        if let maxMemory, ServiceFlags.bytes(maxMemory) == nil {
-            throw ValidationError("--max-memory: expected bytes like 800M or 2G, not '\(maxMemory)'")
-        }
-        if let timeout, !(timeout > 0 && timeout.isFinite) { throw ValidationError("--timeout must be more than 0 seconds") }
-    }
-
-    /// `800M`, `2G`, `1500000000`: decimal or binary suffixes K/M/G (KiB/MiB/GiB are 1024-based).
-    static func bytes(_ text: String) -> Int? {
-        let units: [(String, Double)] = [
-            ("KiB", 1024), ("MiB", 1_048_576), ("GiB", 1_073_741_824), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9),
-            ("K", 1e3), ("M", 1e6), ("G", 1e9), ("B", 1), ("", 1)
-        ]
-        for (suffix, scale) in units where text.hasSuffix(suffix) {
-            guard let n = Double(text.dropLast(suffix.count)), n > 0, n * scale < 1e15 else { continue }
-            return Int(n * scale)
-        }
-        return nil
+        _ = try CommandOptions.maxPixels.checked(maxPixels)
+        _ = try CommandOptions.maxDuration.checked(maxDuration?.seconds)
+        _ = try CommandOptions.maxMemory.checked(maxMemory)
+        _ = try CommandOptions.timeout.checked(timeout?.seconds)
     }
 
     /// Sets the process up for the run: limits first (the wall clock starts now), then the sandbox is asked for;
@@ -141,9 +111,9 @@ struct ServiceFlags: ParsableArguments {
     func apply(enterReading reads: [String]? = nil) {
         var limits = Limits()
         limits.maxPixels = maxPixels
-        limits.maxDuration = maxDuration
-        limits.maxMemory = maxMemory.flatMap(ServiceFlags.bytes)
-        limits.timeout = timeout
+        limits.maxDuration = maxDuration?.seconds
+        limits.maxMemory = try? CommandOptions.maxMemory.value(ifGiven: maxMemory)
+        limits.timeout = timeout?.seconds
         Limits.apply(limits)
         SignalCleanup.watch(limits)
         Sandbox.requested = !noSandbox
@@ -168,29 +138,12 @@ struct ServiceFlags: ParsableArguments {
 /// What convert and hls do to the picture and its timing besides converting it: a turn, a mirror and a crop on top
 /// of the file's orientation; a speed and slow motion; stickers, effects and burned-in captions.
 struct PictureFlags: ParsableArguments {
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp(
-            "Turn the picture this many degrees clockwise on top of the file's own orientation (a clip filmed lying flat).", valueName: "90|180|270"))
-    var rotate: Int?
-    @Option(help: ArgumentHelp("Mirror the picture after any --rotate: h (left and right swap) or v (top and bottom).", valueName: "h|v"))
-    var flip: String?
-    @Option(help: ArgumentHelp("Keep only this part of the picture as it shows (after any --rotate and --flip), in pixels.", valueName: "X,Y,W,H"))
-    var crop: String?
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp("Play this many times as fast (0.25 to 4): pictures retimed, sound time-stretched with its pitch kept.", valueName: "X"))
-    var speed: Double?
-    @Option(
-        name: .customLong("speed-audio"),
-        help: ArgumentHelp("The sound of a retimed output: keep (time-stretched, pitch kept) or mute.", valueName: "keep|mute"))
-    var speedAudio: String = "keep"
-    @Option(
-        name: .customLong("slow-motion"),
-        help: ArgumentHelp(
-            "A phone's slow-motion recording: auto plays it as the phone's gallery does (real speed outside its slowed parts); off keeps the file's own timing.",
-            valueName: "auto|off"))
-    var slowMotion: String = "auto"
+    @Option(name: CommandOptions.rotate.long, parsing: .unconditional, help: CommandOptions.rotate.argumentHelp) var rotate: Int?
+    @Option(name: CommandOptions.flip.long, help: CommandOptions.flip.argumentHelp) var flip: String?
+    @Option(name: CommandOptions.crop.long, help: CommandOptions.crop.argumentHelp) var crop: String?
+    @Option(name: CommandOptions.speed.long, parsing: .unconditional, help: CommandOptions.speed.argumentHelp) var speed: Double?
+    @Option(name: CommandOptions.speedAudio.long, help: CommandOptions.speedAudio.argumentHelp) var speedAudio: String = "keep"
+    @Option(name: CommandOptions.slowMotion.long, help: CommandOptions.slowMotion.argumentHelp) var slowMotion: String = "auto"
     @Option(
         help: ArgumentHelp(
             "Effects, stickers, titles, caption files and a background described in a JSON file (see docs/compose.md).", valueName: "FILE.json"))
@@ -200,55 +153,36 @@ struct PictureFlags: ParsableArguments {
     @OptionGroup var captionFlags: CaptionFlags
 
     func validate() throws {
-        if let rotate, ![0, 90, 180, 270].contains(rotate) {
-            throw ValidationError("--rotate must be 90, 180 or 270 (degrees clockwise), not \(rotate)")
-        }
-        if let flip, Orientation.Flip(rawValue: flip) == nil { throw ValidationError("--flip must be h or v, not '\(flip)'") }
-        if let crop, CropRect(argument: crop) == nil {
-            throw ValidationError("--crop: expected X,Y,W,H in whole pixels (X and Y 0 or more, W and H 2 or more), not '\(crop)'")
-        }
-        if let speed, Speed(speed) == nil { throw ValidationError("--speed must be from 0.25 to 4, not \(speed)") }
-        if !["keep", "mute"].contains(speedAudio) { throw ValidationError("--speed-audio must be keep or mute, not '\(speedAudio)'") }
-        if !["auto", "off"].contains(slowMotion) { throw ValidationError("--slow-motion must be auto or off, not '\(slowMotion)'") }
+        _ = try CommandOptions.rotate.checked(rotate)
+        _ = try CommandOptions.flip.checked(flip)
+        _ = try CommandOptions.crop.checked(crop)
+        _ = try CommandOptions.speed.checked(speed)
+        _ = try CommandOptions.speedAudio.checked(speedAudio)
+        _ = try CommandOptions.slowMotion.checked(slowMotion)
     }
 
-    /// Into a conversion's options (layer files are read here: a bad one fails before any output exists).
-    func apply(to options: inout ConvertOptions) throws {
-        if let overlays { options.overlays = try OverlaySpec.load(jsonFile: overlays) }
-        options.overlays.stickers += try sticker.map { try OverlaySpec.sticker(shorthand: $0) }
-        options.overlays.captions += captionFlags.tracks
-        options.speed = speed.flatMap { Speed($0) } ?? .normal
-        options.retimedSound = speedAudio == "keep"
-        options.flattenSlowMotion = slowMotion == "auto"
-        options.framing = Framing(
-            turn: Orientation(rotate: rotate ?? 0, flip: flip.flatMap(Orientation.Flip.init(rawValue:))) ?? .up,
-            crop: crop.flatMap(CropRect.init(argument:)))
-    }
-}
-
-/// `--background`: a colour, blur[:RADIUS], or a readable image file.
-func checkBackground(_ text: String) throws {
-    guard let b = Background(argument: text) else {
-        throw ValidationError("--background: expected #RRGGBB, blur[:RADIUS] or an image file, not '\(text)'")
-    }
-    if case .image(let path, _) = b, !FileManager.default.isReadableFile(atPath: path) {
-        throw ValidationError("--background: cannot read \(path)")
+    /// Into a conversion (layer files are read here: a bad one fails before any output exists).
+    func apply(to conversion: inout Timeline) throws {
+        if let overlays { conversion.overlays = try OverlaySpec.load(jsonFile: overlays) }
+        conversion.overlays.stickers += try sticker.map { try OverlaySpec.sticker(shorthand: $0) }
+        conversion.overlays.captions += captionFlags.tracks
+        conversion.clips[0].speed = try CommandOptions.speed.value(ifGiven: speed) ?? .normal
+        conversion.carryOver?.retimedSound = try CommandOptions.speedAudio.value(speedAudio)
+        conversion.output.flattenSlowMotion = try CommandOptions.slowMotion.value(slowMotion)
+        conversion.clips[0].framing = Framing(
+            turn: Orientation(rotate: try CommandOptions.rotate.value(ifGiven: rotate) ?? 0, flip: try CommandOptions.flip.value(ifGiven: flip))
+                ?? .up,
+            crop: try CommandOptions.crop.value(ifGiven: crop))
     }
 }
 
 /// The options every command that renders the picture takes (convert, compose, hls, thumbnail, sheet, sprites),
 /// checked in one place.
 struct RenderFlags: ParsableArguments {
-    @Option(
-        help:
-            "Tone-mapping operator for HDR input: auto follows each scene's light; fixed curves: \(ToneMapOperator.allCases.filter { $0 != .auto }.map(\.rawValue).joined(separator: ", "))."
-    )
-    var tonemap: String = ToneMapOperator.default.rawValue
+    @Option(name: CommandOptions.toneMap.long, help: CommandOptions.toneMap.argumentHelp) var tonemap: String = ToneMapOperator.default.rawValue
     @Flag(name: [.customShort("y"), .long], help: "Replace an existing output.") var overwrite = false
     @Flag(help: "Print a JSON report on stdout when done (and the error object when not).") var json = false
-    @Option(
-        parsing: .unconditional,
-        help: "Thread budget shared by decoders and encoder, for running several at once (1: one thread in all; 0 = automatic).") var threads: Int = 0
+    @Option(name: CommandOptions.threads.long, parsing: .unconditional, help: CommandOptions.threads.argumentHelp) var threads: Int = 0
     @Flag(name: [.short, .long], help: "Print nothing but the error line.") var quiet = false
     @Flag(name: .customLong("tolerate-errors"), help: "Conceal decode errors and continue (they are counted) instead of failing.")
     var tolerateErrors = false
@@ -261,13 +195,11 @@ struct RenderFlags: ParsableArguments {
     @Option(help: ArgumentHelp("Write ffmpeg-style key=value progress blocks to a file descriptor, or - for stdout.", valueName: "FD|-"))
     var progress: String?
 
-    var toneMap: ToneMapOperator { ToneMapOperator(rawValue: tonemap)! }
+    var toneMap: ToneMapOperator { (try? CommandOptions.toneMap.value(tonemap)) ?? .default }
 
     func validate() throws {
-        guard ToneMapOperator(rawValue: tonemap) != nil else {
-            throw ValidationError("--tonemap: " + unknownChoice("tone-map operator", tonemap, ToneMapOperator.allCases.map(\.rawValue)))
-        }
-        guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
+        _ = try CommandOptions.toneMap.checked(tonemap)
+        _ = try CommandOptions.threads.checked(threads)
         // stdout carries the JSON report alone, so it stays parseable.
         if progress == "-", json {
             throw ValidationError("--progress - and --json both write to stdout: give --progress a file descriptor (e.g. --progress 2)")
@@ -279,30 +211,23 @@ struct RenderFlags: ParsableArguments {
     }
 
     /// The conversion these flags ask for, of `input` into `output`.
-    func options(input: String, output: String, preset: ExportPreset = ExportPreset.named(ExportPreset.defaultName)!) -> ConvertOptions {
-        var o = ConvertOptions(input: input, output: output, preset: preset)
+    func conversion(input: String, output: String, preset: ExportPreset = ExportPreset.named(ExportPreset.defaultName)!) -> Timeline {
+        var o = OutputSpec(path: output, preset: preset)
         o.overwrite = overwrite
         o.threads = threads
         o.toneMap = toneMap
         o.tolerateErrors = tolerateErrors
         o.checkBitstream = !noBitstreamCheck
-        return o
+        return Timeline.conversion(of: input, into: o)
     }
 }
 
 /// `--loudness LUFS`: the output's sound brought to an integrated loudness (EBU R128), true peak held at −1 dBTP.
 struct LoudnessFlag: ParsableArguments {
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp(
-            "Bring the sound to this integrated loudness (EBU R128; -16, -14, -23), true peak held at -1 dBTP by a limiter.",
-            valueName: "LUFS"))
-    var loudness: Double?
+    @Option(name: CommandOptions.loudness.long, parsing: .unconditional, help: CommandOptions.loudness.argumentHelp) var loudness: Double?
 
     func validate() throws {
-        if let loudness, !ConvertOptions.loudnessTargets.contains(loudness) {
-            throw ValidationError("--loudness must be from -70 to 0 LUFS, not \(loudness)")
-        }
+        _ = try CommandOptions.loudness.checked(loudness)
     }
 }
 
@@ -331,15 +256,11 @@ struct EncodingFlags: ParsableArguments {
             "Speed preset of the preset's encoder, x264 (H.264) or x265 (HEVC): ultrafast … veryslow; default from the preset. --x264-preset is the old name."
     )
     var encoderPreset: String?
-    @Option(
-        name: .customLong("max-bitrate"), parsing: .unconditionalSingleValue,
-        help: ArgumentHelp(
-            "Cap the video's bit rate (the encoder's VBV, with CRF below it): 4M, 2500k. hls: one for all renditions, or one per rung in ladder order (repeat it).",
-            valueName: "RATE"))
+    @Option(name: CommandOptions.maxBitRate.long, parsing: .unconditionalSingleValue, help: CommandOptions.maxBitRate.argumentHelp)
     var maxBitRate: [String] = []
     @OptionGroup var render: RenderFlags
 
-    var bitRateCaps: [BitRate] { maxBitRate.compactMap { BitRate(argument: $0) } }
+    var bitRateCaps: [BitRate] { maxBitRate.compactMap { try? CommandOptions.maxBitRate.value($0) } }
     var bitRateCap: BitRate? { bitRateCaps.first }
     var toneMap: ToneMapOperator { render.toneMap }
     var overwrite: Bool { render.overwrite }
@@ -349,6 +270,18 @@ struct EncodingFlags: ParsableArguments {
     var tolerateErrors: Bool { render.tolerateErrors }
     var noBitstreamCheck: Bool { render.noBitstreamCheck }
     var progress: String? { render.progress }
+
+    /// The render's and the encoder's settings into `output` (the bit-rate cap: the first, for one video).
+    func apply(to output: inout OutputSpec) {
+        output.overwrite = overwrite
+        output.crf = crf
+        output.encoderPreset = encoderPreset
+        output.maxBitRate = bitRateCap
+        output.threads = threads
+        output.toneMap = toneMap
+        output.tolerateErrors = tolerateErrors
+        output.checkBitstream = !noBitstreamCheck
+    }
 
     /// convert and compose write one video: one cap.
     func checkOneBitRate() throws {
@@ -361,8 +294,6 @@ struct EncodingFlags: ParsableArguments {
         var output = OutputSpec(path: "", preset: ExportPreset.named(ExportPreset.defaultName)!)
         output.crf = crf; output.encoderPreset = encoderPreset
         if let problem = output.encodingProblem() { throw ValidationError("--\(problem.setting) \(problem.message)") }
-        for maxBitRate in maxBitRate where BitRate(argument: maxBitRate) == nil {
-            throw ValidationError("--max-bitrate: expected a rate from 50k to 1000M (4M, 2500k), not '\(maxBitRate)'")
-        }
+        for cap in maxBitRate { _ = try CommandOptions.maxBitRate.checked(cap) }
     }
 }

@@ -18,18 +18,16 @@ struct Probe: ParsableCommand {
         name: .customLong("scene-stats"),
         help: "Decode the video and print what --tonemap auto finds in each scene (diffuse white, key, peak, exposure) without converting it.")
     var sceneStats = false
-    @Option(parsing: .unconditional, help: ArgumentHelp("With --scene-stats: start this far into the input.", valueName: "TIME"))
-    var start: TimeArgument?
-    @Option(parsing: .unconditional, help: ArgumentHelp("With --scene-stats: look at this much of it.", valueName: "TIME"))
-    var duration: TimeArgument?
+    @Option(name: CommandOptions.start.long, parsing: .unconditional, help: CommandOptions.start.argumentHelp) var start: TimeArgument?
+    @Option(name: CommandOptions.duration.long, parsing: .unconditional, help: CommandOptions.duration.argumentHelp) var duration: TimeArgument?
     @OptionGroup var service: ServiceFlags
 
     func validate() throws {
         if let track, track < 0 { throw ValidationError("--track must be 0 or more") }
         if sceneStats && timedMetadata { throw ValidationError("--scene-stats and --timed-metadata are separate reports: ask for one") }
         if !sceneStats && (start != nil || duration != nil) { throw ValidationError("--start and --duration go with --scene-stats") }
-        if let start, !(start.seconds >= 0) { throw ValidationError("--start must be 0 or more") }
-        if let duration, !(duration.seconds > 0) { throw ValidationError("--duration must be more than 0") }
+        _ = try CommandOptions.start.checked(start?.seconds)
+        _ = try CommandOptions.duration.checked(duration?.seconds)
     }
 
     func run() throws {
@@ -63,7 +61,8 @@ struct Probe: ParsableCommand {
     /// `--scene-stats`: the input rendered as a conversion would be, into nothing, and the scene tracker's report.
     private func printSceneStatistics(_ input: String) throws {
         let survey = try SceneSurvey.run(
-            input: input, start: start.map { MediaTime(seconds: $0.seconds) }, duration: duration.map { MediaTime(seconds: $0.seconds) },
+            input: input, start: try CommandOptions.start.value(ifGiven: start?.seconds),
+            duration: try CommandOptions.duration.value(ifGiven: duration?.seconds),
             warn: { log("sdrify: warning: \(input): \($0)") })
         var report = survey.json
         if case .object(var fields) = report { fields.append(("sandbox", Sandbox.report)); report = .object(fields) }
@@ -73,9 +72,9 @@ struct Probe: ParsableCommand {
     }
 
     /// One line for the input, then a row per scene.
-    static func sceneSummary(_ survey: SceneSurvey.Result) -> String {
+    static func sceneSummary(_ survey: ExportResult) -> String {
         let head = String(format: "%@: %@, %d pictures, %.3f s", survey.input, survey.hdr.rawValue.uppercased(), survey.frames, survey.duration)
-        guard let report = survey.scenes, report != .null else {
+        guard let report = survey.toneMappingDetail, report != .null else {
             return head + "\nnot HDR: sdrify does not tone map it, so there are no scene statistics"
         }
         var lines = [head + "; statistics: " + (report["statistics"]?.text ?? "measured")]

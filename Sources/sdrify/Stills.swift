@@ -3,6 +3,7 @@ import Foundation
 import SDRifyLayers
 import SDRifyMedia
 import SDRify
+import SDRifyTimeline
 import SDRifyValues
 
 /// `COLSxROWS` or `WxH`: two whole numbers from 1 up, or nil.
@@ -24,8 +25,7 @@ struct Thumbnail: ParsableCommand {
 
     @Argument(help: "The input video.") var input: String
     @Argument(help: ArgumentHelp("The image to write.", valueName: "OUT")) var output: String
-    @Option(parsing: .unconditional, help: ArgumentHelp("The time (default 1 s, or the middle of a video under 2 s).", valueName: "TIME"))
-    var at: TimeArgument?
+    @Option(name: CommandOptions.at.long, parsing: .unconditional, help: CommandOptions.at.argumentHelp) var at: TimeArgument?
     @Flag(help: "Choose the most representative picture of the first part of the video.") var best = false
     @Option(help: ArgumentHelp("Fit inside this box (never enlarged); default the convert default (1920x1080 either way round).", valueName: "WxH"))
     var size: String?
@@ -34,7 +34,7 @@ struct Thumbnail: ParsableCommand {
 
     func validate() throws {
         if at != nil, best { throw ValidationError("give --at TIME or --best, not both") }
-        if let at, !(at.seconds >= 0) { throw ValidationError("--at must be 0 or more seconds") }
+        _ = try CommandOptions.at.checked(at?.seconds)
         if let size, pair(size).map({ $0.0 >= 2 && $0.1 >= 2 && $0.0 <= 16384 && $0.1 <= 16384 }) != true {
             throw ValidationError("--size: expected WxH in pixels (2 to 16384 each), not '\(size)'")
         }
@@ -44,14 +44,12 @@ struct Thumbnail: ParsableCommand {
     func run() throws {
         FailureReport.identity = [("input", .string(input)), ("output", .string(output))]
         service.apply()
-        var options = render.options(input: try StreamInput.readable(input), output: output)
-        if let size, let (w, h) = pair(size) { options.size = .box(width: w, height: h) }
-        try Job(render, output: output, overwrite: render.overwrite, reads: options.filesRead).run { warn, report in
-            let result = try Stills.thumbnail(options, at: at.map { MediaTime(seconds: $0.seconds) }, best: best, warn: warn, progress: report)
-            return (
-                result.json, result.conversion.decodeErrors,
-                "sdrify: wrote \(output) (\(result.conversion.width)x\(result.conversion.height))"
-            )
+        var conversion = render.conversion(input: try StreamInput.readable(input), output: output)
+        if let size, let (w, h) = pair(size) { conversion.output.size = .box(width: w, height: h) }
+        let request = ExportRequest(conversion, into: .thumbnail(at: try CommandOptions.at.value(ifGiven: at?.seconds), best: best))
+        try Job(render, output: output, overwrite: render.overwrite, reads: request.filesRead).run { warn, report in
+            let result = try Export.run(request, warn: warn, progress: report)
+            return (result.json, result.decodeErrors, "sdrify: wrote \(output) (\(result.width)x\(result.height))")
         }
     }
 }
@@ -83,11 +81,12 @@ struct Sheet: ParsableCommand {
     func run() throws {
         FailureReport.identity = [("input", .string(input)), ("output", .string(output))]
         service.apply()
-        let options = render.options(input: try StreamInput.readable(input), output: output)
         let (columns, rows) = pair(grid)!
-        try Job(render, output: output, overwrite: render.overwrite, reads: options.filesRead).run { warn, report in
-            let result = try Stills.sheet(options, columns: columns, rows: rows, width: width, warn: warn, progress: report)
-            return (result.json, result.conversion.decodeErrors, "sdrify: wrote \(output) (\(columns)x\(rows) pictures)")
+        let request = ExportRequest(
+            render.conversion(input: try StreamInput.readable(input), output: output), into: .sheet(columns: columns, rows: rows, width: width))
+        try Job(render, output: output, overwrite: render.overwrite, reads: request.filesRead).run { warn, report in
+            let result = try Export.run(request, warn: warn, progress: report)
+            return (result.json, result.decodeErrors, "sdrify: wrote \(output) (\(columns)x\(rows) pictures)")
         }
     }
 }
@@ -125,13 +124,14 @@ struct Sprites: ParsableCommand {
     func run() throws {
         FailureReport.identity = [("input", .string(input)), ("output", .string(directory))]
         service.apply()
-        let options = render.options(input: try StreamInput.readable(input), output: directory)
         let (columns, rows) = pair(tile)!
         let (w, h) = pair(size)!
-        try Job(render, output: directory, overwrite: render.overwrite, directory: true, reads: options.filesRead).run { warn, report in
-            let result = try Stills.sprites(
-                options, every: MediaTime(seconds: every), columns: columns, rows: rows, tileBox: (w, h), warn: warn, progress: report)
-            return (result.json, result.conversion.decodeErrors, "sdrify: wrote \(directory)")
+        let request = ExportRequest(
+            render.conversion(input: try StreamInput.readable(input), output: directory),
+            into: .sprites(every: MediaTime(seconds: every), columns: columns, rows: rows, tileBox: .init(width: w, height: h)))
+        try Job(render, output: directory, overwrite: render.overwrite, directory: true, reads: request.filesRead).run { warn, report in
+            let result = try Export.run(request, warn: warn, progress: report)
+            return (result.json, result.decodeErrors, "sdrify: wrote \(directory)")
         }
     }
 }

@@ -24,9 +24,9 @@ final class CompositionTests: XCTestCase {
         return c
     }
 
-    func render(_ timeline: Timeline, regions: [(Double, Double, Double, Double)] = []) throws -> (CompositionResult, ChecksumSink) {
+    func render(_ timeline: Timeline, regions: [(Double, Double, Double, Double)] = []) throws -> (ExportResult, ChecksumSink) {
         let sink = ChecksumSink(regions: regions)
-        let result = try Composer.render(timeline) { _, _, _ in [sink] }
+        let result = try Export.render(ExportRequest(timeline), into: [sink])
         XCTAssertTrue(sink.finished)
         return (result, sink)
     }

@@ -1,6 +1,7 @@
 @testable import SDRify
 @testable import SDRifyOutput
 @testable import SDRifyPresets
+@testable import SDRifyTimeline
 @testable import SDRifyValues
 import XCTest
 
@@ -10,13 +11,13 @@ final class ConvertRenderTests: XCTestCase {
     let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("testvectors")
 
-    func render(_ configure: (inout ConvertOptions) -> Void = { _ in }) throws -> (ConversionResult, ChecksumSink) {
-        var options = ConvertOptions(
-            input: vectors.appendingPathComponent("hlg_portrait.mov").path, output: "/nonexistent/out.mp4",
-            preset: ExportPreset.named("640x480")!)
-        configure(&options)
+    func render(_ configure: (inout Timeline) -> Void = { _ in }) throws -> (ExportResult, ChecksumSink) {
+        var conversion = Timeline.conversion(
+            of: vectors.appendingPathComponent("hlg_portrait.mov").path,
+            into: OutputSpec(path: "/nonexistent/out.mp4", preset: ExportPreset.named("640x480")!))
+        configure(&conversion)
         let sink = ChecksumSink()
-        let result = try Transcoder.render(options) { _, _, _ in [sink] }
+        let result = try Export.render(ExportRequest(conversion), into: [sink])
         XCTAssertTrue(sink.finished)
         return (result, sink)
     }
@@ -36,7 +37,7 @@ final class ConvertRenderTests: XCTestCase {
 
     func testAConstantRateShowsTheNearestPictures() throws {
         let (source, sourceSink) = try render()
-        let (result, sink) = try render { $0.fps = FrameRate(num: 15, den: 1) }
+        let (result, sink) = try render { $0.output.fps = FrameRate(num: 15, den: 1) }
         XCTAssertEqual(sink.pictures.count, 15)
         XCTAssertEqual(result.duration, source.duration, accuracy: 1.0 / 15)
         XCTAssertEqual(sink.pictures.map(\.pts), (0..<15).map { Int64($0) })
@@ -45,15 +46,15 @@ final class ConvertRenderTests: XCTestCase {
     }
 
     func testTheSamePicturesWhateverTheThreads() throws {
-        let (_, inline) = try render { $0.threads = 1 }
-        let (_, threaded) = try render { $0.threads = 4 }
+        let (_, inline) = try render { $0.output.threads = 1 }
+        let (_, threaded) = try render { $0.output.threads = 4 }
         XCTAssertEqual(inline.pictures.map(\.checksum), threaded.pictures.map(\.checksum))
         XCTAssertEqual(inline.pictures.map(\.pts), threaded.pictures.map(\.pts))
     }
 
     func testATrimStartsAtZero() throws {
         let (result, sink) = try render {
-            $0.start = 0.5; $0.duration = 0.3
+            $0.clips[0].from = 0.5; $0.clips[0].duration = 0.3
         }
         XCTAssertEqual(sink.pictures.count, 9)
         XCTAssertEqual(sink.pictures.first?.pts, 0)
@@ -65,7 +66,7 @@ final class ConvertRenderTests: XCTestCase {
         for fps in [nil, FrameRate(num: 30, den: 1)] {
             XCTAssertThrowsError(
                 try render {
-                    $0.start = 5; $0.fps = fps
+                    $0.clips[0].from = 5; $0.output.fps = fps
                 }
             ) { error in
                 XCTAssertEqual((error as? SDRifyError)?.status, .usage, "\(String(describing: fps))")

@@ -76,7 +76,7 @@ package struct TimeMap: Equatable, Sendable {
 package struct Speed: Equatable, Sendable, CustomStringConvertible {
     package let num: Int64, den: Int64
     /// What `--speed` and a clip's `"speed"` accept.
-    static let valid: ClosedRange<Double> = 0.25...4
+    package static let valid: ClosedRange<Double> = 0.25...4
 
     package init(num: Int64, den: Int64) {
         precondition(num > 0 && den > 0, "a speed is positive")

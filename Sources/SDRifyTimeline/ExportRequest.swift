@@ -1,0 +1,72 @@
+import Foundation
+import SDRifyMedia
+import SDRifyPresets
+import SDRifyValues
+
+/// One rendering command as a value: the timeline (a conversion is its one-clip case, with what it carries over
+/// from its input) and what the render is written into.
+package struct ExportRequest: Sendable {
+    package var timeline: Timeline
+    package var destination: Destination
+
+    package init(_ timeline: Timeline, into destination: Destination = .video) {
+        self.timeline = timeline; self.destination = destination
+    }
+
+    /// Every file the export reads (the sandbox allows these).
+    package var filesRead: [String] { timeline.filesRead }
+}
+
+/// What a render is written into.
+package enum Destination: Sendable {
+    /// The output video file, with a poster beside it when one is asked for (`convert`, `compose`).
+    case video
+    /// A directory of renditions, segments and playlists (`hls`).
+    case hls(HLSSpec)
+    /// One picture: at a time (default 1 s in, or the middle of a video under 2 s), or the most representative of
+    /// the first part, `window` long once its length is known (`thumbnail`).
+    case thumbnail(at: MediaTime?, best: Bool, window: MediaTime? = nil)
+    /// Columns × rows pictures at even times, each labelled, `width` wide in all (`sheet`).
+    case sheet(columns: Int, rows: Int, width: Int)
+    /// A tile every `every`, columns × rows to a sprite image, and thumbnails.vtt (`sprites`).
+    case sprites(every: MediaTime, columns: Int, rows: Int, tileBox: TileBox)
+    /// Nothing: the render is made for what it measures (`probe --scene-stats`).
+    case survey
+
+    /// A picture each tile fits inside.
+    package struct TileBox: Sendable, Equatable {
+        package var width: Int, height: Int
+        package init(width: Int, height: Int) { self.width = width; self.height = height }
+    }
+
+    /// Whether the output path is a video file (its extension names the container).
+    package var writesVideoFile: Bool { if case .video = self { true } else { false } }
+}
+
+/// What `hls` makes besides the conversion: the ladder, the segments' length, the caps.
+package struct HLSSpec: Sendable {
+    package var ladder = Ladder.standard
+    package var segmentLength: MediaTime = 4
+    /// `--max-bitrate`: one cap for every rendition, or one per rung in the ladder's order as given.
+    package var maxBitRates: [BitRate] = []
+
+    package static let segmentLengths: ClosedRange<Double> = 1...30
+
+    package init() {}
+
+    /// The cap for a rung: the one given for all, or the one at its place in the ladder as given.
+    package func cap(forRung rung: Int) -> BitRate? {
+        if maxBitRates.count == 1 { return maxBitRates[0] }
+        guard !maxBitRates.isEmpty else { return nil }
+        // A source smaller than every rung makes one rendition of its own size: it takes the smallest rung's cap.
+        let given = ladder.given
+        let i = given.firstIndex(of: rung) ?? given.indices.min(by: { given[$0] < given[$1] })!
+        return i < maxBitRates.count ? maxBitRates[i] : nil
+    }
+
+    /// The caps against the ladder: nil when they fit.
+    package var capProblem: String? {
+        guard maxBitRates.count > 1, maxBitRates.count != ladder.given.count else { return nil }
+        return "--max-bitrate: give one rate for every rendition or one per rung (\(ladder.given.count)), not \(maxBitRates.count)"
+    }
+}
