@@ -57,6 +57,8 @@ def compose_cases(all_inputs):
              "movie"),
             ("compose-mixed", ["compose", clips[0], *photos, "color:#336699:1", "-o", "OUT/out.mp4", "--preset", "640x480",
                                "--music", sdr, "--loudness", "-18", "--poster", "OUT/p.png"], "movie"),
+            ("compose-real", ["compose", *[p for p in all_inputs if "slow_motion" in p or "portrait_4k60" in p or "pixel7" in p][:4], "-o", "OUT/out.mp4",
+                              "--preset", "960x540", "--transition", "fade:0.1", "--fit", "cover"], "movie"),
             ("sound-only", [sound, "OUT/out.mp4", "--preset", "640x480", "--loudness", "-16"], "movie"),
             ("passthrough", [sdr, "OUT/out.mp4", "--preset", "Passthrough"], "movie"),
             ("passthrough-refused", [sdr, "OUT/out.mp4", "--preset", "Passthrough", "--start", "1"], "movie")]

@@ -1,5 +1,6 @@
 import Foundation
 import SDRifyMedia
+import SDRifyProbe
 import SDRifyTimeline
 import SDRifyToneMap
 import SDRifyValues
@@ -41,9 +42,80 @@ package struct ClipReport: Sendable {
     }
 }
 
-/// What differs between the kinds of clip once planned (RenderPlan.make tells them apart): how each opens, what
-/// sound it has, and how a report names it. A new kind of clip is a case of `RenderPlan.Content` and its answers here.
+/// What differs between the kinds of clip: how each is planned (its headers read, its length), how it opens, what
+/// sound it has, and how a report names it. A new kind of clip is a case of `RenderPlan.Content` and its answers
+/// here, beside its value in the timeline (`ClipMedia`).
 extension RenderPlan.Clip {
+    /// A timeline clip planned: its headers read (a video's, a photo's) and checked against its description, and how
+    /// long it shows. Also its upright shape, which sizes the canvas (nil for a colour; `shapeKnown`: an earlier clip
+    /// set the output's shape already), and a video's nominal rate.
+    static func plan(
+        _ spec: TimelineClip, index i: Int, label: String, output out: OutputSpec, shapeKnown: Bool, warn: WarningHandler
+    ) throws -> (clip: RenderPlan.Clip, shape: (width: Int, height: Int)?, rate: FrameRate?) {
+        let fit = spec.fit ?? out.fit
+        switch spec.source {
+        case .color(let c):
+            let clip = RenderPlan.Clip(
+                index: i, name: label, spec: spec, content: .color(c), fit: fit, from: .zero, length: spec.duration ?? out.imageDuration)
+            return (clip, nil, nil)
+        case .video(var path), .image(var path):
+            if spec.motion {
+                // A motion photo's movie, read in place out of the photo (FFmpeg's subfile protocol).
+                guard let movie = try MotionPhoto.find(path: path) else {
+                    throw SDRifyError.usage("\(label): \"motion\": true, but the photo holds no movie (not a motion photo)")
+                }
+                path = movie.movieURL(path)
+            }
+            switch try Prober.openClip(path: path, allowTruncated: out.tolerateErrors) {
+            case .still(let w, let h):
+                if spec.from != nil || spec.to != nil {
+                    throw SDRifyError.usage("\(label): a still picture takes a duration, not from/to")
+                }
+                let shape: (width: Int, height: Int)
+                if !shapeKnown || spec.framing.crop != nil {
+                    // The first clip sets the output's shape: a photo's EXIF orientation counts, and its turn. A
+                    // crop is checked against the upright photo.
+                    let upright = try StillPicture.decode(path, toneMap: out.toneMap)
+                    try spec.framing.check((upright.width, upright.height), label: label)
+                    shape = spec.framing.size((upright.width, upright.height))
+                } else {
+                    shape = spec.framing.size((w, h))
+                }
+                let clip = RenderPlan.Clip(
+                    index: i, name: label, spec: spec, content: .image(path: path), fit: fit, from: .zero,
+                    length: spec.duration ?? out.imageDuration)
+                return (clip, shape, nil)
+            case .video(let info, let demuxer, let truncated):
+                if let truncated { warn("\(truncated): composing what it holds") }
+                if let codec = demuxer.undecodableAudio {
+                    warn(
+                        "\(path): the audio (\(codec)) cannot be decoded here: \(demuxer.audioStreamIndex == nil ? "silence instead" : "the next audio track instead")"
+                    )
+                }
+                if case .image = spec.source, !spec.motion { throw SDRifyError.usage("\(label): is a video, not a still picture") }
+                let orientation = try info.supportedOrientation().then(spec.framing.turn)
+                try spec.framing.check(info.video.displaySize, label: label)
+                let length = try RenderPlan.videoLength(info, demuxer)
+                let from = spec.from ?? .zero
+                guard from < length else {
+                    throw SDRifyError.usage(
+                        String(format: "\(label): from (%.3f s) is past the end of the video (%.3f s)", from.seconds, length.seconds))
+                }
+                var to = min(spec.to ?? length, length)
+                if let d = spec.duration, spec.to == nil { to = min(from + d, length) }
+                // from/to are the file's own times; a retimed clip shows that part for as long as its map makes it.
+                let retiming = try Retiming.decide(
+                    info, flatten: out.flattenSlowMotion, speed: spec.speed, tolerateErrors: out.tolerateErrors, label: label, warn: warn)
+                let start = demuxer.videoStart + from
+                let shows = retiming.map.output(start + (to - from)) - retiming.map.output(start)
+                let clip = RenderPlan.Clip(
+                    index: i, name: label, spec: spec, content: .video(info: info, orientation: orientation), fit: fit,
+                    from: from, sourceStart: demuxer.videoStart, length: shows, sourceLength: to - from, retiming: retiming)
+                return (clip, spec.framing.size(info.video.displaySize), demuxer.nominalFrameRate)
+            }
+        }
+    }
+
     /// The clip opened for the render: its pictures at any time of its own clock, fitted into the canvas. A clip on
     /// the source's own clock hands its chain's pictures straight on, so its ring holds what the sinks may hold.
     func open(_ with: ClipOpening, clock pictureClock: PictureClock, inline: Bool) throws -> ClipSource {

@@ -138,76 +138,10 @@ package struct RenderPlan {
             largest = (max(largest?.long ?? 0, max(w, h)), max(largest?.short ?? 0, min(w, h)))
         }
         for (i, spec) in timeline.clips.enumerated() {
-            let label = name(i)
-            let fit = spec.fit ?? out.fit
-            switch spec.source {
-            case .color(let c):
-                clips.append(
-                    Clip(
-                        index: i, name: label, spec: spec, content: .color(c), fit: fit, from: .zero,
-                        length: spec.duration ?? out.imageDuration))
-            case .video(var path), .image(var path):
-                if spec.motion {
-                    // A motion photo's movie, read in place out of the photo (FFmpeg's subfile protocol).
-                    guard let movie = try MotionPhoto.find(path: path) else {
-                        throw SDRifyError.usage("\(label): \"motion\": true, but the photo holds no movie (not a motion photo)")
-                    }
-                    path = movie.movieURL(path)
-                }
-                switch try Prober.openClip(path: path, allowTruncated: out.tolerateErrors) {
-                case .still(let w, let h):
-                    if spec.from != nil || spec.to != nil {
-                        throw SDRifyError.usage("\(label): a still picture takes a duration, not from/to")
-                    }
-                    if firstShape == nil || spec.framing.crop != nil {
-                        // The first clip sets the output's shape: a photo's EXIF orientation counts, and its turn. A
-                        // crop is checked against the upright photo.
-                        let upright = try StillPicture.decode(path, toneMap: out.toneMap)
-                        try spec.framing.check((upright.width, upright.height), label: label)
-                        let shape = spec.framing.size((upright.width, upright.height))
-                        sized(shape.width, shape.height)
-                    } else {
-                        let shape = spec.framing.size((w, h))
-                        sized(shape.width, shape.height)
-                    }
-                    clips.append(
-                        Clip(
-                            index: i, name: label, spec: spec, content: .image(path: path), fit: fit, from: .zero,
-                            length: spec.duration ?? out.imageDuration))
-                case .video(let info, let demuxer, let truncated):
-                    if let truncated { warn("\(truncated): composing what it holds") }
-                    if let codec = demuxer.undecodableAudio {
-                        warn(
-                            "\(path): the audio (\(codec)) cannot be decoded here: \(demuxer.audioStreamIndex == nil ? "silence instead" : "the next audio track instead")"
-                        )
-                    }
-                    if case .image = spec.source, !spec.motion { throw SDRifyError.usage("\(label): is a video, not a still picture") }
-                    let orientation = try info.supportedOrientation().then(spec.framing.turn)
-                    try spec.framing.check(info.video.displaySize, label: label)
-                    let length = try videoLength(info, demuxer)
-                    let from = spec.from ?? .zero
-                    guard from < length else {
-                        throw SDRifyError.usage(
-                            String(
-                                format: "\(label): from (%.3f s) is past the end of the video (%.3f s)",
-                                from.seconds, length.seconds))
-                    }
-                    var to = min(spec.to ?? length, length)
-                    if let d = spec.duration, spec.to == nil { to = min(from + d, length) }
-                    let (dw, dh) = spec.framing.size(info.video.displaySize)
-                    sized(dw, dh)
-                    if firstRate == nil { firstRate = demuxer.nominalFrameRate }
-                    // from/to are the file's own times; a retimed clip shows that part for as long as its map makes it.
-                    let retiming = try Retiming.decide(
-                        info, flatten: out.flattenSlowMotion, speed: spec.speed, tolerateErrors: out.tolerateErrors, label: label, warn: warn)
-                    let start = demuxer.videoStart + from
-                    let shows = retiming.map.output(start + (to - from)) - retiming.map.output(start)
-                    clips.append(
-                        Clip(
-                            index: i, name: label, spec: spec, content: .video(info: info, orientation: orientation), fit: fit,
-                            from: from, sourceStart: demuxer.videoStart, length: shows, sourceLength: to - from, retiming: retiming))
-                }
-            }
+            let planned = try Clip.plan(spec, index: i, label: name(i), output: out, shapeKnown: firstShape != nil, warn: warn)
+            if let shape = planned.shape { sized(shape.width, shape.height) }
+            if firstRate == nil { firstRate = planned.rate }
+            clips.append(planned.clip)
         }
         let size = Canvas.size(firstShape: firstShape, largest: largest, box: out.preset.box)
         let canvas = Canvas(
