@@ -117,6 +117,19 @@ package final class Frame: @unchecked Sendable {
         }
     }
 
+    /// Each plane's samples, row after row without padding (for tools that hand a picture to another program).
+    package func planeBytes(_ format: PlanarFormat) -> [[UInt8]] {
+        (0..<format.planeCount).map { p in
+            let (w, h) = format.planeSize(p, width: width, height: height)
+            let row = w * format.bytesPerSample
+            var bytes = [UInt8](repeating: 0, count: row * h)
+            bytes.withUnsafeMutableBytes { out in
+                for y in 0..<h { out.baseAddress!.advanced(by: y * row).copyMemory(from: data(p) + y * stride(p), byteCount: row) }
+            }
+            return bytes
+        }
+    }
+
     package func stride(_ plane: Int) -> Int {
         withUnsafeMutablePointer(to: &av.pointee.linesize) { tuple in
             tuple.withMemoryRebound(to: Int32.self, capacity: 8) { Int($0[plane]) }

@@ -20,7 +20,7 @@ struct HEIFPicture {
     let notes: [String]
 }
 
-enum HEIFDecoder {
+package enum HEIFDecoder {
     /// Whether the file starts as a HEIF still (its `ftyp`).
     static func isHEIF(path: String) -> Bool {
         guard let h = FileHandle(forReadingAtPath: path) else { return false }
@@ -55,8 +55,30 @@ enum HEIFDecoder {
         }
     }
 
-    static func decode(_ heif: HEIFFile, path: String, maxPixels: Int) throws -> HEIFPicture {
-        guard let item = heif.items[heif.primary] else { throw HEIFFile.failure("no primary item") }
+    /// The primary picture's planes as stored (coded orientation), or with `auxiliary` those of its auxiliary
+    /// picture whose type (`auxC`) contains it (Apple's gain map: `urn:com:apple:photo:2020:aux:hdrgainmap`); nil when
+    /// the file has no such picture. For measuring tools.
+    package static func planes(path: String, auxiliary urn: String? = nil, maxPixels: Int = 1 << 28) throws -> (
+        planes: [[UInt8]], width: Int, height: Int, pixelFormat: String, color: ColorDescription
+    )? {
+        guard let data = FileManager.default.contents(atPath: path) else { throw SDRifyError.invalidInput("\(path): cannot read this image") }
+        let heif = try HEIFFile(data: data)
+        var id = heif.primary
+        if let urn {
+            let found = heif.items.values.first { item in
+                item.references["auxl"]?.contains(heif.primary) == true
+                    && item.properties.contains { if case .auxC(let type) = $0 { type.contains(urn) } else { false } }
+            }
+            guard let found else { return nil }
+            id = found.id
+        }
+        let picture = try decode(heif, path: path, maxPixels: maxPixels, item: id)
+        return (picture.frame.planeBytes(picture.format), picture.frame.width, picture.frame.height, picture.frame.pixelFormatName, picture.color)
+    }
+
+    /// The primary picture, or the item `id`.
+    static func decode(_ heif: HEIFFile, path: String, maxPixels: Int, item id: UInt32? = nil) throws -> HEIFPicture {
+        guard let item = heif.items[id ?? heif.primary] else { throw HEIFFile.failure("no primary item") }
         var notes: [String] = []
         let frame: Frame
         switch item.type {

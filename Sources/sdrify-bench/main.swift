@@ -229,10 +229,18 @@ do {
             precondition(images.first.map { $0.width * $0.height > 0 } ?? false)
         }
         print(String(format: "%.4f", times.sorted()[times.count / 2]))
+    case "heif-planes" where args.count == 3 || args.count == 4:
+        // A HEIF photo's primary picture, or its auxiliary picture of a type (Apple's gain map), as raw planes for
+        // scripts/compare-maker-sdr; prints its size, FFmpeg pixel format, matrix and range.
+        guard let p = try HEIFDecoder.planes(path: args[1], auxiliary: args.count == 4 ? args[2] : nil) else {
+            throw SDRifyError.invalidInput("\(args[1]): no auxiliary picture of type \(args[2])")
+        }
+        try Data(p.planes.joined()).write(to: URL(fileURLWithPath: args.last!))
+        print(p.width, p.height, p.pixelFormat, p.color.matrix.rawValue, p.color.range == .full ? "full" : "limited")
     default:
         FileHandle.standardError.write(
             Data(
-                "usage: sdrify-bench rotate | effects | tonemap FRAME.yuv W H pq|hlg | roundtrip OUTPUT.mp4 pq|hlg [VECTORS] | exposure SDRIFY [PHOTOS] | heif PHOTO [RUNS]\n"
+                "usage: sdrify-bench rotate | effects | tonemap FRAME.yuv W H pq|hlg | roundtrip OUTPUT.mp4 pq|hlg [VECTORS] | exposure SDRIFY [PHOTOS] | heif PHOTO [RUNS] | heif-planes PHOTO [AUX-URN] OUT\n"
                     .utf8))
         exit(64)
     }
