@@ -113,6 +113,13 @@ package enum CommandOptions {
             "Tone-mapping operator for HDR input: auto follows each scene's light; fixed curves: \(ToneMapOperator.allCases.filter { $0 != .auto }.map(\.rawValue).joined(separator: ", ")).",
         read: { ToneMapOperator(rawValue: $0) },
         refusal: { "--tonemap: " + unknownChoice("tone-map operator", $0, ToneMapOperator.allCases.map(\.rawValue)) })
+    package static let exposure = CommandOption<Double, Double>(
+        "exposure", "EV",
+        help: "Make HDR input this many stops brighter (up to 2) or darker (down to -2) than the scene's own exposure, before its tone curve.",
+        read: { ToneMapping.exposures.contains($0) ? $0 : nil },
+        refusal: {
+            "--exposure must be from \(ToneMapping.exposures.lowerBound.clean) to \(ToneMapping.exposures.upperBound.clean) stops, not \($0)"
+        })
 
     // What is kept of the input.
     package static let audioTrack = CommandOption<String, AudioTrackChoice>(

@@ -67,6 +67,13 @@ package enum Export {
 
         var result = planned.result(of: report, sound: sound, timeline: timeline, input: named)
         result.loudness = loudness?.outcome
+        if out.toneMap.exposure != 0 {
+            if result.toneMapping == "none" {
+                warn("--exposure: the input is SDR, which is not tone mapped: its exposure is left as it is")
+            } else {
+                result.exposure = out.toneMap.exposure
+            }
+        }
         result.poster = sinks.lazy.compactMap { ($0 as? PosterSink)?.result }.first
         destination.report(into: &result, sinks: sinks)
         result.elapsed = Date().timeIntervalSince(started)
@@ -141,7 +148,7 @@ struct PlannedExport {
             result.input = input
             result.hdr = outcome?.sourceColor?.hdrKind ?? source.hdr  // what the pictures said, e.g. HLG by SEI
             result.orientationExif = source.orientation.rawValue
-            result.toneMapping = result.hdr == .sdr ? "none" : out.toneMap.rawValue
+            result.toneMapping = result.hdr == .sdr ? "none" : out.toneMap.op.rawValue
             result.toneMappingDetail = outcome?.toneDetail
             result.speed = timeline.clips[0].speed
             result.slowMotionFlattened = source.flattened
@@ -152,7 +159,7 @@ struct PlannedExport {
             result.frameRate = plan.fps
             result.hasAudio = sound.mixer?.hasSound ?? false
             result.clips = plan.clips.map { $0.report(report.clips[$0.index], fps: plan.fps) }
-            result.toneMapping = result.clips.contains { $0.hdr != .sdr } ? out.toneMap.rawValue : "none"
+            result.toneMapping = result.clips.contains { $0.hdr != .sdr } ? out.toneMap.op.rawValue : "none"
             result.mostClipsOpen = report.mostClipsOpen
         }
         return result

@@ -19,6 +19,8 @@ package struct ExportResult: Sendable {
     package var duration: Double  // seconds of video written
     package var frames: Int
     var toneMapping: String
+    /// `--exposure`: the stops added before the tone curve, where one was applied (0: none asked, or SDR input).
+    var exposure = 0.0
     /// What `auto` did (scenes, levels, exposure), when a conversion tone mapped.
     package var toneMappingDetail: JSONValue? = nil
     package var decodeErrors: Int  // concealed with --tolerate-errors
@@ -74,6 +76,7 @@ package struct ExportResult: Sendable {
             ("frames", .int(Int64(frames))), ("hdr", .string(hdr.rawValue)),
             ("orientation", .object([("exif", .int(Int64(orientationExif)))])), ("tonemap", .string(toneMapping))
         ]
+        if exposure != 0 { fields.append(("exposure_ev", .double(exposure))) }
         if let toneMappingDetail { fields.append(("tone_mapping", toneMappingDetail)) }
         fields.append(("speed", .double(speed.value)))
         fields.append(("slow_motion", .string(slowMotionFlattened ? "flattened" : "file timing")))
@@ -95,17 +98,21 @@ package struct ExportResult: Sendable {
     }
 
     private var compositionJSON: JSONValue {
-        .object(
-            [
-                ("output", .string(output)), ("preset", .string(preset ?? "")),
-                ("width", .int(Int64(width))), ("height", .int(Int64(height))),
-                ("frame_rate", .string(frameRate.description)), ("fps", .double(frameRate.fps)),
-                ("duration", .double(duration)), ("frames", .int(Int64(frames))), ("audio", .bool(hasAudio)),
-                ("tonemap", .string(toneMapping)), ("clips", .array(clips.map(\.json))),
-                ("decode_errors", .int(Int64(decodeErrors))), ("max_clips_open", .int(Int64(mostClipsOpen)))
-            ]
-                + (poster.map { [("poster", $0.json)] } ?? [])
-                + (loudness.map { [("loudness", $0.json)] } ?? [])
-                + [("elapsed_s", .double((elapsed * 1000).rounded() / 1000))])
+        var fields: [(String, JSONValue)] = [
+            ("output", .string(output)), ("preset", .string(preset ?? "")),
+            ("width", .int(Int64(width))), ("height", .int(Int64(height))),
+            ("frame_rate", .string(frameRate.description)), ("fps", .double(frameRate.fps)),
+            ("duration", .double(duration)), ("frames", .int(Int64(frames))), ("audio", .bool(hasAudio)),
+            ("tonemap", .string(toneMapping))
+        ]
+        if exposure != 0 { fields.append(("exposure_ev", .double(exposure))) }
+        fields += [
+            ("clips", .array(clips.map(\.json))), ("decode_errors", .int(Int64(decodeErrors))),
+            ("max_clips_open", .int(Int64(mostClipsOpen)))
+        ]
+        if let poster { fields.append(("poster", poster.json)) }
+        if let loudness { fields.append(("loudness", loudness.json)) }
+        fields.append(("elapsed_s", .double((elapsed * 1000).rounded() / 1000)))
+        return .object(fields)
     }
 }

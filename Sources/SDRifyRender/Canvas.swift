@@ -87,23 +87,25 @@ package enum StillPicture {
 
     /// How an HDR photo (a 10-bit HLG or PQ HEIC) becomes SDR: tone mapped as a video picture is, `toneMap`
     /// measuring the photo as one scene.
-    static func hdrToSDR(_ toneMap: ToneMapOperator) -> ImageDecoder.HDRToSDR {
+    static func hdrToSDR(_ toneMap: ToneMapping) -> ImageDecoder.HDRToSDR {
         { frame, format, color in
             let converter = try FrameConverter(
                 sourceFormat: format, sourceColor: color, width: frame.width, height: frame.height, outputWidth: frame.width,
-                outputHeight: frame.height, toneCurve: ToneCurve(toneMap, sourcePeak: HDRMetadata().sourcePeak(for: color.hdrKind)),
-                scenes: toneMap == .auto ? SceneTracker() : nil)
+                outputHeight: frame.height,
+                toneCurve: ToneCurve(
+                    toneMap.op, sourcePeak: HDRMetadata().sourcePeak(for: color.hdrKind), exposure: toneMap.exposure),
+                scenes: toneMap.op == .auto ? SceneTracker() : nil)
             return try converter.convert(frame, format: format)
         }
     }
 
     /// A photo decoded for showing: upright by its EXIF (or HEIF) orientation, an HDR one tone mapped.
-    package static func decode(_ path: String, toneMap: ToneMapOperator = .default) throws -> RGBAImage {
+    package static func decode(_ path: String, toneMap: ToneMapping = .default) throws -> RGBAImage {
         try ImageDecoder.decode(path: path, maxPixels: StillPicture.maxPixels, firstOnly: true, hdr: hdrToSDR(toneMap))[0]
     }
 
     /// A photo (upright by its EXIF orientation, then framed: turned and cropped) fitted into the canvas.
-    package static func image(_ path: String, framing: Framing = Framing(), fit: Fit, canvas: Canvas, toneMap: ToneMapOperator = .default) throws -> (
+    package static func image(_ path: String, framing: Framing = Framing(), fit: Fit, canvas: Canvas, toneMap: ToneMapping = .default) throws -> (
         frame: Frame, origin: PhotoOrigin
     ) {
         let decoded = try decode(path, toneMap: toneMap)

@@ -14,7 +14,7 @@ final class ClipChain {
     package let size: (width: Int, height: Int)  // upright output
     let framing: Framing  // the turn is in `orientation` already; its crop is read by the colour stage
     let coded: (width: Int, height: Int)  // the colour stage's output, before orienting
-    let toneMap: ToneMapOperator
+    let toneMap: ToneMapping
     let ringSize: Int
     let warn: WarningHandler
     let tb: TimeBase  // of the pictures' timestamps, for messages
@@ -37,7 +37,7 @@ final class ClipChain {
     package let background: Background  // behind a picture that shrinks mid-stream
 
     package init(
-        label: String, video: VideoInfo, orientation: Orientation, size: (Int, Int), framing: Framing = Framing(), toneMap: ToneMapOperator,
+        label: String, video: VideoInfo, orientation: Orientation, size: (Int, Int), framing: Framing = Framing(), toneMap: ToneMapping,
         ringSize: Int, timeBase: TimeBase, background: Background, warn: @escaping WarningHandler
     ) {
         self.label = label; self.video = video; self.orientation = orientation; self.size = size; self.framing = framing
@@ -100,7 +100,7 @@ final class ClipChain {
             if color.hdrKind != .sdr { hdr.warnings.forEach { warn("\(label): \($0)") } }
             sourceColor = color
             toneMapped = color.hdrKind != .sdr
-            curve = ToneCurve(toneMap, sourcePeak: hdr.sourcePeak(for: color.hdrKind))
+            curve = ToneCurve(toneMap.op, sourcePeak: hdr.sourcePeak(for: color.hdrKind), exposure: toneMap.exposure)
         }
         if let converter, let input = converterInput, input == (frame.width, frame.height, fmt) { return converter }
         var size = coded

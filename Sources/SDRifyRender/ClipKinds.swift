@@ -8,12 +8,12 @@ import SDRifyValues
 /// What every clip of a render is opened with.
 package struct ClipOpening {
     package var canvas: Canvas
-    package var toneMap: ToneMapOperator
+    package var toneMap: ToneMapping
     package var settings: DecodeSettings
     package var decodeThreads: Int
     package var warn: WarningHandler
 
-    package init(canvas: Canvas, toneMap: ToneMapOperator, settings: DecodeSettings, decodeThreads: Int, warn: @escaping WarningHandler) {
+    package init(canvas: Canvas, toneMap: ToneMapping, settings: DecodeSettings, decodeThreads: Int, warn: @escaping WarningHandler) {
         self.canvas = canvas; self.toneMap = toneMap; self.settings = settings; self.decodeThreads = decodeThreads; self.warn = warn
     }
 }

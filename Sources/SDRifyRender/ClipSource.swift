@@ -47,7 +47,7 @@ package final class VideoClipSource: ClipSource, @unchecked Sendable {
     /// downstream at once.
     package init(
         demuxer: Demuxer, info: MediaInfo, orientation: Orientation, clock: ClipClock, size: (width: Int, height: Int),
-        framing: Framing = Framing(), canvas: Canvas, toneMap: ToneMapOperator, settings: DecodeSettings, decodeThreads: Int, inline: Bool,
+        framing: Framing = Framing(), canvas: Canvas, toneMap: ToneMapping, settings: DecodeSettings, decodeThreads: Int, inline: Bool,
         ringSize: Int,
         warn: @escaping WarningHandler
     ) throws {

@@ -145,7 +145,7 @@ final class ClipOutcomes: @unchecked Sendable {
         let chain = video.chain
         let outcome = ClipOutcome(
             sourceColor: chain.sourceColor, toneMapped: chain.toneMapped,
-            toneDetail: chain.toneMapped && chain.toneMap == .auto ? chain.scenes.report : nil,
+            toneDetail: chain.toneMapped && chain.toneMap.op == .auto ? chain.scenes.report : nil,
             slicesChecked: video.decoder.bitstreamCheck?.counts, errorsConcealed: video.errorsConcealed)
         lock.lock(); outcomes[index] = outcome; lock.unlock()
     }

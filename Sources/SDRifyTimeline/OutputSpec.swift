@@ -44,7 +44,7 @@ package struct OutputSpec: Sendable {
     package var loudness: Double? = nil  // --loudness: the sound's integrated loudness (LUFS), true peak held at −1 dBTP
     package static let loudnessTargets: ClosedRange<Double> = -70...0
     package var threads = 0
-    package var toneMap = ToneMapOperator.default
+    package var toneMap = ToneMapping.default
     package var tolerateErrors = false
     package var checkBitstream = true  // H.264 and HEVC slice data checked by our own parser (BitstreamCheck)
     package var poster: PosterRequest? = nil

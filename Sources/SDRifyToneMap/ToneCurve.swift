@@ -9,6 +9,19 @@ package enum ToneMapOperator: String, CaseIterable, Sendable {
     package static let `default` = ToneMapOperator.auto
 }
 
+/// How HDR input becomes SDR: the operator, and an exposure the user adds on top of it (`--exposure`, in stops:
+/// every level of light multiplied by 2^exposure before the curve; 0 leaves each scene's own decision).
+package struct ToneMapping: Equatable, Sendable {
+    package var op: ToneMapOperator
+    package var exposure: Double
+
+    package init(_ op: ToneMapOperator = .default, exposure: Double = 0) { self.op = op; self.exposure = exposure }
+
+    package static let `default` = ToneMapping()
+    /// The exposures `--exposure` takes (stops).
+    package static let exposures: ClosedRange<Double> = -2...2
+}
+
 /// A tone curve on luminance: HDR display light in cd/m² → SDR display light in cd/m², where HDR reference white
 /// (203 cd/m², ITU-R BT.2408) is SDR 100 %. Monotonic, with curve(sourcePeak) = referenceWhite.
 package struct ToneCurve: Sendable {
@@ -35,12 +48,15 @@ package struct ToneCurve: Sendable {
 
     /// The scene's shape, for `auto` (the one for SDR-range light until a scene has been measured).
     let scene: SceneCurve
+    /// Stops added to the light before the curve (`--exposure`).
+    let exposure: Double
 
     package init(
         _ op: ToneMapOperator, sourcePeak: Double, kneeStart: Double = ToneCurve.defaultKneeStart,
-        scene: SceneCurve = .sdrRange
+        scene: SceneCurve = .sdrRange, exposure: Double = 0
     ) {
         self.op = op
+        self.exposure = exposure
         self.sourcePeak = max(sourcePeak, ToneCurve.referenceWhite * 1.01)
         self.kneeStart = kneeStart
         self.scene = scene
@@ -48,7 +64,7 @@ package struct ToneCurve: Sendable {
 
     /// Maps HDR luminance (cd/m²) to SDR luminance (cd/m², ≤ 203).
     package func map(_ luminance: Double) -> Double {
-        let L = max(luminance, 0)
+        let L = max(luminance, 0) * (exposure == 0 ? 1 : exp2(exposure))
         let white = ToneCurve.referenceWhite
         let x = L / white, peak = sourcePeak / white  // relative to reference white
         let out: Double

@@ -33,7 +33,7 @@ package final class ToneMapper: @unchecked Sendable {
     ) throws {
         // A tone mapper made again mid-stream (the picture changed size) goes on with the scene's curve.
         if curve.op == .auto, let scenes {
-            self.curve = ToneCurve(.auto, sourcePeak: curve.sourcePeak, scene: scenes.curve)
+            self.curve = ToneCurve(.auto, sourcePeak: curve.sourcePeak, scene: scenes.curve, exposure: curve.exposure)
         } else {
             self.curve = curve
         }
@@ -107,7 +107,7 @@ package final class ToneMapper: @unchecked Sendable {
         if let scenes, let meter {
             let next = scenes.next(meter.measure(frame), metadata: frame.dynamicHDR, pts: frame.pts)
             if next.changed {
-                curve = ToneCurve(.auto, sourcePeak: curve.sourcePeak, scene: next.curve)
+                curve = ToneCurve(.auto, sourcePeak: curve.sourcePeak, scene: next.curve, exposure: curve.exposure)
                 _ = tables[0].update(from: GainTable(curve: curve, maxY: maxY).gains)
             }
         }

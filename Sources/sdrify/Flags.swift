@@ -195,10 +195,15 @@ struct RenderFlags: ParsableArguments {
     @Option(help: ArgumentHelp("Write ffmpeg-style key=value progress blocks to a file descriptor, or - for stdout.", valueName: "FD|-"))
     var progress: String?
 
-    var toneMap: ToneMapOperator { (try? CommandOptions.toneMap.value(tonemap)) ?? .default }
+    @Option(name: CommandOptions.exposure.long, parsing: .unconditional, help: CommandOptions.exposure.argumentHelp) var exposure: Double?
+
+    var toneMap: ToneMapping {
+        ToneMapping((try? CommandOptions.toneMap.value(tonemap)) ?? .default, exposure: (try? CommandOptions.exposure.value(ifGiven: exposure)) ?? 0)
+    }
 
     func validate() throws {
         _ = try CommandOptions.toneMap.checked(tonemap)
+        _ = try CommandOptions.exposure.checked(exposure)
         _ = try CommandOptions.threads.checked(threads)
         // stdout carries the JSON report alone, so it stays parseable.
         if progress == "-", json {
@@ -262,7 +267,7 @@ struct EncodingFlags: ParsableArguments {
 
     var bitRateCaps: [BitRate] { maxBitRate.compactMap { try? CommandOptions.maxBitRate.value($0) } }
     var bitRateCap: BitRate? { bitRateCaps.first }
-    var toneMap: ToneMapOperator { render.toneMap }
+    var toneMap: ToneMapping { render.toneMap }
     var overwrite: Bool { render.overwrite }
     var json: Bool { render.json }
     var quiet: Bool { render.quiet }

@@ -44,6 +44,7 @@ final class OptionTableTests: CLITestCase {
             (["--music-volume", "-1"], "--music-volume must be 0 or more", ["compose"]),
             (["--tonemap", "magic"], "--tonemap: unknown tone-map operator 'magic' (one of: auto", rendering),
             (["--threads", "-2"], "--threads must be 0 or more", rendering),
+            (["--exposure", "3"], "--exposure must be from -2 to 2 stops, not 3.0", rendering),
             (["--max-bitrate", "9"], "--max-bitrate: expected a rate from 50k to 1000M (4M, 2500k), not '9'", encoding),
             (["--poster", file("p.jpg"), "--poster-at", "-1"], "--poster-at must be 0 or more seconds", ["convert", "compose"]),
             (["--at", "-1"], "--at must be 0 or more seconds", ["thumbnail"]),
