@@ -6,8 +6,6 @@ import XCTest
 
 /// Level 1 of a Dolby Vision RPU, read through the whole RPU syntax (libavcodec 5.1 stops before it).
 final class DolbyVisionRPUTests: XCTestCase {
-    static let realClip = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("../shared/realmedia/androidx_dolbyVision-hdr.MOV").standardized.path
 
     /// Writes H.26x-style fields, for building RPUs.
     struct BitWriter {
@@ -83,14 +81,7 @@ final class DolbyVisionRPUTests: XCTestCase {
     /// The real iPhone clip's level 1 must describe its own pictures: its peak agrees with the peak sdrify
     /// measures on them, its average lies between its min and max.
     func testLevel1OfARealIPhoneClipAgreesWithItsPictures() throws {
-        let path = DolbyVisionRPUTests.realClip
-        guard FileManager.default.fileExists(atPath: path) else {
-            // One line where the shared real media is absent; a failure where CI requires it.
-            if ProcessInfo.processInfo.environment["SDRIFY_REALMEDIA"] == "required" {
-                return XCTFail("\(path) is absent, and SDRIFY_REALMEDIA=required: this test needs ../shared/realmedia beside the clone")
-            }
-            return print("realmedia: \(#function) not run: \(path) is absent (SDRIFY_REALMEDIA=required makes that a failure)")
-        }
+        guard let path = RealMedia.path("androidx_dolbyVision-hdr.MOV") else { return }
         let (info, demuxer, _) = try Prober.open(path: path, allowTruncated: false)
         let decoder = try Decoder(videoOf: demuxer, threads: 1)
         let packet = try Packet()

@@ -4,17 +4,8 @@ import XCTest
 /// A HEIF photo's auxiliary pictures read by sdrify's own HEIF reader (scripts/compare-maker-sdr reads Apple's gain
 /// map through it): the real iPhone HDR photo's gain map is a grey picture at half the primary's size.
 final class HEIFAuxiliaryTests: XCTestCase {
-    static let photo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("../shared/realmedia/applephoto2uhdr_IMG_3853.HEIC").standardized.path
-
     func testTheAppleGainMapIsReadBesideThePrimaryPicture() throws {
-        let path = HEIFAuxiliaryTests.photo
-        guard FileManager.default.fileExists(atPath: path) else {
-            if ProcessInfo.processInfo.environment["SDRIFY_REALMEDIA"] == "required" {
-                return XCTFail("\(path) is absent, and SDRIFY_REALMEDIA=required: this test needs ../shared/realmedia beside the clone")
-            }
-            return print("realmedia: \(#function) not run: \(path) is absent (SDRIFY_REALMEDIA=required makes that a failure)")
-        }
+        guard let path = RealMedia.path("applephoto2uhdr_IMG_3853.HEIC") else { return }
         let primary = try XCTUnwrap(try HEIFDecoder.planes(path: path))
         XCTAssertEqual(primary.planes.count, 3)
         XCTAssertEqual(primary.planes[0].count, primary.width * primary.height)
