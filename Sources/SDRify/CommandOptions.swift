@@ -32,9 +32,6 @@ package struct CommandOption<Text: Sendable, Value: Sendable>: Sendable {
 
     /// An option not given has no value; one given is read as above.
     package func value(ifGiven text: Text?) throws -> Value? { try text.map { try value($0) } }
-
-    /// `--name`, as messages write it.
-    package var flag: String { "--" + name }
 }
 
 /// A time option in seconds (the CLI parses `90`, `1.5` or `[HH:]MM:SS[.mmm]`) that must be 0 or more, or more than 0.

@@ -27,8 +27,8 @@ package struct Timeline: Sendable {
         return t
     }
 
-    /// A conversion's input.
-    package var input: String { clips[0].source.name }
+    /// A conversion's input (its one clip's file; empty for a timeline without clips, which `validate` refuses).
+    package var input: String { clips.first?.source.name ?? "" }
 
     /// The overlay description's background wins over the output's.
     package var background: Background { overlays.background ?? output.background }
