@@ -42,6 +42,16 @@ private func time(_ name: String, _ help: String, positive: Bool) -> CommandOpti
         refusal: { _ in positive ? "--\(name) must be more than 0 seconds" : "--\(name) must be 0 or more seconds" })
 }
 
+/// A number within `range` (the message names it, and `unit` after it), made into the library's value.
+private func ranged<Value: Sendable>(
+    _ name: String, _ valueName: String?, help: String, _ range: ClosedRange<Double>, unit: String = "",
+    _ make: @escaping @Sendable (Double) -> Value?
+) -> CommandOption<Double, Value> {
+    CommandOption(
+        name, valueName, help: help, read: { range.contains($0) ? make($0) : nil },
+        refusal: { "--\(name) must be from \(range.lowerBound.clean) to \(range.upperBound.clean)\(unit.isEmpty ? "" : " " + unit), not \($0)" })
+}
+
 /// One of a few words.
 private func choice<Value: Sendable>(_ name: String, help: String, _ choices: [(String, Value)]) -> CommandOption<String, Value> {
     let words = choices.map(\.0)
@@ -67,9 +77,9 @@ package enum CommandOptions {
         help:
             "Constant output frame rate (30, 29.97, 30000/1001): each output time shows the source picture nearest to it; default: the source's own picture times (a variable rate stays variable; compose: the first video clip's rate).",
         read: { FrameRate(parsing: $0) }, refusal: { _ in "--fps must be a rate from 1 to 240 (30, 29.97 or 30000/1001)" })
-    package static let speed = CommandOption<Double, Speed>(
-        "speed", "X", help: "Play this many times as fast (0.25 to 4): pictures retimed, sound time-stretched with its pitch kept.",
-        read: { Speed($0) }, refusal: { "--speed must be from \(Speed.valid.lowerBound.clean) to \(Speed.valid.upperBound.clean), not \($0)" })
+    package static let speed = ranged(
+        "speed", "X", help: "Play this many times as fast (0.25 to 4): pictures retimed, sound time-stretched with its pitch kept.", Speed.valid
+    ) { Speed($0) }
     package static let speedAudio = choice(
         "speed-audio", help: "The sound of a retimed output: keep (time-stretched, pitch kept) or mute.", [("keep", true), ("mute", false)])
     package static let slowMotion = choice(
@@ -110,13 +120,11 @@ package enum CommandOptions {
             "Tone-mapping operator for HDR input: auto follows each scene's light; fixed curves: \(ToneMapOperator.allCases.filter { $0 != .auto }.map(\.rawValue).joined(separator: ", ")).",
         read: { ToneMapOperator(rawValue: $0) },
         refusal: { "--tonemap: " + unknownChoice("tone-map operator", $0, ToneMapOperator.allCases.map(\.rawValue)) })
-    package static let exposure = CommandOption<Double, Double>(
+    package static let exposure = ranged(
         "exposure", "EV",
         help: "Make HDR input this many stops brighter (up to 2) or darker (down to -2) than the scene's own exposure, before its tone curve.",
-        read: { ToneMapping.exposures.contains($0) ? $0 : nil },
-        refusal: {
-            "--exposure must be from \(ToneMapping.exposures.lowerBound.clean) to \(ToneMapping.exposures.upperBound.clean) stops, not \($0)"
-        })
+        ToneMapping.exposures, unit: "stops"
+    ) { $0 }
 
     // What is kept of the input.
     package static let audioTrack = CommandOption<String, AudioTrackChoice>(
@@ -136,13 +144,11 @@ package enum CommandOptions {
         read: { MetadataPolicy(rawValue: $0) }, refusal: { "--metadata must be minimal or keep, not '\($0)'" })
 
     // The sound.
-    package static let loudness = CommandOption<Double, Double>(
+    package static let loudness = ranged(
         "loudness", "LUFS",
         help: "Bring the sound to this integrated loudness (EBU R128; -16, -14, -23), true peak held at -1 dBTP by a limiter.",
-        read: { OutputSpec.loudnessTargets.contains($0) ? $0 : nil },
-        refusal: {
-            "--loudness must be from \(OutputSpec.loudnessTargets.lowerBound.clean) to \(OutputSpec.loudnessTargets.upperBound.clean) LUFS, not \($0)"
-        })
+        OutputSpec.loudnessTargets, unit: "LUFS"
+    ) { $0 }
     package static let musicVolume = CommandOption<Double, Double>(
         "music-volume", help: "Linear gain of the music (1 = as recorded).", read: { $0 >= 0 && $0.isFinite ? $0 : nil },
         refusal: { _ in "--music-volume must be 0 or more" })
@@ -164,12 +170,9 @@ package enum CommandOptions {
     package static let maxJobs = 64
 
     // hls.
-    package static let segment = CommandOption<Double, MediaTime>(
-        "segment", "SECONDS", help: "Segment length (1 to 30 seconds, default 4).",
-        read: { HLSSpec.segmentLengths.contains($0) ? MediaTime(seconds: $0) : nil },
-        refusal: {
-            "--segment must be from \(HLSSpec.segmentLengths.lowerBound.clean) to \(HLSSpec.segmentLengths.upperBound.clean) seconds, not \($0)"
-        })
+    package static let segment = ranged(
+        "segment", "SECONDS", help: "Segment length (1 to 30 seconds, default 4).", HLSSpec.segmentLengths, unit: "seconds"
+    ) { MediaTime(seconds: $0) }
     package static let ladder = CommandOption<String, Ladder>(
         "ladder", "RUNGS", help: "The renditions' short edges, largest first (default 1080,720,480,360).",
         read: { try? Ladder.parse($0).get() },
