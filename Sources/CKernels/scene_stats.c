@@ -1,4 +1,5 @@
 #include "sdrify_kernels.h"
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -29,6 +30,7 @@ void sdrify_scene_histogram(const sdrify_stats_job *job) {
             float g = linear(job, luma - job->cb_g * cb - job->cr_g * cr);
             float b = linear(job, luma + job->cb_b * cb);
             float v = job->kr * r + job->kg * g + job->kb * b;
+            if (job->ootf_gamma > 0.0f && v > 0.0f) v = job->ootf_scale * powf(v, job->ootf_gamma);
             v = v > job->min_v ? v : job->min_v;  // black (and NaN) to the first bin
             uint32_t bits;
             memcpy(&bits, &v, 4);

@@ -5,6 +5,8 @@ import Foundation
 /// approximate one measured mean CIEDE2000 2.4 instead of 0.9 in the round trip).
 struct HLGTables: Sendable {
     static let oetfSize = 4097
+    /// The BT.2100 OOTF sdrify renders HLG with: a 1000 cd/m² display, system gamma 1.2, on luminance.
+    static let nominalPeak = 1000.0, systemGamma = 1.2
     static let a = 0.17883277, b = 1 - 4 * 0.17883277, c = 0.5 - 0.17883277 * log(4 * 0.17883277)
 
     /// HLG signal → normalised scene light E (0-1).
@@ -22,7 +24,7 @@ struct HLGTables: Sendable {
         let top = Float(1).bitPattern >> GainTable.shift
         ootfGain = (ootfBase...(top + 1)).map { i in
             let ys = Double(Float(bitPattern: i << GainTable.shift))
-            return Float(pow(ys, 1.2 - 1) * 1000 / ToneCurve.referenceWhite)
+            return Float(pow(ys, HLGTables.systemGamma - 1) * HLGTables.nominalPeak / ToneCurve.referenceWhite)
         }
     }
 }

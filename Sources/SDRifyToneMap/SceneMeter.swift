@@ -159,16 +159,14 @@ package final class SceneMeter: @unchecked Sendable {
     /// light, wood and stone, a blue or hazy sky; not saturated lights, signs or graphics.
     static let neutralSpread: Float = 0.75
     private var job: sdrify_stats_job
-    private let hlg: Bool
     private let hasChroma: Bool
     private let base: UInt32
 
     package init(format: PlanarFormat, color: ColorDescription, width: Int, height: Int) {
-        hlg = color.hdrKind == .hlg
+        let hlg = color.hdrKind == .hlg
         let (kr, kb) = color.matrix.lumaWeights ?? MatrixCoefficients.bt2020nc.lumaWeights!
         let weights = color.primaries.luminanceWeights ?? (kr, 1 - kr - kb, kb)
         eotf = .allocate(capacity: SceneMeter.eotfSize)
-        let hlg = self.hlg
         for i in 0..<SceneMeter.eotfSize {
             let signal = Double(i) / Double(SceneMeter.eotfSize - 1)
             eotf[i] = Float(hlg ? HLGTables.inverseOETF(signal) : PQ.decode(signal) / ToneCurve.referenceWhite)
@@ -197,6 +195,10 @@ package final class SceneMeter: @unchecked Sendable {
         job.eotf_size = Int32(SceneMeter.eotfSize)
         job.kr = Float(weights.0); job.kg = Float(weights.1); job.kb = Float(weights.2)
         job.min_v = SceneMeter.minV
+        // HLG's samples are scene light; each is measured as display light (the BT.2100 OOTF at 1000 cd/m², as the
+        // colour stage renders it), so PQ and HLG versions of one scene fill the same bins.
+        job.ootf_gamma = hlg ? Float(HLGTables.systemGamma) : 0
+        job.ootf_scale = hlg ? Float(HLGTables.nominalPeak / ToneCurve.referenceWhite) : 1
         job.histogram = histogram.baseAddress
         job.neutral = neutral.baseAddress
         job.neutral_spread = SceneMeter.neutralSpread
@@ -220,24 +222,8 @@ package final class SceneMeter: @unchecked Sendable {
         )
         job.strides = (frame.stride(0), hasChroma ? frame.stride(1) : 0, hasChroma ? frame.stride(2) : 0)
         withUnsafePointer(to: &job) { sdrify_scene_histogram($0) }
-        // Bin i holds v in [2^(e), …) with e = lowestStop + i/8 of v; HLG's v is scene light, whose display
-        // luminance relative to 203 cd/m² is 1000/203 · v^1.2 (the BT.2100 OOTF at 1000 cd/m²), so its stops
-        // scale by 1.2 and shift: the bins are re-spread onto the common 1/8-stop grid.
-        let lowestV = log2(Double(SceneMeter.minV))
-        let raw = Array(histogram).map(Double.init), rawNeutral = Array(neutral).map(Double.init)
-        guard hlg else { return SceneStatistics(lowest: lowestV, counts: raw, neutral: rawNeutral) }
-        let shift = log2(1000 / ToneCurve.referenceWhite)
-        let lowest = (lowestV * 1.2 + shift).rounded(.down)
-        let per = Double(SceneStatistics.binsPerStop)
-        func respread(_ raw: [Double]) -> [Double] {
-            var counts = [Double](repeating: 0, count: raw.count)
-            for (i, c) in raw.enumerated() where c > 0 {
-                let stop = (lowestV + (Double(i) + 0.5) / per) * 1.2 + shift
-                let j = min(max(Int(((stop - lowest) * per).rounded(.down)), 0), counts.count - 1)
-                counts[j] += c
-            }
-            return counts
-        }
-        return SceneStatistics(lowest: lowest, counts: respread(raw), neutral: respread(rawNeutral))
+        return SceneStatistics(
+            lowest: log2(Double(SceneMeter.minV)), counts: Array(histogram).map(Double.init),
+            neutral: Array(neutral).map(Double.init))
     }
 }

@@ -40,7 +40,8 @@ int sdrify_colour_rows(void *job, unsigned i, unsigned left, unsigned right);
 /// Y'CbCr picture (4:2:0, 4:2:2, 4:4:4 or grey; 8 or 16-bit samples), before any resizing.
 /// Each sample: signal = (code − offset) × scale; R'G'B' from Y'CbCr by the matrix's coefficients; each channel
 /// through `eotf` (`eotf_size` entries over signal 0-1: PQ display light relative to 203 cd/m², or HLG scene
-/// light); v = kr·R + kg·G + kb·B. The bin is the float's top bits: (bits(v) >> SDRIFY_STATS_SHIFT) − `base`,
+/// light); v = kr·R + kg·G + kb·B, then for HLG the BT.2100 OOTF on it: v = ootf_scale · v^ootf_gamma (display light
+/// relative to 203 cd/m²; ootf_gamma 0 leaves v as it is). The bin is the float's top bits: (bits(v) >> SDRIFY_STATS_SHIFT) − `base`,
 /// 8 bins per octave; values at or below `min_v` land in bin 0, values past the last bin in the last.
 #define SDRIFY_STATS_SHIFT 20
 typedef struct sdrify_stats_job {
@@ -50,6 +51,7 @@ typedef struct sdrify_stats_job {
     float cr_r, cb_g, cr_g, cb_b;  // R' = Y' + cr_r·Cr, G' = Y' − cb_g·Cb − cr_g·Cr, B' = Y' + cb_b·Cb
     const float *eotf; int eotf_size;
     float kr, kg, kb, min_v;
+    float ootf_gamma, ootf_scale;  // HLG: display light from scene luminance; ootf_gamma 0: none (PQ)
     unsigned *histogram; unsigned bins, base;
     unsigned *neutral;  // the same histogram of the near-neutral samples: (max − min) ≤ neutral_spread · max of R, G, B
     float neutral_spread;
