@@ -80,7 +80,9 @@ let package = Package(
             dependencies: ["SDRify", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Measurement code shared by the tests and the benchmark/comparison tools (CIEDE2000, round trip).
-        .target(name: "SDRifyMeasure", swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]),
+        .target(
+            name: "SDRifyMeasure", dependencies: ["SDRifyValues"],
+            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]),
         .executableTarget(name: "sdrify-bench", dependencies: ["SDRify", "SDRifyMeasure"]),
         .executableTarget(name: "sdrify-fuzz", dependencies: ["SDRify"]),
         // libFuzzer targets for the Swift parsers (scripts/fuzz swift); a plain build replays files through them.

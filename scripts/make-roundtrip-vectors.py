@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Builds the tone-mapping round-trip vectors (ITU-R BT.2408 display-referred SDR-in-HDR).
 
-An SDR picture (four photographs) is lifted into HDR exactly as BT.2408 describes: BT.1886 display light
-(gamma 2.4) with SDR 100 % = 203 cd/m², BT.709 → BT.2020 primaries, then the PQ inverse EOTF, or for HLG the
+An SDR picture (four photographs) is lifted into HDR as BT.2408 describes, with the light of the SDR display sdrify
+renders for (gamma 2.2, SDRDisplay in Sources/SDRifyValues/Color/Transfer.swift; BT.2408 itself assumes BT.1886's
+2.4) and SDR 100 % = 203 cd/m², BT.709 → BT.2020 primaries, then the PQ inverse EOTF, or for HLG the
 inverse OOTF at 1000 cd/m² (gamma 1.2 on luminance) and the HLG OETF. An HDR-only area is added: a neutral
 ramp from 0 to 1000 cd/m² (even steps in PQ) and saturated BT.2020 patches at 600 cd/m² (in the HLG file,
 whose 1000 cd/m² display cannot show a saturated red that bright, each patch is scaled down until its largest
@@ -20,6 +21,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 OUT = os.path.join(ROOT, "testvectors")
 W, H = 768, 432
 REF_WHITE = 203.0
+SDR_DISPLAY_GAMMA = 2.2  # SDRDisplay.gamma
 PHOTOS = ["astronaut", "coffee", "chelsea", "rocket"]  # 288x192 each, a 2x2 grid at the top left
 RAMP = dict(x=0, y=384, w=768, h=48, max_cd=1000.0)
 # Patch colours as BT.2020 linear RGB directions, scaled to the luminance below.
@@ -64,7 +66,7 @@ def main():
         sdr[y:y + 192, x:x + 288] = read_rgb(os.path.join(OUT, "photos", name + ".png"), 288, 192)
 
     # Display light of the SDR picture in BT.2020, cd/m².
-    display709 = np.power(sdr.astype(np.float64) / 255, 2.4) * REF_WHITE
+    display709 = np.power(sdr.astype(np.float64) / 255, SDR_DISPLAY_GAMMA) * REF_WHITE
     cd = display709 @ M709_TO_2020.T
 
     # HDR-only area: patches in the right column (2 x 3 cells of 96x128), the ramp along the bottom.

@@ -5,7 +5,8 @@ usage: realfootage_measures.py SOURCE OUTPUT.mp4 [FRAME]
 
 Both are decoded by the ffmpeg CLI (the source turned upright by its display matrix and scaled to the output's
 size as 10-bit Y'CbCr); the source's light is computed from its PQ or HLG signal (HLG through the BT.2100 OOTF at
-1000 cd/m²), the output's from BT.709 Y'CbCr and BT.1886 (gamma 2.4). Prints one line of measures:
+1000 cd/m²), the output's from BT.709 Y'CbCr and the SDR display sdrify renders for
+(gamma 2.2, SDRDisplay in Sources/SDRifyValues/Color/Transfer.swift). Prints one line of measures:
   texture    highlight texture kept: the mean 8×8-block (4×4 where too few fit) standard deviation of luma in the
              source's brightest 5 % (blocks three-quarters inside it), output over source, both as signal 0-1
              (1.0 = all kept)
@@ -20,6 +21,9 @@ import subprocess
 import sys
 import numpy as np
 
+
+# The SDR display outputs are seen on (SDRDisplay in Sources/SDRifyValues/Color/Transfer.swift).
+SDR_DISPLAY_GAMMA = 2.2
 
 def probe(path):
     out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
@@ -94,7 +98,7 @@ def main():
     s_lin = hlg_display(s_sig) if transfer == "arib-std-b67" else pq_eotf(s_sig)
     s_lum = np.tensordot([0.2627, 0.6780, 0.0593], s_lin, 1)
     o_sig = to_rgb((oy - 16) / 219, (ou - 128) / 224, (ov - 128) / 224, 0.2126, 0.0722)
-    o_lin = np.power(o_sig, 2.4)
+    o_lin = np.power(np.clip(o_sig, 0, 1), SDR_DISPLAY_GAMMA)
     o_lum = np.tensordot([0.2126, 0.7152, 0.0722], o_lin, 1)
 
     bright = s_lum >= np.percentile(s_lum, 95)

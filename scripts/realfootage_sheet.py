@@ -7,7 +7,7 @@ usage: realfootage_sheet.py SOURCE SDRIFY.mp4 SDRIFY.json PLACEBO.mp4|- FRAME OU
 - The source: its display light (PQ, or HLG through the BT.2100 OOTF on a 1000 cd/m² reference display) scaled
   linearly so that 1000 cd/m² is the PNG's white: no tone curve, every ratio as the reference display shows it.
   (A 16-bit PQ BT.2020 PNG with a cICP chunk, for HDR-capable viewers, is written beside OUT as OUT-hdr.png.)
-- sdrify's and libplacebo's outputs as they are (BT.709, BT.1886).
+- sdrify's and libplacebo's outputs as they are, seen on the SDR display sdrify renders for (gamma 2.2).
 - The curves: for each output, the median output luminance (relative to SDR white) of the pixels at each source
   luminance, measured on this frame, so both pipelines are drawn the same way; sdrify's scene white and peak
   (its --json, the scene this frame belongs to) are marked.
@@ -42,14 +42,14 @@ def output_picture(path, w, h, frame):
     """(8-bit sRGB-ish picture for showing, linear BT.709 luminance relative to SDR white)."""
     y, u, v = rm.yuv(path, w, h, frame, "yuv420p")
     signal = rm.to_rgb((y - 16) / 219, (u - 128) / 224, (v - 128) / 224, 0.2126, 0.0722)
-    lum = np.tensordot([0.2126, 0.7152, 0.0722], np.power(signal, 2.4), 1)
+    lum = np.tensordot([0.2126, 0.7152, 0.0722], np.power(np.clip(signal, 0, 1), rm.SDR_DISPLAY_GAMMA), 1)
     return (signal.transpose(1, 2, 0) * 255).round().astype(np.uint8), lum
 
 
 def reference_view(light):
-    """The reference display's light, 1000 cd/m² = white, in BT.709 coded for an SDR screen (BT.1886)."""
+    """The reference display's light, 1000 cd/m² = white, in BT.709 coded for the SDR display (gamma 2.2)."""
     rgb709 = np.clip(np.tensordot(M2020_TO_709, light / 1000.0, 1), 0, 1)
-    return (np.power(rgb709, 1 / 2.4).transpose(1, 2, 0) * 255).round().astype(np.uint8)
+    return (np.power(rgb709, 1 / rm.SDR_DISPLAY_GAMMA).transpose(1, 2, 0) * 255).round().astype(np.uint8)
 
 
 def write_hdr_png(light, path):

@@ -32,6 +32,7 @@ void sdrify_scene_histogram(const sdrify_stats_job *job) {
             float v = job->kr * r + job->kg * g + job->kb * b;
             if (job->ootf_gamma > 0.0f && v > 0.0f) v = job->ootf_scale * powf(v, job->ootf_gamma);
             v = v > job->min_v ? v : job->min_v;  // black (and NaN) to the first bin
+            if (job->grid) job->grid[(y / job->step) * job->grid_w + x / job->step] = log2f(v);
             uint32_t bits;
             memcpy(&bits, &v, 4);
             uint32_t bin = (bits >> SDRIFY_STATS_SHIFT) - job->base;

@@ -11,11 +11,23 @@ static inline float fmax_(float a, float b) { return a > b ? a : b; }
 static inline uint32_t bits_of(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static inline float float_of(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 
-// The x86-64-v3 clones (AVX2, FMA, F16C) convert half floats in registers; the baseline calls libgcc for it.
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-void sdrify_tonemap_row(const float *restrict r, const float *restrict g, const float *restrict b,
-                        _Float16 *restrict out_r, _Float16 *restrict out_g, _Float16 *restrict out_b, int count,
-                        const float *restrict gains, unsigned base, float min_y, float max_y) {
+// log2 and 2^x close enough for local contrast (a fraction of a stop moved by at most `detail_clamp`): log2 from
+// the float's exponent and a quadratic on its mantissa (within 0.005 stop), 2^x for |x| ≤ 1 by its cubic Taylor
+// polynomial (within 0.2 %). Both vectorise.
+static inline float log2_approx(float v) {
+    uint32_t u = bits_of(v);
+    float e = (float)(int32_t)((u >> 23) & 0xFF) - 127.0f;
+    float t = float_of((u & 0x7FFFFFu) | 0x3F800000u) - 1.0f;
+    return e + t * (1.3465736f - 0.3465736f * t);
+}
+static inline float exp2_small(float x) { return 1.0f + x * (0.6931472f + x * (0.2402265f + x * 0.0555041f)); }
+
+// One loop, compiled twice (with and without local contrast) so that the plain one pays nothing for it.
+static inline __attribute__((always_inline)) void tonemap_row(
+    const float *restrict r, const float *restrict g, const float *restrict b, _Float16 *restrict out_r,
+    _Float16 *restrict out_g, _Float16 *restrict out_b, int count, const float *restrict gains, unsigned base,
+    float min_y, float max_y, const float *restrict local0, const float *restrict local1,
+    const float *restrict weight0, const float *restrict weight1, float wy, float detail_clamp, const int detail) {
     const float kr = 0.2126f, kg = 0.7152f, kb = 0.0722f;
     // The cost model declines on its own (both sides of each select are computed); measured, it is faster.
 #pragma clang loop vectorize(enable) vectorize_width(8)
@@ -31,6 +43,11 @@ void sdrify_tonemap_row(const float *restrict r, const float *restrict g, const 
         float f = float_of(((u & 0xFFFFu) << 7) | 0x3F800000u) - 1.0f;
         float g0 = gains[idx], g1 = gains[idx + 1];
         float k = alive ? g0 + (g1 - g0) * f : 0.0f;
+        if (detail) {
+            float l = local0[i] + (local1[i] - local0[i]) * wy, w = weight0[i] + (weight1[i] - weight0[i]) * wy;
+            float d = fmin_(fmax_(log2_approx(y) - l, -detail_clamp), detail_clamp);
+            k *= exp2_small(w * d);
+        }
         R *= k; G *= k; B *= k;
         float yk = y * k;
 
@@ -52,6 +69,20 @@ void sdrify_tonemap_row(const float *restrict r, const float *restrict g, const 
         out_g[i] = (_Float16)(alive ? fmax_(G * s, 0.0f) : 0.0f);
         out_b[i] = (_Float16)(alive ? fmax_(B * s, 0.0f) : 0.0f);
     }
+}
+
+// The x86-64-v3 clones (AVX2, FMA, F16C) convert half floats in registers; the baseline calls libgcc for it.
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+void sdrify_tonemap_row(const float *restrict r, const float *restrict g, const float *restrict b,
+                        _Float16 *restrict out_r, _Float16 *restrict out_g, _Float16 *restrict out_b, int count,
+                        const float *restrict gains, unsigned base, float min_y, float max_y,
+                        const float *restrict local0, const float *restrict local1, const float *restrict weight0,
+                        const float *restrict weight1, float wy, float detail_clamp) {
+    if (local0)
+        tonemap_row(r, g, b, out_r, out_g, out_b, count, gains, base, min_y, max_y, local0, local1, weight0, weight1,
+                    wy, detail_clamp, 1);
+    else
+        tonemap_row(r, g, b, out_r, out_g, out_b, count, gains, base, min_y, max_y, 0, 0, 0, 0, 0.0f, 0.0f, 0);
 }
 
 __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -84,6 +115,18 @@ void sdrify_hlg_to_linear_row(const float *restrict r, const float *restrict g, 
     }
 }
 
+void sdrify_local_contrast_rows(const float *grid, int grid_w, int grid_h, const int *col_start, const float *col_frac,
+                                float *rows, int width) {
+    for (int y = 0; y < grid_h; y++) {
+        const float *g = grid + (long)y * grid_w;
+        float *row = rows + (long)y * width;
+        for (int c = 0; c < grid_w; c++) {
+            float v = g[c], dv = (c + 1 < grid_w ? g[c + 1] : g[c]) - g[c];
+            for (int x = col_start[c]; x < col_start[c + 1]; x++) row[x] = v + dv * col_frac[x];
+        }
+    }
+}
+
 int sdrify_colour_rows(void *context, unsigned i, unsigned left, unsigned right) {
     const sdrify_colour_job *job = context;
     const float *in[3];
@@ -99,7 +142,70 @@ int sdrify_colour_rows(void *context, unsigned i, unsigned left, unsigned right)
                                  job->oetf_size, job->ootf_gain, job->ootf_base, job->min_y);
         for (int p = 0; p < 3; p++) in[p] = lin[p];
     }
+    const float *l0 = 0, *l1 = 0, *w0 = 0, *w1 = 0;
+    float wy = 0.0f;
+    if (job->local_rows) {  // this row between two grid rows
+        float fy = fminf(fmaxf((float)i * job->row_step + job->row_origin, 0.0f), (float)(job->grid_h - 1));
+        int y0 = (int)fy, y1 = y0 + 1 < job->grid_h ? y0 + 1 : y0;
+        wy = fy - (float)y0;
+        l0 = job->local_rows + (long)y0 * job->width + left;
+        l1 = job->local_rows + (long)y1 * job->width + left;
+        w0 = job->weight_rows + (long)y0 * job->width + left;
+        w1 = job->weight_rows + (long)y1 * job->width + left;
+    }
     sdrify_tonemap_row(in[0], in[1], in[2], out[0], out[1], out[2], count, job->gains, job->gain_base, job->min_y,
-                       job->max_y);
+                       job->max_y, l0, l1, w0, w1, wy, job->detail_clamp);
     return 0;
+}
+
+// Mean over (2·radius + 1)² cells of `in` into `out` (edges clamped), rows then columns by running sums.
+static void box(const float *in, float *out, float *scratch, int w, int h, int radius) {
+    const float n = (float)(2 * radius + 1);
+    for (int y = 0; y < h; y++) {
+        const float *row = in + (long)y * w;
+        float sum = 0.0f;
+        for (int k = -radius; k <= radius; k++) sum += row[k < 0 ? 0 : (k >= w ? w - 1 : k)];
+        for (int x = 0; x < w; x++) {
+            scratch[(long)y * w + x] = sum / n;
+            int add = x + radius + 1, drop = x - radius;
+            sum += row[add >= w ? w - 1 : add] - row[drop < 0 ? 0 : drop];
+        }
+    }
+    for (int x = 0; x < w; x++) {
+        float sum = 0.0f;
+        for (int k = -radius; k <= radius; k++) sum += scratch[(long)(k < 0 ? 0 : (k >= h ? h - 1 : k)) * w + x];
+        for (int y = 0; y < h; y++) {
+            out[(long)y * w + x] = sum / n;
+            int add = y + radius + 1, drop = y - radius;
+            sum += scratch[(long)(add >= h ? h - 1 : add) * w + x] - scratch[(long)(drop < 0 ? 0 : drop) * w + x];
+        }
+    }
+}
+
+void sdrify_local_contrast_grids(const float *light, int w, int h, int radius, float edge, float *local,
+                                 float *weight, float *scratch, const float *table, int table_size,
+                                 float table_lowest, float table_per_stop) {
+    // The neighbourhood's light by a guided filter guided by the light itself (He, Sun and Tang, 2010): a
+    // straight line fitted to each window, a = variance / (variance + edge²). Where a window holds texture (a
+    // variance well under edge²) the line is flat, its mean: the texture stands out of it. Where it holds an edge
+    // (well over), the line follows the light: nothing stands out, nothing halos.
+    long n = (long)w * h;
+    float *mean = scratch + n, *square = scratch + 2 * n, *a = scratch + 3 * n, *b = scratch + 4 * n;
+    for (long i = 0; i < n; i++) a[i] = light[i] * light[i];
+    box(light, mean, scratch, w, h, radius);
+    box(a, square, scratch, w, h, radius);
+    float e2 = edge * edge;
+    for (long i = 0; i < n; i++) {
+        float variance = fmaxf(square[i] - mean[i] * mean[i], 0.0f);
+        a[i] = variance / (variance + e2);
+        b[i] = mean[i] - a[i] * mean[i];
+    }
+    box(a, mean, scratch, w, h, radius);
+    box(b, square, scratch, w, h, radius);
+    for (long i = 0; i < n; i++) local[i] = mean[i] * light[i] + square[i];
+    for (long i = 0; i < (long)w * h; i++) {
+        float t = fminf(fmaxf((local[i] - table_lowest) * table_per_stop, 0.0f), (float)(table_size - 1));
+        int k = (int)t, k1 = k + 1 < table_size ? k + 1 : k;
+        weight[i] = table[k] + (table[k1] - table[k]) * (t - (float)k);
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
+import SDRifyValues
 
-/// Colour-difference measurement for the tone-mapping round trip: BT.709 display light (BT.1886, gamma 2.4),
+/// Colour-difference measurement for the tone-mapping round trip: BT.709 display light (SDRDisplay, gamma 2.2),
 /// CIE XYZ/L*a*b* (D65) and CIEDE2000. Written from the published formulas (CIE 142-2001; Sharma, Wu and
 /// Dalal 2005, whose test data ColorScienceTests uses).
 public enum ColorScience {
@@ -19,7 +20,7 @@ public enum ColorScience {
         RGB(gamma(Double(r) / 255), gamma(Double(g) / 255), gamma(Double(b) / 255))
     }
 
-    static func gamma(_ v: Double) -> Double { pow(min(max(v, 0), 1), 2.4) }
+    static func gamma(_ v: Double) -> Double { SDRDisplay.light(v) }
 
     /// Linear BT.709 RGB → CIE L*a*b* (D65 white, Y = 1).
     public static func lab(_ c: RGB) -> Lab {

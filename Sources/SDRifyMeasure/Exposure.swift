@@ -5,7 +5,7 @@ import Foundation
 /// placed at 203, 400, 600 and 1000 cd/m², plain and with small speculars and a light source added, converted by
 /// sdrify and compared with the photo itself relative to its own white (one exposure factor is free): the greys'
 /// L* error, the chart's mean ΔE00, the exposure sdrify chose, the smallest step between neighbouring greys.
-/// The lifting is scripts/make-roundtrip-vectors.py's (BT.1886 display light, BT.709 → BT.2020, the PQ inverse
+/// The lifting is scripts/make-roundtrip-vectors.py's (SDRDisplay's light, BT.709 → BT.2020, the PQ inverse
 /// EOTF or HLG's inverse OOTF at 1000 cd/m²), with the white where the camera put it instead of at 203.
 /// ExposureTests asserts on it; `sdrify-bench exposure` prints the table BENCHMARKS.md keeps.
 public enum ExposureChart {
@@ -163,7 +163,7 @@ public enum ExposureChart {
     // MARK: colour and transfer arithmetic (the lifting's)
 
     static func display(_ code: UInt8) -> Double { display(Double(code)) }
-    /// BT.1886 display light of an 8-bit code, or of a mean of codes (relative, 1 = white).
+    /// SDRDisplay light of an 8-bit code, or of a mean of codes (relative, 1 = white).
     static func display(_ code: Double) -> Double { ColorScience.gamma(code / 255) }
 
     static func bt709To2020(_ c: SIMD3<Double>) -> SIMD3<Double> {

@@ -1,4 +1,5 @@
 import Foundation
+import SDRifyValues
 
 /// The round-trip measurement of issue "tone mapping": an SDR picture lifted into HDR (BT.2408) and brought
 /// back by a tone mapper is compared with the original in BT.709 display light, over 4×4-pixel blocks, in
@@ -79,7 +80,7 @@ public enum RoundTrip {
             var sum = ColorScience.RGB(repeating: 0), n = 0.0, lumaSum = 0.0
             for y in r.y + 4..<r.y + r.h - 4 {
                 let lin = out(x, y)
-                sum += ColorScience.RGB(pow(lin.x, 1 / 2.4), pow(lin.y, 1 / 2.4), pow(lin.z, 1 / 2.4)) * 255
+                sum += ColorScience.RGB(SDRDisplay.signal(lin.x), SDRDisplay.signal(lin.y), SDRDisplay.signal(lin.z)) * 255
                 lumaSum += Double(yuv[y * W + x]); n += 1
             }
             let c = sum / n, luma = lumaSum / n

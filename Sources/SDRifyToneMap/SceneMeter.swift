@@ -154,6 +154,12 @@ package final class SceneMeter: @unchecked Sendable {
     private let eotf: UnsafeMutableBufferPointer<Float>
     private let histogram: UnsafeMutableBufferPointer<UInt32>
     private let neutral: UnsafeMutableBufferPointer<UInt32>
+    /// Each sample's light (log2 stops, display light relative to reference white) on the sampling grid, as the
+    /// last picture measured left it: the neighbourhoods local contrast is measured against (LocalContrast).
+    let grid: UnsafeMutableBufferPointer<Float>
+    let gridWidth: Int, gridHeight: Int
+    /// Picture pixels between samples; sample (gx, gy) is pixel (step/2 + gx·step, step/2 + gy·step).
+    let step: Int
     /// A sample is near-neutral when its channels' spread (max − min) is at most this share of the largest (in
     /// linear light, its smallest channel at least a quarter of its largest): white and grey surfaces under tinted
     /// light, wood and stone, a blue or hazy sky; not saturated lights, signs or graphics.
@@ -178,6 +184,11 @@ package final class SceneMeter: @unchecked Sendable {
         let maxCode = Float((1 << format.bitDepth) - 1), unit = Float(1 << (format.bitDepth - 8))
         let full = color.range == .full
         let step = max(1, Int((Double(width * height) / Double(SceneMeter.samples)).squareRoot().rounded(.up)))
+        self.step = step
+        gridWidth = max(1, (width - step / 2 + step - 1) / step)
+        gridHeight = max(1, (height - step / 2 + step - 1) / step)
+        grid = .allocate(capacity: gridWidth * gridHeight)
+        _ = grid.initialize(repeating: 0)
         job = sdrify_stats_job()
         job.bytes = Int32(format.bytesPerSample)
         job.width = Int32(width); job.height = Int32(height)
@@ -200,6 +211,8 @@ package final class SceneMeter: @unchecked Sendable {
         job.ootf_gamma = hlg ? Float(HLGTables.systemGamma) : 0
         job.ootf_scale = hlg ? Float(HLGTables.nominalPeak / ToneCurve.referenceWhite) : 1
         job.histogram = histogram.baseAddress
+        job.grid = grid.baseAddress
+        job.grid_w = Int32(gridWidth)
         job.neutral = neutral.baseAddress
         job.neutral_spread = SceneMeter.neutralSpread
         job.bins = UInt32(bins)
@@ -208,6 +221,7 @@ package final class SceneMeter: @unchecked Sendable {
     }
 
     deinit {
+        grid.deallocate()
         eotf.deallocate()
         histogram.deallocate()
         neutral.deallocate()

@@ -5,7 +5,7 @@ import SDRifyValues
 
 /// The HDR colour stage: PQ/HLG BT.2020 Y'CbCr → 8-bit 4:2:0 BT.709 SDR at the output size.
 /// zimg does the legs (Y'CbCr → R'G'B', transfer to linear light with the HLG OOTF on luminance, BT.2020 →
-/// BT.709 primaries, resizing and chroma siting; then BT.709/BT.1886 encoding, Y'CbCr, 4:2:0 and dithering);
+/// BT.709 primaries, resizing and chroma siting; then encoding for SDRDisplay, Y'CbCr, 4:2:0 and dithering);
 /// the tone curve and gamut mapping in between are ours. Buffers and graphs are built once.
 package final class ToneMapper: @unchecked Sendable {
     private(set) var curve: ToneCurve
@@ -24,6 +24,8 @@ package final class ToneMapper: @unchecked Sendable {
     private let scratch: [UnsafeMutablePointer<Float>]  // HLG's linear rows
     private let tables: [UnsafeMutableBufferPointer<Float>]  // stable copies the C pass reads
     private let job: UnsafeMutablePointer<sdrify_colour_job>
+    /// `auto`: the local-contrast grids and rows the colour pass reads (LocalContrast), rebuilt each picture.
+    private let local: LocalGrids?
     private let outputs: FrameRing
 
     package init(
@@ -57,6 +59,7 @@ package final class ToneMapper: @unchecked Sendable {
             dither: .none, nominalPeakLuminance: ToneCurve.referenceWhite,
             approximateTransfer: kind == .pq)
         var sdr = ColorDescription.sdrOutput
+        sdr.transfer = SDRDisplay.transfer  // encoded for the display it will be seen on; tagged BT.709
         sdr.chromaLocation = outputSiting
         toSDR = try ZimgGraph(
             from: ZimgFormat(width: outputWidth, height: outputHeight, rgb: linear, half: true),
@@ -93,7 +96,23 @@ package final class ToneMapper: @unchecked Sendable {
                 scratch: (scratch[0], scratch[1], scratch[2]),
                 gains: gains.baseAddress, gain_base: table.base, min_y: GainTable.minY, max_y: table.maxY,
                 oetf_inv: hlg == nil ? nil : oetf.baseAddress, oetf_size: Int32(HLGTables.oetfSize),
-                ootf_gain: ootf.baseAddress, ootf_base: hlg?.ootfBase ?? 0))
+                ootf_gain: ootf.baseAddress, ootf_base: hlg?.ootfBase ?? 0,
+                local_rows: nil, weight_rows: nil, width: Int32(outputWidth), grid_h: 0, row_origin: 0, row_step: 0,
+                detail_clamp: LocalContrast.clamp))
+        if let meter {
+            let grids = LocalGrids(
+                meter: meter,
+                region: sourceRegion.map { ($0.x, $0.y, $0.width, $0.height) } ?? (0, 0, Double(sw), Double(sh)),
+                outputWidth: outputWidth, outputHeight: outputHeight, curve: self.curve)
+            job.pointee.local_rows = UnsafePointer(grids.localRows.baseAddress)
+            job.pointee.weight_rows = UnsafePointer(grids.weightRows.baseAddress)
+            job.pointee.grid_h = Int32(meter.gridHeight)
+            job.pointee.row_origin = Float(grids.line.origin)
+            job.pointee.row_step = Float(grids.line.per)
+            local = grids
+        } else {
+            local = nil
+        }
     }
 
     deinit {
@@ -103,13 +122,56 @@ package final class ToneMapper: @unchecked Sendable {
         job.deallocate()
     }
 
+    /// The buffers of local contrast: the grids (the meter's), the weight table of the current curve, the grids'
+    /// rows upsampled to the output's width.
+    private final class LocalGrids {
+        let light: UnsafeMutableBufferPointer<Float>, weight: UnsafeMutableBufferPointer<Float>
+        let scratch: UnsafeMutableBufferPointer<Float>, table: UnsafeMutableBufferPointer<Float>
+        let localRows: UnsafeMutableBufferPointer<Float>, weightRows: UnsafeMutableBufferPointer<Float>
+        let columns: [Int32], fractions: [Float]
+        let line: (origin: Double, per: Double)
+        let width: Int
+
+        init(
+            meter: SceneMeter, region: (x: Double, y: Double, width: Double, height: Double), outputWidth: Int,
+            outputHeight: Int, curve: ToneCurve
+        ) {
+            let cells = meter.gridWidth * meter.gridHeight
+            light = .allocate(capacity: cells); weight = .allocate(capacity: cells); scratch = .allocate(capacity: 5 * cells)
+            table = .allocate(capacity: LocalContrast.tableSize)
+            _ = table.initialize(from: LocalContrast.weights(curve))
+            width = outputWidth
+            localRows = .allocate(capacity: meter.gridHeight * outputWidth)
+            weightRows = .allocate(capacity: meter.gridHeight * outputWidth)
+            _ = localRows.initialize(repeating: 0); _ = weightRows.initialize(repeating: 0)
+            (columns, fractions) = LocalContrast.gridPlaces(
+                output: outputWidth, offset: region.x, length: region.width, step: meter.step, cells: meter.gridWidth)
+            line = LocalContrast.gridLine(output: outputHeight, offset: region.y, length: region.height, step: meter.step)
+        }
+
+        deinit { [light, weight, scratch, table, localRows, weightRows].forEach { $0.deallocate() } }
+
+        /// This picture's grids from the meter's samples, and their rows at the output's width.
+        func update(_ meter: SceneMeter) {
+            let (w, h) = (Int32(meter.gridWidth), Int32(meter.gridHeight))
+            sdrify_local_contrast_grids(
+                meter.grid.baseAddress, w, h, LocalContrast.radius, LocalContrast.edge, light.baseAddress, weight.baseAddress,
+                scratch.baseAddress, table.baseAddress, Int32(LocalContrast.tableSize), Float(LocalContrast.tableLowest),
+                Float(LocalContrast.tablePerStop))
+            sdrify_local_contrast_rows(light.baseAddress, w, h, columns, fractions, localRows.baseAddress, Int32(width))
+            sdrify_local_contrast_rows(weight.baseAddress, w, h, columns, fractions, weightRows.baseAddress, Int32(width))
+        }
+    }
+
     package func process(_ frame: Frame, format: PlanarFormat) throws -> Frame {
         if let scenes, let meter {
             let next = scenes.next(meter.measure(frame), metadata: frame.dynamicHDR, pts: frame.pts)
             if next.changed {
                 curve = ToneCurve(.auto, sourcePeak: curve.sourcePeak, scene: next.curve, exposure: curve.exposure)
                 _ = tables[0].update(from: GainTable(curve: curve, maxY: maxY).gains)
+                if let local { _ = local.table.update(from: LocalContrast.weights(curve)) }
             }
+            local?.update(meter)
         }
         let src = frame.planes(format.planeCount).map { (UnsafeRawPointer($0.0), $0.1) }
         try toLinear.process(

@@ -97,7 +97,7 @@ final class HLGPathTests: XCTestCase {
 
     /// HLG in BT.709 primaries (some cameras record it) is decoded with BT.709's luminance weights and no
     /// primaries conversion. Expected codes computed here from BT.2100 (inverse OETF, OOTF γ 1.2 at 1000 cd/m²,
-    /// 203 cd/m² = SDR white) and BT.1886, on flat colours below SDR white with the identity (clip) curve.
+    /// 203 cd/m² = SDR white) and SDRDisplay, on flat colours below SDR white with the identity (clip) curve.
     func testHLGInBT709PrimariesFollowsBT2100() throws {
         let (w, h) = (64, 32)
         let (kr, kb) = (0.2126, 0.0722), kg = 1 - kr - kb
@@ -122,11 +122,11 @@ final class HLGPathTests: XCTestCase {
                 sourceFormat: .yuv420p10, sourceColor: src.color, width: w, height: h, outputWidth: w,
                 outputHeight: h, curve: ToneCurve(.clip, sourcePeak: 1000)
             ).process(src, format: .yuv420p10)
-            // Expected: display light relative to 203 cd/m², then BT.1886 (γ 2.4) and the BT.709 matrix.
+            // Expected: display light relative to 203 cd/m², encoded for SDRDisplay (γ 2.2), the BT.709 matrix.
             let e = [inverseOETF(r), inverseOETF(g), inverseOETF(b)]
             let ys = kr * e[0] + kg * e[1] + kb * e[2]
             let light = e.map { $0 * pow(ys, 0.2) * 1000 / 203 }
-            let v = light.map { pow($0, 1 / 2.4) }
+            let v = light.map { SDRDisplay.signal($0) }
             let yOut = kr * v[0] + kg * v[1] + kb * v[2]
             let expected = [16 + 219 * yOut, 128 + 224 * (v[2] - yOut) / (2 * (1 - kb)), 128 + 224 * (v[0] - yOut) / (2 * (1 - kr))]
             for p in 0..<3 {

@@ -70,7 +70,7 @@ final class ToneMapTests: XCTestCase {
                     let y = maxY * Double(i) / 4000 * Double(i) / 4000
                     let direct = curve.map(y * 203) / 203
                     let baked = Double(table.gain(Float(y))) * y
-                    let code = { (v: Double) in 219 * pow(min(max(v, 0), 1), 1 / 2.4) }
+                    let code = { (v: Double) in 219 * SDRDisplay.signal(v) }
                     worst = max(worst, abs(code(direct) - code(baked)))
                 }
                 XCTAssertLessThan(worst, 0.25, "\(op), peak \(peak): table off by \(worst) codes")
