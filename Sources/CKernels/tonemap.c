@@ -11,23 +11,20 @@ static inline float fmax_(float a, float b) { return a > b ? a : b; }
 static inline uint32_t bits_of(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static inline float float_of(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 
-// log2 and 2^x close enough for local contrast (a fraction of a stop moved by at most `detail_clamp`): log2 from
-// the float's exponent and a quadratic on its mantissa (within 0.005 stop), 2^x for |x| ≤ 1 by its cubic Taylor
-// polynomial (within 0.2 %). Both vectorise.
-static inline float log2_approx(float v) {
-    uint32_t u = bits_of(v);
-    float e = (float)(int32_t)((u >> 23) & 0xFF) - 127.0f;
-    float t = float_of((u & 0x7FFFFFu) | 0x3F800000u) - 1.0f;
-    return e + t * (1.3465736f - 0.3465736f * t);
+// 2^x from the float's exponent bits and a cubic on the fraction (within 0.01 %), for the grid's values.
+static inline float exp2_approx(float x) {
+    x = fminf(fmaxf(x, -126.0f), 126.0f);
+    float whole = floorf(x), f = x - whole;
+    float p = 1.0f + f * (0.6958776f + f * (0.2251990f + f * 0.0789234f));
+    return p * float_of((uint32_t)((int32_t)whole + 127) << 23);
 }
-static inline float exp2_small(float x) { return 1.0f + x * (0.6931472f + x * (0.2402265f + x * 0.0555041f)); }
 
 // One loop, compiled twice (with and without local contrast) so that the plain one pays nothing for it.
 static inline __attribute__((always_inline)) void tonemap_row(
     const float *restrict r, const float *restrict g, const float *restrict b, _Float16 *restrict out_r,
     _Float16 *restrict out_g, _Float16 *restrict out_b, int count, const float *restrict gains, unsigned base,
-    float min_y, float max_y, const float *restrict local0, const float *restrict local1,
-    const float *restrict weight0, const float *restrict weight1, float wy, float detail_clamp, const int detail) {
+    float min_y, float max_y, const float *restrict inverse0, const float *restrict inverse1,
+    const float *restrict weight0, float wy, float ratio_lo, float ratio_hi, const int detail) {
     const float kr = 0.2126f, kg = 0.7152f, kb = 0.0722f;
     // The cost model declines on its own (both sides of each select are computed); measured, it is faster.
 #pragma clang loop vectorize(enable) vectorize_width(8)
@@ -44,9 +41,11 @@ static inline __attribute__((always_inline)) void tonemap_row(
         float g0 = gains[idx], g1 = gains[idx + 1];
         float k = alive ? g0 + (g1 - g0) * f : 0.0f;
         if (detail) {
-            float l = local0[i] + (local1[i] - local0[i]) * wy, w = weight0[i] + (weight1[i] - weight0[i]) * wy;
-            float d = fmin_(fmax_(log2_approx(y) - l, -detail_clamp), detail_clamp);
-            k *= exp2_small(w * d);
+            // r = y / the neighbourhood's light, within 2^±clamp; r^w by its second-order expansion about 1
+            // (within 0.3 % over that range), which needs no log or exp.
+            float inverse = inverse0[i] + (inverse1[i] - inverse0[i]) * wy, w = weight0[i];
+            float t = fmin_(fmax_(y * inverse, ratio_lo), ratio_hi) - 1.0f;
+            k *= 1.0f + t * (w + 0.5f * w * (w - 1.0f) * t);
         }
         R *= k; G *= k; B *= k;
         float yk = y * k;
@@ -56,18 +55,21 @@ static inline __attribute__((always_inline)) void tonemap_row(
         float t1 = lo < 0.0f ? yk / (yk - lo) : 1.0f;
         R = yk + t1 * (R - yk); G = yk + t1 * (G - yk); B = yk + t1 * (B - yk);
 
-        // Beyond SDR white: desaturate toward grey until the highest channel is sqrt(max), then scale to 1.
+        // Beyond SDR white: desaturate toward grey until the highest channel is sqrt(max) (t2 of the way), then
+        // scale to 1 (s). Both factors from one division: with d = (hi − yk)·m when desaturating, hi when only
+        // scaling, 1 otherwise, s = (hi − yk)/d or 1/d and s·t2 = (m − yk)/d or s.
         float hi = fmax_(R, fmax_(G, B));
         int over = hi > 1.0f;
         float m = sqrtf(fmax_(hi, 0.0f));
         int desat = over && yk < m;
-        float t2 = desat ? (m - yk) / (hi - yk) : 1.0f;
-        R = yk + t2 * (R - yk); G = yk + t2 * (G - yk); B = yk + t2 * (B - yk);
-        float s = over ? (desat ? 1.0f / m : 1.0f / hi) : 1.0f;
+        float inv = 1.0f / (desat ? (hi - yk) * m : (over ? hi : 1.0f));
+        float s = desat ? (hi - yk) * inv : inv;
+        float st2 = desat ? (m - yk) * inv : s;
+        float grey = yk * s;
 
-        out_r[i] = (_Float16)(alive ? fmax_(R * s, 0.0f) : 0.0f);
-        out_g[i] = (_Float16)(alive ? fmax_(G * s, 0.0f) : 0.0f);
-        out_b[i] = (_Float16)(alive ? fmax_(B * s, 0.0f) : 0.0f);
+        out_r[i] = (_Float16)(alive ? fmax_(grey + st2 * (R - yk), 0.0f) : 0.0f);
+        out_g[i] = (_Float16)(alive ? fmax_(grey + st2 * (G - yk), 0.0f) : 0.0f);
+        out_b[i] = (_Float16)(alive ? fmax_(grey + st2 * (B - yk), 0.0f) : 0.0f);
     }
 }
 
@@ -76,13 +78,13 @@ __attribute__((target_clones("arch=x86-64-v3", "default")))
 void sdrify_tonemap_row(const float *restrict r, const float *restrict g, const float *restrict b,
                         _Float16 *restrict out_r, _Float16 *restrict out_g, _Float16 *restrict out_b, int count,
                         const float *restrict gains, unsigned base, float min_y, float max_y,
-                        const float *restrict local0, const float *restrict local1, const float *restrict weight0,
-                        const float *restrict weight1, float wy, float detail_clamp) {
-    if (local0)
-        tonemap_row(r, g, b, out_r, out_g, out_b, count, gains, base, min_y, max_y, local0, local1, weight0, weight1,
-                    wy, detail_clamp, 1);
+                        const float *restrict inverse0, const float *restrict inverse1, const float *restrict weight,
+                        float wy, float ratio_lo, float ratio_hi) {
+    if (inverse0)
+        tonemap_row(r, g, b, out_r, out_g, out_b, count, gains, base, min_y, max_y, inverse0, inverse1, weight, wy,
+                    ratio_lo, ratio_hi, 1);
     else
-        tonemap_row(r, g, b, out_r, out_g, out_b, count, gains, base, min_y, max_y, 0, 0, 0, 0, 0.0f, 0.0f, 0);
+        tonemap_row(r, g, b, out_r, out_g, out_b, count, gains, base, min_y, max_y, 0, 0, 0, 0.0f, 1.0f, 1.0f, 0);
 }
 
 __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -116,7 +118,8 @@ void sdrify_hlg_to_linear_row(const float *restrict r, const float *restrict g, 
 }
 
 void sdrify_local_contrast_rows(const float *grid, int grid_w, int grid_h, const int *col_start, const float *col_frac,
-                                float *rows, int width) {
+                                float *rows, int width, unsigned char *nonzero) {
+    int chunks = (width + SDRIFY_CHUNK - 1) / SDRIFY_CHUNK;
     for (int y = 0; y < grid_h; y++) {
         const float *g = grid + (long)y * grid_w;
         float *row = rows + (long)y * width;
@@ -124,6 +127,12 @@ void sdrify_local_contrast_rows(const float *grid, int grid_w, int grid_h, const
             float v = g[c], dv = (c + 1 < grid_w ? g[c + 1] : g[c]) - g[c];
             for (int x = col_start[c]; x < col_start[c + 1]; x++) row[x] = v + dv * col_frac[x];
         }
+        if (nonzero)
+            for (int k = 0; k < chunks; k++) {
+                int any = 0, end = (k + 1) * SDRIFY_CHUNK < width ? (k + 1) * SDRIFY_CHUNK : width;
+                for (int x = k * SDRIFY_CHUNK; x < end; x++) any |= row[x] != 0.0f;
+                nonzero[(long)y * chunks + k] = (unsigned char)any;
+            }
     }
 }
 
@@ -142,19 +151,35 @@ int sdrify_colour_rows(void *context, unsigned i, unsigned left, unsigned right)
                                  job->oetf_size, job->ootf_gain, job->ootf_base, job->min_y);
         for (int p = 0; p < 3; p++) in[p] = lin[p];
     }
-    const float *l0 = 0, *l1 = 0, *w0 = 0, *w1 = 0;
+    const float *l0 = 0, *l1 = 0, *w0 = 0;
     float wy = 0.0f;
-    if (job->local_rows) {  // this row between two grid rows
-        float fy = fminf(fmaxf((float)i * job->row_step + job->row_origin, 0.0f), (float)(job->grid_h - 1));
-        int y0 = (int)fy, y1 = y0 + 1 < job->grid_h ? y0 + 1 : y0;
-        wy = fy - (float)y0;
-        l0 = job->local_rows + (long)y0 * job->width + left;
-        l1 = job->local_rows + (long)y1 * job->width + left;
-        w0 = job->weight_rows + (long)y0 * job->width + left;
-        w1 = job->weight_rows + (long)y1 * job->width + left;
+    if (!job->inverse_rows) {
+        sdrify_tonemap_row(in[0], in[1], in[2], out[0], out[1], out[2], count, job->gains, job->gain_base,
+                           job->min_y, job->max_y, 0, 0, 0, 0.0f, 1.0f, 1.0f);
+        return 0;
     }
-    sdrify_tonemap_row(in[0], in[1], in[2], out[0], out[1], out[2], count, job->gains, job->gain_base, job->min_y,
-                       job->max_y, l0, l1, w0, w1, wy, job->detail_clamp);
+    // This row between two grid rows. The weight is the nearer row's: it changes slowly (a step of 0.05 moves a
+    // pixel by at most 0.025 stop), and one row fewer to read is measurable in this loop.
+    float fy = fminf(fmaxf((float)i * job->row_step + job->row_origin, 0.0f), (float)(job->grid_h - 1));
+    int y0 = (int)fy, y1 = y0 + 1 < job->grid_h ? y0 + 1 : y0;
+    wy = fy - (float)y0;
+    int yw = wy < 0.5f ? y0 : y1;
+    l0 = job->inverse_rows + (long)y0 * job->width;
+    l1 = job->inverse_rows + (long)y1 * job->width;
+    w0 = job->weight_rows + (long)yw * job->width;
+    // Runs of chunks with and without weight: where the curve keeps ratios (weight 0) the plain loop.
+    const unsigned char *any = job->weighted + (long)yw * job->chunks;
+    for (unsigned x = left; x < right;) {
+        unsigned end = (x / SDRIFY_CHUNK + 1) * SDRIFY_CHUNK;
+        int weighted = any[x / SDRIFY_CHUNK];
+        while (end < right && any[end / SDRIFY_CHUNK] == weighted) end += SDRIFY_CHUNK;
+        end = end < right ? end : right;
+        unsigned o = x - left;
+        sdrify_tonemap_row(in[0] + o, in[1] + o, in[2] + o, out[0] + o, out[1] + o, out[2] + o, (int)(end - x),
+                           job->gains, job->gain_base, job->min_y, job->max_y, weighted ? l0 + x : 0, l1 + x, w0 + x,
+                           wy, job->ratio_lo, job->ratio_hi);
+        x = end;
+    }
     return 0;
 }
 
@@ -182,7 +207,7 @@ static void box(const float *in, float *out, float *scratch, int w, int h, int r
     }
 }
 
-void sdrify_local_contrast_grids(const float *light, int w, int h, int radius, float edge, float *local,
+void sdrify_local_contrast_grids(const float *light, int w, int h, int radius, float edge, float *inverse,
                                  float *weight, float *scratch, const float *table, int table_size,
                                  float table_lowest, float table_per_stop) {
     // The neighbourhood's light by a guided filter guided by the light itself (He, Sun and Tang, 2010): a
@@ -202,10 +227,11 @@ void sdrify_local_contrast_grids(const float *light, int w, int h, int radius, f
     }
     box(a, mean, scratch, w, h, radius);
     box(b, square, scratch, w, h, radius);
-    for (long i = 0; i < n; i++) local[i] = mean[i] * light[i] + square[i];
-    for (long i = 0; i < (long)w * h; i++) {
-        float t = fminf(fmaxf((local[i] - table_lowest) * table_per_stop, 0.0f), (float)(table_size - 1));
+    for (long i = 0; i < n; i++) {
+        float local = mean[i] * light[i] + square[i];
+        float t = fminf(fmaxf((local - table_lowest) * table_per_stop, 0.0f), (float)(table_size - 1));
         int k = (int)t, k1 = k + 1 < table_size ? k + 1 : k;
         weight[i] = table[k] + (table[k1] - table[k]) * (t - (float)k);
+        inverse[i] = exp2_approx(-local);
     }
 }

@@ -45,12 +45,13 @@ struct GainTable: Sendable {
 ///    desaturation would turn every bright saturated colour white; pure scaling would make it dark.
 enum LinearToneMap {
     /// Maps equal-length `r`, `g`, `b` to half floats, as the colour stage stores them.
-    /// `local`/`weight`: local contrast (LocalContrast), one of each per pixel.
+    /// `local`/`weight`: local contrast (LocalContrast), one of each per pixel (`local` in stops).
     package static func apply(
         _ table: GainTable, r: [Float], g: [Float], b: [Float], local: [Float]? = nil, weight: [Float]? = nil
     ) -> (r: [Float16], g: [Float16], b: [Float16]) {
         precondition(r.count == g.count && g.count == b.count)
         precondition(local == nil || (local?.count == r.count && weight?.count == r.count))
+        let inverse = local?.map { exp2(-$0) }
         var out = (
             r: [Float16](repeating: 0, count: r.count), g: [Float16](repeating: 0, count: r.count),
             b: [Float16](repeating: 0, count: r.count)
@@ -58,7 +59,7 @@ enum LinearToneMap {
         table.gains.withUnsafeBufferPointer { gains in
             sdrify_tonemap_row(
                 r, g, b, &out.r, &out.g, &out.b, Int32(r.count), gains.baseAddress!, table.base,
-                GainTable.minY, table.maxY, local, local, weight, weight, 0, LocalContrast.clamp)
+                GainTable.minY, table.maxY, inverse, inverse, weight, 0, exp2(-LocalContrast.clamp), exp2(LocalContrast.clamp))
         }
         return out
     }

@@ -21,13 +21,17 @@ struct LocalContrast {
     /// The weight table: 8 entries a stop from 2⁻¹⁶ to 2⁸ of reference white.
     static let tableLowest = -16.0, tablePerStop = 8.0, tableSize = 24 * 8 + 1
 
-    /// The weight at each level (stops): `strength` × (1 − the curve's slope there).
+    /// The weight at each level (stops): `strength` × (1 − the curve's slope there); under `negligible` it is 0,
+    /// so that where the curve keeps ratios the colour pass takes its plain loop.
     static func weights(_ curve: ToneCurve) -> [Float] {
         (0..<tableSize).map { k in
             let x = tableLowest + Double(k) / tablePerStop
-            return Float(strength * (1 - min(max(curve.slope(atStops: x), 0), 1)))
+            let w = strength * (1 - min(max(curve.slope(atStops: x), 0), 1))
+            return w < negligible ? 0 : Float(w)
         }
     }
+    /// A weight that moves a pixel by at most 0.005 stop.
+    static let negligible = 0.01
 
     /// Where output columns lie on the meter's grid: column c's pixels start at `starts[c]` (the last entry ends
     /// the row) and lie `frac` of the way to column c + 1 (clamped at the grid's edges), for a picture whose

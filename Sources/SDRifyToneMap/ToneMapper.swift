@@ -97,16 +97,18 @@ package final class ToneMapper: @unchecked Sendable {
                 gains: gains.baseAddress, gain_base: table.base, min_y: GainTable.minY, max_y: table.maxY,
                 oetf_inv: hlg == nil ? nil : oetf.baseAddress, oetf_size: Int32(HLGTables.oetfSize),
                 ootf_gain: ootf.baseAddress, ootf_base: hlg?.ootfBase ?? 0,
-                local_rows: nil, weight_rows: nil, width: Int32(outputWidth), grid_h: 0, row_origin: 0, row_step: 0,
-                detail_clamp: LocalContrast.clamp))
+                inverse_rows: nil, weight_rows: nil, width: Int32(outputWidth), grid_h: 0, row_origin: 0, row_step: 0,
+                ratio_lo: exp2(-LocalContrast.clamp), ratio_hi: exp2(LocalContrast.clamp), weighted: nil, chunks: 0))
         if let meter {
             let grids = LocalGrids(
                 meter: meter,
                 region: sourceRegion.map { ($0.x, $0.y, $0.width, $0.height) } ?? (0, 0, Double(sw), Double(sh)),
                 outputWidth: outputWidth, outputHeight: outputHeight, curve: self.curve)
-            job.pointee.local_rows = UnsafePointer(grids.localRows.baseAddress)
+            job.pointee.inverse_rows = UnsafePointer(grids.localRows.baseAddress)
             job.pointee.weight_rows = UnsafePointer(grids.weightRows.baseAddress)
             job.pointee.grid_h = Int32(meter.gridHeight)
+            job.pointee.weighted = UnsafePointer(grids.weighted.baseAddress)
+            job.pointee.chunks = Int32(grids.chunks)
             job.pointee.row_origin = Float(grids.line.origin)
             job.pointee.row_step = Float(grids.line.per)
             local = grids
@@ -128,6 +130,7 @@ package final class ToneMapper: @unchecked Sendable {
         let light: UnsafeMutableBufferPointer<Float>, weight: UnsafeMutableBufferPointer<Float>
         let scratch: UnsafeMutableBufferPointer<Float>, table: UnsafeMutableBufferPointer<Float>
         let localRows: UnsafeMutableBufferPointer<Float>, weightRows: UnsafeMutableBufferPointer<Float>
+        let weighted: UnsafeMutableBufferPointer<UInt8>, chunks: Int
         let columns: [Int32], fractions: [Float]
         let line: (origin: Double, per: Double)
         let width: Int
@@ -144,12 +147,18 @@ package final class ToneMapper: @unchecked Sendable {
             localRows = .allocate(capacity: meter.gridHeight * outputWidth)
             weightRows = .allocate(capacity: meter.gridHeight * outputWidth)
             _ = localRows.initialize(repeating: 0); _ = weightRows.initialize(repeating: 0)
+            chunks = (outputWidth + Int(SDRIFY_CHUNK) - 1) / Int(SDRIFY_CHUNK)
+            weighted = .allocate(capacity: meter.gridHeight * chunks)
+            _ = weighted.initialize(repeating: 0)
             (columns, fractions) = LocalContrast.gridPlaces(
                 output: outputWidth, offset: region.x, length: region.width, step: meter.step, cells: meter.gridWidth)
             line = LocalContrast.gridLine(output: outputHeight, offset: region.y, length: region.height, step: meter.step)
         }
 
-        deinit { [light, weight, scratch, table, localRows, weightRows].forEach { $0.deallocate() } }
+        deinit {
+            [light, weight, scratch, table, localRows, weightRows].forEach { $0.deallocate() }
+            weighted.deallocate()
+        }
 
         /// This picture's grids from the meter's samples, and their rows at the output's width.
         func update(_ meter: SceneMeter) {
@@ -158,8 +167,9 @@ package final class ToneMapper: @unchecked Sendable {
                 meter.grid.baseAddress, w, h, LocalContrast.radius, LocalContrast.edge, light.baseAddress, weight.baseAddress,
                 scratch.baseAddress, table.baseAddress, Int32(LocalContrast.tableSize), Float(LocalContrast.tableLowest),
                 Float(LocalContrast.tablePerStop))
-            sdrify_local_contrast_rows(light.baseAddress, w, h, columns, fractions, localRows.baseAddress, Int32(width))
-            sdrify_local_contrast_rows(weight.baseAddress, w, h, columns, fractions, weightRows.baseAddress, Int32(width))
+            sdrify_local_contrast_rows(light.baseAddress, w, h, columns, fractions, localRows.baseAddress, Int32(width), nil)
+            sdrify_local_contrast_rows(
+                weight.baseAddress, w, h, columns, fractions, weightRows.baseAddress, Int32(width), weighted.baseAddress)
         }
     }
 

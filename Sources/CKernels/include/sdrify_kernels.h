@@ -9,15 +9,15 @@
 /// on values in 0-1 are far finer than the 8-bit output).
 /// `gains` is the gain table indexed by (float bits >> 16) - `base` (see GainTable.swift); `min_y`/`max_y`
 /// clamp the luminance looked up.
-/// Local contrast (`local0` NULL: none): each pixel's luminance stops y (log2, 1 = reference white) around its
-/// neighbourhood's light `local` are put back by `weight` of the stops the curve took from them: the gain times
-/// 2^(weight · clamp(y − local, ±`detail_clamp`)). The clamp bounds what strong edges can do (halos). `local`
-/// and `weight` are `wy` of the way from the rows `local0`/`weight0` to `local1`/`weight1`.
+/// Local contrast (`inverse0` NULL: none): each pixel's luminance y over its neighbourhood's light (the ratio r,
+/// held within [`ratio_lo`, `ratio_hi`], 2^±clamp) is put back by `weight` of what the curve took from it: the gain
+/// times r^weight. The clamp bounds what strong edges can do (halos). The neighbourhood's inverse light is `wy` of
+/// the way from the row `inverse0` to `inverse1`.
 void sdrify_tonemap_row(const float *r, const float *g, const float *b, _Float16 *out_r, _Float16 *out_g,
                         _Float16 *out_b, int count,
                         const float *gains, unsigned base, float min_y, float max_y,
-                        const float *local0, const float *local1, const float *weight0, const float *weight1,
-                        float wy, float detail_clamp);
+                        const float *inverse0, const float *inverse1, const float *weight, float wy, float ratio_lo,
+                        float ratio_hi);
 /// HLG R'G'B' (BT.2020, signal 0-1) → linear BT.709 RGB relative to 203 cd/m², into `out_*`. Signals outside 0-1
 /// (out of the container's gamut) are clamped to BT.2100's range first. Then the inverse OETF
 /// from `oetf_inv` (`oetf_size` entries over signal 0-1, linear interpolation), the BT.2100 OOTF on luminance
@@ -37,27 +37,33 @@ typedef struct sdrify_colour_job {
     float *scratch[3];
     const float *gains; unsigned gain_base; float min_y, max_y;
     const float *oetf_inv; int oetf_size; const float *ootf_gain; unsigned ootf_base;
-    // Local contrast (`local_rows` NULL: none): the grids' rows (`grid_h` of them) upsampled to the output's
-    // `width` (sdrify_local_contrast_rows); output row i lies at grid row i·`row_step` + `row_origin`, between two.
-    const float *local_rows, *weight_rows; int width, grid_h; float row_origin, row_step, detail_clamp;
+    // Local contrast (`inverse_rows` NULL: none): the grids' rows (`grid_h` of them) upsampled to the output's
+    // `width` (sdrify_local_contrast_rows); output row i lies at grid row i·`row_step` + `row_origin`, between two
+    // (the weight is the nearer row's: it changes slowly, and a row fewer to read is measurable).
+    // `weighted`: per grid row, per SDRIFY_CHUNK output columns (`chunks` of them), whether any weight there is
+    // not 0; where none is, the row takes the plain loop.
+    const float *inverse_rows, *weight_rows; int width, grid_h; float row_origin, row_step, ratio_lo, ratio_hi;
+    const unsigned char *weighted; int chunks;
 } sdrify_colour_job;
 /// zimg's output callback (`zimg_filter_graph_callback`): runs the colour pass on row `i`, columns
 /// [`left`, `right`), right after zimg wrote them, while they are in cache. `job` is an sdrify_colour_job.
 int sdrify_colour_rows(void *job, unsigned i, unsigned left, unsigned right);
 
 /// The local-contrast grids of one picture from its grid of sample light (`light`, log2 stops, `w` × `h`, as
-/// sdrify_scene_histogram writes it): `local`, each cell's neighbourhood light, an edge-preserving smoothing over
-/// `radius` cells each way (a guided filter: differences well under `edge` stops are smoothed away, edges well
-/// over it kept); `weight`, the contrast weight at each cell's level from `table` (`table_size` entries, entry k
-/// for `table_lowest` + k / `table_per_stop` stops, linear between, clamped at the ends). `scratch` holds
-/// 5 × w × h floats.
-void sdrify_local_contrast_grids(const float *light, int w, int h, int radius, float edge, float *local,
+/// sdrify_scene_histogram writes it): each cell's neighbourhood light, an edge-preserving smoothing over `radius`
+/// cells each way (a guided filter: differences well under `edge` stops are smoothed away, edges well over it
+/// kept), written as its inverse (2^−stops) to `inverse`; and to `weight`, the contrast weight at that level from
+/// `table` (`table_size` entries, entry k for `table_lowest` + k / `table_per_stop` stops, linear between, clamped
+/// at the ends). `scratch` holds 5 × w × h floats.
+void sdrify_local_contrast_grids(const float *light, int w, int h, int radius, float edge, float *inverse,
                                  float *weight, float *scratch, const float *table, int table_size,
                                  float table_lowest, float table_per_stop);
 /// A grid's rows (`grid_w` × `grid_h`) upsampled to `width` columns, linearly: output columns `col_start[c]` up to
 /// `col_start[c + 1]` lie `col_frac[x]` of the way from grid column c to c + 1. `rows` holds grid_h × width.
+/// `nonzero` (NULL: not written) gets, per row and per SDRIFY_CHUNK columns, whether any value there is not 0.
+#define SDRIFY_CHUNK 64
 void sdrify_local_contrast_rows(const float *grid, int grid_w, int grid_h, const int *col_start, const float *col_frac,
-                                float *rows, int width);
+                                float *rows, int width, unsigned char *nonzero);
 
 /// Scene statistics for the adaptive tone curve: a histogram of the light of every `step`-th sample of a decoded
 /// Y'CbCr picture (4:2:0, 4:2:2, 4:4:4 or grey; 8 or 16-bit samples), before any resizing.
