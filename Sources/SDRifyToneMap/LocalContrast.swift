@@ -58,11 +58,9 @@ struct LocalContrast {
 }
 
 extension ToneCurve {
-    /// Stops out per stop in at `x` stops of input light (1 = reference white).
+    /// Stops out per stop in at `x` stops of input light (1 = reference white): the scene curve's, after the user's
+    /// exposure, for `auto`; the fixed operators get no local contrast (1).
     func slope(atStops x: Double) -> Double {
-        let e = 1.0 / 64, white = ToneCurve.referenceWhite
-        let hi = map(exp2(x + e) * white), lo = map(exp2(x - e) * white)
-        guard hi > 0, lo > 0 else { return 1 }
-        return log2(hi / lo) / (2 * e)
+        op == .auto ? scene.slope(atStops: x + exposure) : 1
     }
 }

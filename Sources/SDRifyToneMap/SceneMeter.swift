@@ -188,7 +188,7 @@ package final class SceneMeter: @unchecked Sendable {
         gridWidth = max(1, (width - step / 2 + step - 1) / step)
         gridHeight = max(1, (height - step / 2 + step - 1) / step)
         grid = .allocate(capacity: gridWidth * gridHeight)
-        _ = grid.initialize(repeating: 0)
+        grid.initialize(repeating: 0)
         job = sdrify_stats_job()
         job.bytes = Int32(format.bytesPerSample)
         job.width = Int32(width); job.height = Int32(height)
@@ -228,8 +228,8 @@ package final class SceneMeter: @unchecked Sendable {
     }
 
     package func measure(_ frame: Frame) -> SceneStatistics {
-        _ = histogram.initialize(repeating: 0)
-        _ = neutral.initialize(repeating: 0)
+        histogram.initialize(repeating: 0)
+        neutral.initialize(repeating: 0)
         job.planes = (
             UnsafeRawPointer(frame.data(0)), hasChroma ? UnsafeRawPointer(frame.data(1)) : nil,
             hasChroma ? UnsafeRawPointer(frame.data(2)) : nil

@@ -146,10 +146,10 @@ package final class ToneMapper: @unchecked Sendable {
             width = outputWidth
             localRows = .allocate(capacity: meter.gridHeight * outputWidth)
             weightRows = .allocate(capacity: meter.gridHeight * outputWidth)
-            _ = localRows.initialize(repeating: 0); _ = weightRows.initialize(repeating: 0)
+            localRows.initialize(repeating: 0); weightRows.initialize(repeating: 0)
             chunks = (outputWidth + Int(SDRIFY_CHUNK) - 1) / Int(SDRIFY_CHUNK)
             weighted = .allocate(capacity: meter.gridHeight * chunks)
-            _ = weighted.initialize(repeating: 0)
+            weighted.initialize(repeating: 0)
             (columns, fractions) = LocalContrast.gridPlaces(
                 output: outputWidth, offset: region.x, length: region.width, step: meter.step, cells: meter.gridWidth)
             line = LocalContrast.gridLine(output: outputHeight, offset: region.y, length: region.height, step: meter.step)
