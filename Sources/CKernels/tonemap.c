@@ -45,6 +45,9 @@ static inline __attribute__((always_inline)) void tonemap_row(
             // (within 0.3 % over that range), which needs no log or exp.
             float inverse = inverse0[i] + (inverse1[i] - inverse0[i]) * wy, w = weight0[i];
             float t = fmin_(fmax_(y * inverse, ratio_lo), ratio_hi) - 1.0f;
+            // Within a quarter of SDR white of the top, detail no longer darkens (a flat saturated surface beside
+            // brighter light stays flat), and it never lifts a channel past white (the over-white step would only
+            // take it back, desaturated): lights reach white by the curve.
             w *= t < 0.0f ? fmin_(fmax_((1.0f - y * k) * 4.0f, 0.0f), 1.0f) : 1.0f;
             float m = 1.0f + t * (w + 0.5f * w * (w - 1.0f) * t);
             k *= fmin_(m, fmax_(1.0f / (fmax_(R, fmax_(G, B)) * k), 1.0f));

@@ -11,7 +11,8 @@
 /// clamp the luminance looked up.
 /// Local contrast (`inverse0` NULL: none): each pixel's luminance y over its neighbourhood's light (the ratio r,
 /// held within [`ratio_lo`, `ratio_hi`], 2^±clamp) is put back by `weight` of what the curve took from it: the gain
-/// times r^weight. The clamp bounds what strong edges can do (halos). The neighbourhood's inverse light is `wy` of
+/// times r^weight, with no channel lifted past 1 and no darkening within a quarter of 1 from the top. The clamp
+/// bounds what strong edges can do (halos). The neighbourhood's inverse light is `wy` of
 /// the way from the row `inverse0` to `inverse1`.
 void sdrify_tonemap_row(const float *r, const float *g, const float *b, _Float16 *out_r, _Float16 *out_g,
                         _Float16 *out_b, int count,
