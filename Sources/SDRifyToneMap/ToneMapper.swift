@@ -104,7 +104,7 @@ package final class ToneMapper: @unchecked Sendable {
                 meter: meter,
                 region: sourceRegion.map { ($0.x, $0.y, $0.width, $0.height) } ?? (0, 0, Double(sw), Double(sh)),
                 outputWidth: outputWidth, outputHeight: outputHeight, curve: self.curve)
-            job.pointee.inverse_rows = UnsafePointer(grids.localRows.baseAddress)
+            job.pointee.inverse_rows = UnsafePointer(grids.inverseRows.baseAddress)
             job.pointee.weight_rows = UnsafePointer(grids.weightRows.baseAddress)
             job.pointee.grid_h = Int32(meter.gridHeight)
             job.pointee.weighted = UnsafePointer(grids.weighted.baseAddress)
@@ -124,14 +124,14 @@ package final class ToneMapper: @unchecked Sendable {
         job.deallocate()
     }
 
-    /// The buffers of local contrast: the grids (the meter's), the weight table of the current curve, the grids'
-    /// rows upsampled to the output's width.
+    /// The buffers of local contrast: per grid cell (the meter's samples) the neighbourhood's inverse light and the
+    /// weight, the weight table of the current curve, and both grids' rows upsampled to the output's width.
     private final class LocalGrids {
-        let light: UnsafeMutableBufferPointer<Float>, weight: UnsafeMutableBufferPointer<Float>
+        let inverse: UnsafeMutableBufferPointer<Float>, weight: UnsafeMutableBufferPointer<Float>
         let scratch: UnsafeMutableBufferPointer<Float>, table: UnsafeMutableBufferPointer<Float>
-        let localRows: UnsafeMutableBufferPointer<Float>, weightRows: UnsafeMutableBufferPointer<Float>
+        let inverseRows: UnsafeMutableBufferPointer<Float>, weightRows: UnsafeMutableBufferPointer<Float>
         let weighted: UnsafeMutableBufferPointer<UInt8>, chunks: Int
-        let columns: [Int32], fractions: [Float]
+        let columnStarts: [Int32], fractions: [Float]
         let line: (origin: Double, per: Double)
         let width: Int
 
@@ -140,23 +140,23 @@ package final class ToneMapper: @unchecked Sendable {
             outputHeight: Int, curve: ToneCurve
         ) {
             let cells = meter.gridWidth * meter.gridHeight
-            light = .allocate(capacity: cells); weight = .allocate(capacity: cells); scratch = .allocate(capacity: 5 * cells)
+            inverse = .allocate(capacity: cells); weight = .allocate(capacity: cells); scratch = .allocate(capacity: 5 * cells)
             table = .allocate(capacity: LocalContrast.tableSize)
             _ = table.initialize(from: LocalContrast.weights(curve))
             width = outputWidth
-            localRows = .allocate(capacity: meter.gridHeight * outputWidth)
+            inverseRows = .allocate(capacity: meter.gridHeight * outputWidth)
             weightRows = .allocate(capacity: meter.gridHeight * outputWidth)
-            localRows.initialize(repeating: 0); weightRows.initialize(repeating: 0)
+            inverseRows.initialize(repeating: 0); weightRows.initialize(repeating: 0)
             chunks = (outputWidth + Int(SDRIFY_CHUNK) - 1) / Int(SDRIFY_CHUNK)
             weighted = .allocate(capacity: meter.gridHeight * chunks)
             weighted.initialize(repeating: 0)
-            (columns, fractions) = LocalContrast.gridPlaces(
+            (columnStarts, fractions) = LocalContrast.gridPlaces(
                 output: outputWidth, offset: region.x, length: region.width, step: meter.step, cells: meter.gridWidth)
             line = LocalContrast.gridLine(output: outputHeight, offset: region.y, length: region.height, step: meter.step)
         }
 
         deinit {
-            [light, weight, scratch, table, localRows, weightRows].forEach { $0.deallocate() }
+            [inverse, weight, scratch, table, inverseRows, weightRows].forEach { $0.deallocate() }
             weighted.deallocate()
         }
 
@@ -164,12 +164,12 @@ package final class ToneMapper: @unchecked Sendable {
         func update(_ meter: SceneMeter) {
             let (w, h) = (Int32(meter.gridWidth), Int32(meter.gridHeight))
             sdrify_local_contrast_grids(
-                meter.grid.baseAddress, w, h, LocalContrast.radius, LocalContrast.edge, light.baseAddress, weight.baseAddress,
+                meter.grid.baseAddress, w, h, LocalContrast.radius, LocalContrast.edge, inverse.baseAddress, weight.baseAddress,
                 scratch.baseAddress, table.baseAddress, Int32(LocalContrast.tableSize), Float(LocalContrast.tableLowest),
                 Float(LocalContrast.tablePerStop))
-            sdrify_local_contrast_rows(light.baseAddress, w, h, columns, fractions, localRows.baseAddress, Int32(width), nil)
+            sdrify_local_contrast_rows(inverse.baseAddress, w, h, columnStarts, fractions, inverseRows.baseAddress, Int32(width), nil)
             sdrify_local_contrast_rows(
-                weight.baseAddress, w, h, columns, fractions, weightRows.baseAddress, Int32(width), weighted.baseAddress)
+                weight.baseAddress, w, h, columnStarts, fractions, weightRows.baseAddress, Int32(width), weighted.baseAddress)
         }
     }
 
