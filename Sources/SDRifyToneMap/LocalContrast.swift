@@ -5,10 +5,11 @@ import SDRifyValues
 /// Local contrast for the scene-adaptive curve (libplacebo's "contrast recovery" is the model): a global curve that
 /// squeezes a scene's highlights into the top of SDR flattens the texture there (clouds round the sun, a lit
 /// wall) to a bright halo. Each pixel's stops above or below its neighbourhood's light (the scene meter's samples,
-/// blurred) get back `strength` of what the curve took from them at that level (1 − its slope), at most
-/// `clamp` stops of difference, so that a strong edge (the sun's disc against the sky) cannot halo. Where the
-/// curve keeps every ratio (slope 1: SDR-range light, mid-tones) nothing changes; bright detail that goes past the
-/// curve's top reaches white, as the lights of the maker's own SDR do.
+/// smoothed) get back `strength` of what the curve took from them at that level (1 − its slope), at most
+/// `clamp` stops of difference, and the neighbourhood is edge-preserving (a guided filter), so that a strong edge
+/// (the sun's disc against the sky) does not halo. Where the curve keeps every ratio (slope 1: SDR-range light,
+/// mid-tones) nothing changes. Detail lifts no channel past white and does not darken near it (tonemap.c): lights
+/// reach white by the curve (SceneCurve).
 struct LocalContrast {
     /// The share of the lost contrast given back.
     static let strength = 0.7

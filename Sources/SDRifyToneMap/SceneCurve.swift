@@ -52,8 +52,6 @@ package struct SceneCurve: Equatable, Sendable {
     static let peakLanding = -0.32
     /// A peak this many stops above the scene's white begins to count as a light (see `init`).
     static let lightAbove = 1.0
-    /// Where a light's peak lands (stops): above SDR white, so that the brightest of it is white.
-    static let lightLanding = 0.0
 
     package let exposure: Double  // stops added to every level (≤ 0)
     let knee: Double  // stops, after exposure
@@ -89,9 +87,7 @@ package struct SceneCurve: Equatable, Sendable {
         // the white, or much of the picture) keeps the margin, and its texture. Between `lightAbove` and one stop
         // more above the white the margin fades out, and as the highlights grow it comes back.
         let light = min(max(measuredPeak - white - SceneCurve.lightAbove, 0), 1) * (1 - t)
-        top =
-            SceneCurve.peakLanding * max(t, 0.5 + 0.5 * lowered) * min(max(reach / 0.5, 0), 1) * (1 - light)
-            + SceneCurve.lightLanding * light
+        top = SceneCurve.peakLanding * max(t, 0.5 + 0.5 * lowered) * min(max(reach / 0.5, 0), 1) * (1 - light)
         // The slope is (V − b)/(U − b) for spans U = reach − knee, V = top − knee and bend b: the lower the knee,
         // the more stops share the compression and the higher the slope. A knee within a bend of the top leaves
         // slope 0: the bend alone rises to the top.
