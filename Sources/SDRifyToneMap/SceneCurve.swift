@@ -50,8 +50,10 @@ package struct SceneCurve: Equatable, Sendable {
     /// Where a peak well above SDR white lands (stops; 0.80 of SDR white's luminance), so that bright regions,
     /// whose strongest channel lies above their luminance when they are tinted, keep a margin below full code.
     static let peakLanding = -0.32
-    /// A peak this many stops above the scene's white begins to count as a light (see `init`).
-    static let lightAbove = 1.0
+    /// A peak this many stops above the scene's white begins to count as a light (see `init`): sunlit surfaces
+    /// in a scene lit by the sun reach about a stop over its white, and the makers let their brightest glints
+    /// touch white.
+    static let lightAbove = 0.75
 
     package let exposure: Double  // stops added to every level (≤ 0)
     let knee: Double  // stops, after exposure

@@ -12,12 +12,17 @@ package struct SceneStatistics: Sendable {
     package let counts: [Double]
     /// The same histogram of the near-neutral samples (SceneMeter.neutralSpread): what a diffuse white can be.
     let neutral: [Double]
+    /// The samples by the level up to which they lie inside the light around them: the lowest of their own and
+    /// their four neighbours' (SceneMeter). Light in one region (a lamp and its glow, the sun behind cloud) is
+    /// mostly inside at its own levels; light in many small pieces (sunlit edges, faces, leaves) is mostly edge.
+    let interior: [Double]
     package var total: Double { counts.reduce(0, +) }
 
-    /// `neutral`: nil when every sample counts as near-neutral.
-    package init(lowest: Double, counts: [Double], neutral: [Double]? = nil) {
+    /// `neutral`: nil when every sample counts as near-neutral; `interior`: nil when the light is all in one piece.
+    package init(lowest: Double, counts: [Double], neutral: [Double]? = nil, interior: [Double]? = nil) {
         self.lowest = lowest; self.counts = counts
         self.neutral = neutral.map { $0.count == counts.count ? $0 : counts } ?? counts
+        self.interior = interior.map { $0.count == counts.count ? $0 : counts } ?? counts
     }
 
     /// The level (stops) below which the fraction `p` of the samples lie, interpolated inside the bin.
@@ -58,8 +63,19 @@ package struct SceneStatistics: Sendable {
     func fraction(above stops: Double) -> Double {
         let t = total
         guard t > 0 else { return 0 }
-        let first = Int(((stops - lowest) * Double(SceneStatistics.binsPerStop)).rounded(.up))
-        return counts[min(max(first, 0), counts.count)...].reduce(0, +) / t
+        return counts[firstBin(atOrAbove: stops)...].reduce(0, +) / t
+    }
+
+    /// Of the light at or above `stops`, the share that lies inside it (`interior`): near 1 for one region, near 0
+    /// for light in many small pieces; 1 when there is none.
+    func compactness(above stops: Double) -> Double {
+        let first = firstBin(atOrAbove: stops)
+        let all = counts[first...].reduce(0, +)
+        return all > 0 ? interior[first...].reduce(0, +) / all : 1
+    }
+
+    private func firstBin(atOrAbove stops: Double) -> Int {
+        min(max(Int(((stops - lowest) * Double(SceneStatistics.binsPerStop)).rounded(.up)), 0), counts.count)
     }
 
     /// The histogram with no bin holding more than `spreadCap` of the samples: light spread over a range of levels
@@ -68,7 +84,8 @@ package struct SceneStatistics: Sendable {
     /// from it.
     var spreadWeighted: SceneStatistics {
         let cap = SceneStatistics.spreadCap * total
-        return SceneStatistics(lowest: lowest, counts: counts.map { min($0, cap) }, neutral: neutral.map { min($0, cap) })
+        return SceneStatistics(
+            lowest: lowest, counts: counts.map { min($0, cap) }, neutral: neutral.map { min($0, cap) }, interior: interior)
     }
     /// 1.5 % per 1/8-stop bin: a level spread evenly over 8 stops would fill each bin to 1.6 %.
     static let spreadCap = 0.015
@@ -81,7 +98,45 @@ package struct SceneStatistics: Sendable {
     /// flat areas (graphics, uniform patches, clipped highlights) weigh as little as one bin can (`spreadCap`);
     /// samples too few to make a surface (glints, small lights) stay under `whiteArea`. When no near-neutral
     /// level holds more than next to nothing, the scene has no white to go by: the lowest level.
+    ///
+    /// Thin light is not always a glow: sunlit surfaces in many small pieces (edges, faces, signs, a roof in the
+    /// sun) can spread over two stops at about `emptyBin` a bin, and one threshold would set them apart or not
+    /// on noise (the PQ and HLG versions of one photo got whites 0.6 stop apart). So where the light between the
+    /// white found and the level that leaves `tailShare` of the picture above (`tail`) is thin (no bin over
+    /// `thinBin`), the white is `tail`, as the makers' own SDR leaves about that much of such a scene over its
+    /// white; except that light set apart in one region (`compactness` of at least `oneRegion`: the sun and its
+    /// glow, a lamp) stays apart, however much of it there is. A chart's white or a lit wall piles its light far
+    /// over `thinBin` and keeps the white found.
     var diffuseWhite: Double {
+        let found = detachedWhite
+        let tail = levelWithNeutral(above: SceneStatistics.tailShare)
+        // The bins from the lower level's up to the higher's (the lower one's own bin is the body's).
+        let first = firstBin(atOrAbove: min(tail, found))
+        let last = min(neutral.count - 1, Int(((max(tail, found) - lowest) * Double(SceneStatistics.binsPerStop)).rounded(.down)))
+        let thin = SceneStatistics.thinBin * total
+        guard tail != found, first <= last, neutral[first...last].allSatisfy({ $0 <= thin }) else { return found }
+        return tail < found || compactness(above: tail) < SceneStatistics.oneRegion ? tail : found
+    }
+    static let tailShare = 0.03
+    static let thinBin = 2 * emptyBin
+    /// A region of 250 samples (0.75 % of the picture) is about 0.75 inside; sunlit pieces of a few samples 0.1.
+    static let oneRegion = 0.35
+
+    /// The level (stops) above which `share` of all samples lie, counting only near-neutral ones.
+    func levelWithNeutral(above share: Double) -> Double {
+        let target = share * total
+        var mass = 0.0
+        for i in stride(from: neutral.count - 1, through: 0, by: -1) where neutral[i] > 0 {
+            if mass + neutral[i] >= target {
+                return lowest + (Double(i + 1) - (target - mass) / neutral[i]) / Double(SceneStatistics.binsPerStop)
+            }
+            mass += neutral[i]
+        }
+        return lowest
+    }
+
+    /// The white by the gaps alone (the first paragraph above).
+    private var detachedWhite: Double {
         let all = total, counts = neutral, lit = neutral.reduce(0, +)
         guard lit > 0 else { return lowest }
         let empty = SceneStatistics.emptyBin * all, gapBins = Int(SceneStatistics.detachGap * Double(SceneStatistics.binsPerStop))
@@ -140,7 +195,9 @@ package struct SceneStatistics: Sendable {
     func blended(toward other: SceneStatistics, weight: Double) -> SceneStatistics {
         let a = max(total, 1), b = max(other.total, 1)
         func mix(_ x: [Double], _ y: [Double]) -> [Double] { zip(x, y).map { $0 / a * (1 - weight) + $1 / b * weight } }
-        return SceneStatistics(lowest: lowest, counts: mix(counts, other.counts), neutral: mix(neutral, other.neutral))
+        return SceneStatistics(
+            lowest: lowest, counts: mix(counts, other.counts), neutral: mix(neutral, other.neutral),
+            interior: mix(interior, other.interior))
     }
 }
 
@@ -238,6 +295,27 @@ package final class SceneMeter: @unchecked Sendable {
         withUnsafePointer(to: &job) { sdrify_scene_histogram($0) }
         return SceneStatistics(
             lowest: log2(Double(SceneMeter.minV)), counts: Array(histogram).map(Double.init),
-            neutral: Array(neutral).map(Double.init))
+            neutral: Array(neutral).map(Double.init), interior: interiorHistogram())
+    }
+
+    /// SceneStatistics.interior from the grid the histogram pass left: each sample binned at the lowest of its
+    /// own level and its four neighbours' (those inside the picture), on the 1/8-stop grid SceneStatistics
+    /// reads its bins on.
+    private func interiorHistogram() -> [Double] {
+        var out = [Double](repeating: 0, count: histogram.count)
+        let w = gridWidth, h = gridHeight, last = Float(histogram.count - 1)
+        let lowest = log2(SceneMeter.minV), perStop = Float(SceneStatistics.binsPerStop)
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = y * w + x
+                var level = grid[i]
+                if x > 0 { level = min(level, grid[i - 1]) }
+                if x + 1 < w { level = min(level, grid[i + 1]) }
+                if y > 0 { level = min(level, grid[i - w]) }
+                if y + 1 < h { level = min(level, grid[i + w]) }
+                out[Int(min(max((level - lowest) * perStop, 0), last))] += 1
+            }
+        }
+        return out
     }
 }

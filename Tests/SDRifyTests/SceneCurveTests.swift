@@ -55,6 +55,36 @@ final class SceneCurveTests: XCTestCase {
         for x in [1.0, 1.5, 2.0] { XCTAssertGreaterThan(c.slope(atStops: x), 0.9, "the sky keeps its texture at \(x) stops") }
     }
 
+    func testSunlitPiecesThinlySpreadGetOneWhiteWhicheverBinsTouchTheThreshold() {
+        // A crowd in shade with sunlit roofs, signs and faces: the body up to 0.5 stop over reference white, then
+        // 6 % of the picture spread thinly (0.375 % a bin) from 0.5 to 2.5 stops, in many small pieces (a tenth
+        // of it inside its region). Measured twice, as the PQ and HLG versions of one scene measure it: in one,
+        // a few bins of the tail hold a little more than `emptyBin`.
+        let body = scene([(-3, 0.4, 3), (-0.75, 0.54, 2.5)])
+        let start = Int((0.5 - body.lowest) * 8)
+        func with(_ tail: [Double], inside: Double) -> SceneStatistics {
+            var counts = body.counts, interior = body.counts
+            for (k, c) in tail.enumerated() { counts[start + k] += c; interior[start + k] += c * inside }
+            return SceneStatistics(lowest: body.lowest, counts: counts, interior: interior)
+        }
+        var tail = [Double](repeating: 0.00375 * 10_000, count: 16)
+        let thin = with(tail, inside: 0.1)
+        for k in [2, 7, 13] { tail[k] = 0.0045 * 10_000 }
+        let touched = with(tail, inside: 0.1)
+        XCTAssertEqual(thin.diffuseWhite, touched.diffuseWhite, accuracy: 0.1, "one white, not one per threshold side")
+        // It leaves `tailShare` of the picture above it: inside the tail, not at its top nor under it.
+        XCTAssertEqual(thin.fraction(above: thin.diffuseWhite), SceneStatistics.tailShare, accuracy: 0.004)
+        XCTAssertGreaterThan(thin.diffuseWhite, 1, "the sunlit pieces are not taken for a glow")
+        XCTAssertLessThan(thin.diffuseWhite, 2, "nor is their top taken for the white")
+        // The same light in one region (the sun behind thin cloud and its glow) is set apart: the white is the
+        // body's.
+        let glow = with([Double](repeating: 0.00375 * 10_000, count: 16), inside: 0.7)
+        XCTAssertLessThan(glow.diffuseWhite, 0.5)
+        // A picture piled near its top (a chart's white patch, a lit wall) keeps the white at that pile.
+        let chart = scene([(-3, 0.5, 3), (-0.5, 0.45, 2), (1.0, 0.05, 0.25)])
+        XCTAssertGreaterThan(chart.diffuseWhite, 0.85)
+    }
+
     func testLightsInADarkSceneAreNotTakenForItsWhite() {
         // A stage or a night street (graded film): most of the picture 2-8 stops under reference white, 15 % of
         // bright lights and signs spread from 0.75 to 3.75 stops over it, joined to the rest by their glow.
