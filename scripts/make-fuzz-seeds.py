@@ -168,6 +168,20 @@ def slow_motion_seeds():
     put("temporal-layers", "hevc-avcc", bytes([1 | 3 << 1]) + struct.pack(">I", 3) + bytes([0x02, 0x03, 0x44]))
 
 
+def av1_seeds(work):
+    """AV1 sequence headers as SVT-AV1 gives them (a bare OBU) and as an MP4's av1C record holds them, 8- and 10-bit."""
+    for depth, fmt in ((8, "yuv420p"), (10, "yuv420p10le")):
+        clip = os.path.join(work, f"av1-{depth}.mp4")
+        ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=64x64:d=0.1", "-c:v", "libsvtav1", "-preset", "12", "-pix_fmt", fmt, clip])
+        data = open(clip, "rb").read() if os.path.exists(clip) else b""
+        at = data.find(b"av1C")
+        if at < 4:
+            continue
+        record = data[at + 4:at - 4 + struct.unpack(">I", data[at - 4:at])[0]]
+        put("av1-sequence-header", f"av1C-{depth}bit", record)
+        put("av1-sequence-header", f"obu-{depth}bit", record[4:])
+
+
 def photo_seeds(work):
     """HEIF stills and motion photos as scripts/make-heif-vectors.py and make-motion-photos.py write them."""
     png, jpg, mp4 = (os.path.join(work, n) for n in ("seed.png", "seed.jpg", "seed.mp4"))
@@ -194,6 +208,7 @@ def text_seeds():
 with tempfile.TemporaryDirectory() as work:
     binary_seeds(work)
     photo_seeds(work)
+    av1_seeds(work)
 slow_motion_seeds()
 text_seeds()
 for target in sorted(os.listdir(out)):

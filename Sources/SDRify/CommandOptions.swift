@@ -182,7 +182,8 @@ package enum CommandOptions {
             return "--ladder: '\(entry)' is not a rung (a short edge from \(Ladder.validRungs.lowerBound) to \(Ladder.validRungs.upperBound) pixels)"
         })
     package static let codec = choice(
-        "codec", help: "The video codec: h264 (x264, High) or hevc (x265, Main, hvc1).", VideoCodec.allCases.map { ($0.rawValue, $0) })
+        "codec", help: "The video codec: h264 (x264, High), hevc (x265, Main, hvc1) or av1 (SVT-AV1, Main, av01; MP4 only); default: the preset's.",
+        VideoCodec.allCases.map { ($0.rawValue, $0) })
 
     // Limits for services.
     package static let maxPixels = CommandOption<Int, Int>(

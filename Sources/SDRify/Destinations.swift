@@ -147,6 +147,6 @@ extension Destination {
                 ("every_s", .double(every.seconds)), ("vtt", .string("thumbnails.vtt"))
             ]
         }
-        if !writesVideoFile { result.preset = nil }  // the destination sizes the output
+        if !writesVideoFile { result.preset = nil; result.codec = nil }  // the destination sizes the output
     }
 }

@@ -143,6 +143,7 @@ struct PlannedExport {
         var result = ExportResult(
             form: .conversion, output: out.path, preset: out.preset.name, width: plan.canvas.width, height: plan.canvas.height,
             duration: report.duration.seconds, frames: report.frames, toneMapping: "none", decodeErrors: report.errorsConcealed, elapsed: 0)
+        result.codec = out.preset.codec.rawValue
         if let source {
             let outcome = report.clips[0]
             result.input = input

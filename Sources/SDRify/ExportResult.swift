@@ -14,6 +14,8 @@ package struct ExportResult: Sendable {
     package var output: String
     /// The export preset's name; nil where the destination sizes the output (hls, the stills).
     var preset: String?
+    /// The video codec written ("h264", "hevc", "av1"; "copy" for Passthrough); nil with `preset`.
+    var codec: String? = nil
     package var width: Int
     package var height: Int
     package var duration: Double  // seconds of video written
@@ -71,6 +73,7 @@ package struct ExportResult: Sendable {
     private var conversionFields: [(String, JSONValue)] {
         var fields: [(String, JSONValue)] = [("input", .string(input)), ("output", .string(output))]
         if let preset { fields.append(("preset", .string(preset))) }
+        if let codec { fields.append(("codec", .string(codec))) }
         fields += [
             ("width", .int(Int64(width))), ("height", .int(Int64(height))), ("duration", .double(duration)),
             ("frames", .int(Int64(frames))), ("hdr", .string(hdr.rawValue)),
@@ -99,7 +102,7 @@ package struct ExportResult: Sendable {
 
     private var compositionJSON: JSONValue {
         var fields: [(String, JSONValue)] = [
-            ("output", .string(output)), ("preset", .string(preset ?? "")),
+            ("output", .string(output)), ("preset", .string(preset ?? "")), ("codec", codec.map(JSONValue.string) ?? .null),
             ("width", .int(Int64(width))), ("height", .int(Int64(height))),
             ("frame_rate", .string(frameRate.description)), ("fps", .double(frameRate.fps)),
             ("duration", .double(duration)), ("frames", .int(Int64(frames))), ("audio", .bool(hasAudio)),

@@ -93,6 +93,7 @@ enum Passthrough {
             form: .conversion, output: out.path, preset: out.preset.name, width: info.video.width, height: info.video.height,
             duration: duration, frames: frames, toneMapping: "none", decodeErrors: 0, elapsed: Date().timeIntervalSince(started))
         result.input = input
+        result.codec = "copy"
         result.hdr = info.video.hdrKind
         result.orientationExif = orientation.rawValue
         return result

@@ -21,11 +21,12 @@ package enum ParserEntryPoint: String, CaseIterable, Sendable {
     case temporalLayers = "temporal-layers"  // a packet's temporal layer and reference mark (H.264 SVC prefix, HEVC)
     case heif  // a HEIF file's item structure: items, locations, references, properties, a grid, each item's bytes
     case motionPhoto = "motion-photo"  // where a motion photo's movie lies (XMP, SEF trailer, 'mpvd')
+    case av1SequenceHeader = "av1-sequence-header"  // an AV1 sequence header OBU, bare or in an av1C record
 
     /// The extension of the scratch file (what the CLI would be given), nil for parsers of bytes in memory.
     var fileExtension: String? {
         switch self {
-        case .doviRPU, .sei, .gpmf, .mebx, .srt, .webvtt, .ass, .scc, .lrc, .temporalLayers: nil
+        case .doviRPU, .sei, .gpmf, .mebx, .srt, .webvtt, .ass, .scc, .lrc, .temporalLayers, .av1SequenceHeader: nil
         case .boxes, .slowMotion: "mp4"
         case .heif: "heic"
         case .motionPhoto: "jpg"
@@ -76,6 +77,8 @@ package enum ParserEntryPoint: String, CaseIterable, Sendable {
             let mode = bytes.first ?? 0, rest = Array(bytes.dropFirst())
             let layers = TemporalLayers(hevc: mode & 1 == 1, lengthSize: [nil, 1, 2, 4][Int(mode >> 1) & 3])
             _ = rest.withUnsafeBufferPointer { layers.picture($0) }
+        case .av1SequenceHeader:
+            _ = AV1SequenceHeader(bytes)?.codecString
         case .lrc:
             _ = LRC.looksLike(Substring(text))
             if let cues = try? LRC.cues(text, path: "fuzz.lrc") { _ = LRC.text(cues) }

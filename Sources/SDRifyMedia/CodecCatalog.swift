@@ -4,7 +4,7 @@ import SDRifyValues
 
 /// The video codec a preset writes.
 package enum VideoCodec: String, CaseIterable, Sendable {
-    case h264, hevc
+    case h264, hevc, av1
     package var catalog: CodecEntry { CodecCatalog.entry(self) }
 }
 
@@ -22,10 +22,21 @@ package struct CodecEntry: Sendable {
     package let speedPresets: [String]
     /// The sample entry code players need ('hvc1': parameter sets in the sample entry, as Apple requires), if any.
     let codecTag: UInt32?
-    /// Extra encoder options.
-    let options: [(String, String)]
+    /// Extra encoder options, for an encoder given `threads` (0: its own choice).
+    let options: @Sendable (_ threads: Int) -> [(String, String)]
+    /// Environment the encoder library reads when it is opened (set unless the user set it).
+    let environment: [(name: String, value: String)]
     /// Encoding cost per output pixel (ns) measured on the 2-core bench machine, for splitting threads.
     package let nsPerOutputPixel: Double
+    /// Containers (CodecCatalog.containers' extensions) that can hold it.
+    let extensions: [String]
+    /// The smallest picture side it encodes.
+    let minimumSide: Int
+    /// A preset's CRF, written for x264, as this encoder's CRF of about the same quality (the same PSNR on phone
+    /// footage: BENCHMARKS, issue 44).
+    package let crfForX264: @Sendable (Int) -> Int
+    /// A preset's speed, written in x264's names, as this encoder's.
+    package let speedForX264: @Sendable (String) -> String
 }
 
 package enum CodecCatalog {
@@ -37,14 +48,38 @@ package enum CodecCatalog {
             CodecEntry(
                 codec: .h264, encoder: "libx264", shortName: "x264", profile: "high", profileID: FF_PROFILE_H264_HIGH,
                 losslessProfile: ("high444", FF_PROFILE_H264_HIGH_444_PREDICTIVE), crfRange: 0...51,
-                speedPresets: x26xPresets, codecTag: nil, options: [], nsPerOutputPixel: 14)
+                speedPresets: x26xPresets, codecTag: nil, options: { _ in [] }, environment: [], nsPerOutputPixel: 14,
+                extensions: ["mp4", "m4v", "mov"], minimumSide: 2, crfForX264: { $0 }, speedForX264: { $0 })
         case .hevc:
+            // x265's CRF scale sits about 3 above x264's for the same quality (the HEVC presets: 26 for 23).
             CodecEntry(
                 codec: .hevc, encoder: "libx265", shortName: "x265", profile: "main", profileID: nil, losslessProfile: nil,
-                crfRange: 0...51, speedPresets: x26xPresets, codecTag: hvc1, options: [("x265-params", "log-level=error")],
-                nsPerOutputPixel: 42)
+                crfRange: 0...51, speedPresets: x26xPresets, codecTag: hvc1, options: { _ in [("x265-params", "log-level=error")] },
+                environment: [], nsPerOutputPixel: 42, extensions: ["mp4", "m4v", "mov"], minimumSide: 2, crfForX264: { min($0 + 3, 51) },
+                speedForX264: { $0 })
+        case .av1:
+            // SVT-AV1 through libavcodec 5.1: threads only through its own `lp`; a picture sent as I becomes a key
+            // frame only with enable-force-key-frames; closed GOPs (irefresh-type 2) so each segment stands alone.
+            // Its log goes to stderr at info level unless SVT_LOG says otherwise. libavformat writes AV1 in MP4
+            // only ("av01"), not in QuickTime. Pictures under 64 pixels a side are refused.
+            CodecEntry(
+                codec: .av1, encoder: "libsvtav1", shortName: "SVT-AV1", profile: "main", profileID: FF_PROFILE_AV1_MAIN,
+                losslessProfile: nil, crfRange: 1...63, speedPresets: (0...13).map(String.init), codecTag: nil,
+                options: { threads in
+                    let params = ["enable-force-key-frames=1", "irefresh-type=2"] + (threads > 0 ? ["lp=\(threads)"] : [])
+                    return [("svtav1-params", params.joined(separator: ":"))]
+                },
+                environment: [("SVT_LOG", "1")], nsPerOutputPixel: 60, extensions: ["mp4", "m4v"], minimumSide: 64,
+                crfForX264: { x264 in min(max(Int((Double(x264) * 1.5 + 0.5).rounded(.down)), 1), 63) },
+                speedForX264: { name in svtSpeeds[name] ?? "10" })
         }
     }
+
+    /// x264's speed names as SVT-AV1 presets (0 slowest … 13 fastest).
+    static let svtSpeeds = [
+        "ultrafast": "13", "superfast": "12", "veryfast": "11", "faster": "10", "fast": "9", "medium": "8", "slow": "6",
+        "slower": "4", "veryslow": "2", "placebo": "0"
+    ]
 
     /// 'hvc1' as a little-endian four-character code.
     static let hvc1: UInt32 = 0x3163_7668
@@ -58,13 +93,17 @@ package enum CodecCatalog {
 
     static func muxer(forExtension ext: String) -> String? { containers.first { $0.ext == ext.lowercased() }?.muxer }
 
-    /// The muxer for `path`, or the usage error that names the extensions sdrify writes.
-    package static func muxer(forOutput path: String) throws -> String {
+    /// The muxer for `path`, or the usage error that names the extensions sdrify writes (for `codec`, when given).
+    package static func muxer(forOutput path: String, codec: VideoCodec? = nil) throws -> String {
         let ext = URL(fileURLWithPath: path).pathExtension
         guard let m = muxer(forExtension: ext) else {
             let use = outputExtensions.map { "." + $0 }.joined(separator: ", ")
             throw SDRifyError.usage(
                 ext.isEmpty ? "\(path): the output has no extension (use \(use))" : "\(path): unsupported output extension '.\(ext)' (use \(use))")
+        }
+        if let codec, !codec.catalog.extensions.contains(ext.lowercased()) {
+            let use = codec.catalog.extensions.map { "." + $0 }.joined(separator: ", ")
+            throw SDRifyError.usage("\(path): \(codec.catalog.shortName) is written in \(use), not '.\(ext)'")
         }
         return m
     }

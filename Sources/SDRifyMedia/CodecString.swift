@@ -1,7 +1,9 @@
 import CFFmpeg
+import SDRifyProbe
 
 /// The RFC 6381 `CODECS` value of a stream as written (HLS master playlists): `avc1.PPCCLL` from the H.264 SPS,
-/// `hvc1.…` from the HEVC profile-tier-level, `mp4a.40.N` from the AAC AudioSpecificConfig. Read from the
+/// `hvc1.…` from the HEVC profile-tier-level, `av01.…` from the AV1 sequence header, `mp4a.40.N` from the AAC
+/// AudioSpecificConfig. Read from the
 /// stream's own parameter sets (avcC/hvcC, or Annex B as the encoders give them), so it names what was encoded.
 enum CodecString {
     static func of(_ par: UnsafeMutablePointer<AVCodecParameters>) -> String? {
@@ -11,6 +13,7 @@ enum CodecString {
         switch p.codec_id {
         case AV_CODEC_ID_H264: return h264(bytes)
         case AV_CODEC_ID_HEVC: return hevc(bytes)
+        case AV_CODEC_ID_AV1: return AV1SequenceHeader(bytes)?.codecString
         case AV_CODEC_ID_AAC: return aac(bytes)
         default: return nil
         }

@@ -3,7 +3,7 @@ import SDRifyValues
 
 /// Encoder settings the pipeline asks for.
 package struct VideoEncoderSettings: Sendable {
-    var codec: VideoCodec = .h264
+    package var codec: VideoCodec = .h264
     var crf: Int = 23
     var preset: String = "veryfast"  // x264/x265 speed preset
     var threads: Int = 0  // 0 = the encoder's own choice
@@ -15,11 +15,14 @@ package struct VideoEncoderSettings: Sendable {
     }
 }
 
-/// libx264 (High; High 4:4:4 Predictive for lossless CRF 0) or libx265 (Main) through libavcodec: 8-bit 4:2:0,
-/// BT.709 tags in the VUI, source timestamps kept; the level follows from size and rate (the encoders choose it).
+/// libx264 (High; High 4:4:4 Predictive for lossless CRF 0), libx265 (Main) or SVT-AV1 (Main) through libavcodec:
+/// 8-bit 4:2:0, BT.709 tags in the VUI or sequence header, source timestamps kept; the level follows from size and
+/// rate (the encoders choose it).
 package final class VideoEncoder {
     let ctx: UnsafeMutablePointer<AVCodecContext>
     package let codec: VideoCodec
+    /// Pictures sent and the end not yet: freed so, SVT-AV1 waits forever for its threads (it wants the end first).
+    private var inFlight = false
 
     package init(
         width: Int, height: Int, timeBase: TimeBase, frameRate: FrameRate, settings: VideoEncoderSettings,
@@ -32,6 +35,10 @@ package final class VideoEncoder {
         guard let codec = avcodec_find_encoder_by_name(entry.encoder) else {
             throw SDRifyError.conversion("\(entry.encoder) is not available in this libavcodec")
         }
+        guard min(width, height) >= entry.minimumSide else {
+            throw SDRifyError.usage("\(entry.shortName) encodes pictures of at least \(entry.minimumSide) pixels a side, not \(width)x\(height)")
+        }
+        for variable in entry.environment { setenv(variable.name, variable.value, 0) }
         guard let c = avcodec_alloc_context3(codec) else { throw SDRifyError.conversion("out of memory") }
         ctx = c
         c.pointee.width = Int32(width)
@@ -58,7 +65,7 @@ package final class VideoEncoder {
             : (entry.profile, entry.profileID ?? FF_PROFILE_UNKNOWN)
         if profile.1 != FF_PROFILE_UNKNOWN { c.pointee.profile = profile.1 }
         av_dict_set(&opts, "profile", profile.0, 0)
-        for (key, value) in entry.options { av_dict_set(&opts, key, value, 0) }
+        for (key, value) in entry.options(settings.threads) { av_dict_set(&opts, key, value, 0) }
         av_dict_set(&opts, "forced-idr", "1", 0)  // a keyframe asked for (a segment's start) is an IDR picture
         defer { av_dict_free(&opts) }
         try ffCheck(
@@ -67,6 +74,13 @@ package final class VideoEncoder {
     }
 
     deinit {
+        if inFlight, avcodec_send_frame(ctx, nil) >= 0 {
+            // A conversion that failed midway: the pictures still inside are encoded and dropped.
+            let packet = av_packet_alloc()
+            while avcodec_receive_packet(ctx, packet) >= 0 { av_packet_unref(packet) }
+            var pk = packet
+            av_packet_free(&pk)
+        }
         var p: UnsafeMutablePointer<AVCodecContext>? = ctx
         avcodec_free_context(&p)
     }
@@ -78,6 +92,7 @@ package final class VideoEncoder {
         let r = avcodec_send_frame(ctx, frame?.av)
         if r == ffEOF { return }
         try ffCheck(r, "encoding video")
+        inFlight = frame != nil
     }
 
     /// The next encoded packet, or false when the encoder wants more input.

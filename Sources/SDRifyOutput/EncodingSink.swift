@@ -33,7 +33,7 @@ package final class EncodingSink: MediaSink {
     ) throws {
         self.mixStage = mixStage
         output = try AtomicOutput.open(finalPath: path, inputPaths: inputs, overwrite: overwrite)
-        muxer = try Muxer(fd: output.fd, path: path, formatName: try CodecCatalog.muxer(forOutput: path))
+        muxer = try Muxer(fd: output.fd, path: path, formatName: try CodecCatalog.muxer(forOutput: path, codec: settings.codec))
         self.settings = settings
         self.carryOver = carryOver
         packet = try Packet()

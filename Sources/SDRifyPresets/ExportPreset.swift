@@ -28,6 +28,18 @@ package struct ExportPreset: Sendable {
 
     package static func box(_ long: Int, _ short: Int) -> BoundingBox { BoundingBox(long: long, short: short) }
 
+    /// The same preset written with `codec` (`--codec`): its CRF and speed, written for x264 (x265's CRF is
+    /// x264's + 3), as `codec`'s of about the same quality and speed. Itself when it already writes `codec`, and
+    /// for Passthrough, which writes no codec.
+    package func encoded(with codec: VideoCodec) -> ExportPreset {
+        guard codec != self.codec, !passthrough else { return self }
+        let x264CRF = self.codec == .hevc ? crf - 3 : crf
+        let target = codec.catalog
+        return ExportPreset(
+            name, box: box, codec: codec, crf: target.crfForX264(x264CRF), encoderPreset: target.speedForX264(encoderPreset),
+            summary: summary)
+    }
+
     package static let all: [ExportPreset] = [
         ExportPreset("640x480", box: box(640, 480), summary: "H.264 High + AAC, fits 640x480"),
         ExportPreset("960x540", box: box(960, 540), summary: "H.264 High + AAC, fits 960x540"),

@@ -38,6 +38,10 @@ package struct OutputSpec: Sendable {
     package var fit = Fit.contain
     package var imageDuration: MediaTime = 3  // for images given without one
     package var overwrite = false
+    /// `--codec`: the preset is written with this codec instead of its own (ExportPreset.encoded(with:)).
+    package var codec: VideoCodec? = nil {
+        didSet { if let codec { preset = preset.encoded(with: codec) } }
+    }
     package var crf: Int? = nil
     package var encoderPreset: String? = nil
     package var maxBitRate: BitRate? = nil  // --max-bitrate
@@ -62,6 +66,7 @@ package struct OutputSpec: Sendable {
     /// The encoder's settings against the codec table: nil when they fit, else which setting ("crf" or
     /// "encoder-preset") and what is wrong with it.
     package func encodingProblem() -> (setting: String, message: String)? {
+        if codec != nil, preset.passthrough { return ("codec", "does not apply to Passthrough, which copies the streams as they are") }
         let codec = preset.codec.catalog
         if let crf, !codec.crfRange.contains(crf) {
             return ("crf", "must be between \(codec.crfRange.lowerBound) and \(codec.crfRange.upperBound)")

@@ -58,7 +58,7 @@ package struct Timeline: Sendable {
 
     /// Checks every value that does not need the media; `where` names each clip (a JSON path or "clip 3").
     package func validate(where name: (Int) -> String = { "clip \($0 + 1)" }) throws {
-        if output.isVideoFile { _ = try CodecCatalog.muxer(forOutput: output.path) }
+        if output.isVideoFile { _ = try CodecCatalog.muxer(forOutput: output.path, codec: output.preset.passthrough ? nil : output.preset.codec) }
         guard !clips.isEmpty else { throw SDRifyError.usage("a timeline needs at least one clip") }
         guard output.preset.passthrough == false || clips.count == 1 else {
             throw SDRifyError.usage("Passthrough copies one file; a composition needs a preset that re-encodes")

@@ -251,14 +251,16 @@ struct PresetFlag: ParsableArguments {
 
 /// The options every command that encodes video takes: the render's, and the encoder's.
 struct EncodingFlags: ParsableArguments {
+    @Option(name: CommandOptions.codec.long, help: CommandOptions.codec.argumentHelp) var codec: String?
     @Option(
         parsing: .unconditional,
-        help: "Constant rate factor of the preset's encoder, x264 (H.264) or x265 (HEVC): 0–51, lower is better; default from the preset.")
+        help:
+            "Constant rate factor of the encoder, x264 (H.264) or x265 (HEVC): 0–51, SVT-AV1: 1–63, lower is better; default from the preset.")
     var crf: Int?
     @Option(
         name: [.customLong("encoder-preset"), .customLong("x264-preset")],
         help:
-            "Speed preset of the preset's encoder, x264 (H.264) or x265 (HEVC): ultrafast … veryslow; default from the preset. --x264-preset is the old name."
+            "Speed preset of the encoder, x264 (H.264) or x265 (HEVC): ultrafast … veryslow, SVT-AV1: 13 (fastest) … 0; default from the preset. --x264-preset is the old name."
     )
     var encoderPreset: String?
     @Option(name: CommandOptions.maxBitRate.long, parsing: .unconditionalSingleValue, help: CommandOptions.maxBitRate.argumentHelp)
@@ -279,6 +281,7 @@ struct EncodingFlags: ParsableArguments {
     /// The render's and the encoder's settings into `output` (the bit-rate cap: the first, for one video).
     func apply(to output: inout OutputSpec) {
         output.overwrite = overwrite
+        output.codec = try? CommandOptions.codec.value(ifGiven: codec)
         output.crf = crf
         output.encoderPreset = encoderPreset
         output.maxBitRate = bitRateCap
@@ -297,6 +300,7 @@ struct EncodingFlags: ParsableArguments {
         // The codec table's ranges, checked by the library (the flags only name the setting; H.264's and HEVC's are
         // the same).
         var output = OutputSpec(path: "", preset: ExportPreset.named(ExportPreset.defaultName)!)
+        output.codec = try CommandOptions.codec.value(ifGiven: codec)
         output.crf = crf; output.encoderPreset = encoderPreset
         if let problem = output.encodingProblem() { throw ValidationError("--\(problem.setting) \(problem.message)") }
         for cap in maxBitRate { _ = try CommandOptions.maxBitRate.checked(cap) }

@@ -11,7 +11,7 @@ struct Hls: ParsableCommand {
         commandName: "hls",
         abstract: "Make an HLS ladder (fMP4/CMAF segments, master and media playlists) from one decode.",
         usage:
-            "sdrify hls IN OUTDIR [--ladder 1080,720,480,360] [--segment SECONDS] [--codec h264|hevc] [--loudness LUFS] [--max-bitrate RATE]... [options]",
+            "sdrify hls IN OUTDIR [--ladder 1080,720,480,360] [--segment SECONDS] [--codec h264|hevc|av1] [--loudness LUFS] [--max-bitrate RATE]... [options]",
         discussion: """
             Each rung is a rendition's short edge (1080: 1920x1080 landscape, 1080x1920 portrait); rungs above the source \
             are dropped, at least one rendition is made. The picture is decoded, turned upright and tone mapped once and \
@@ -23,7 +23,6 @@ struct Hls: ParsableCommand {
     @Argument(help: ArgumentHelp("The directory to make.", valueName: "OUTDIR")) var directory: String
     @Option(name: CommandOptions.ladder.long, help: CommandOptions.ladder.argumentHelp) var ladder: String?
     @Option(name: CommandOptions.segment.long, parsing: .unconditional, help: CommandOptions.segment.argumentHelp) var segment: Double = 4
-    @Option(name: CommandOptions.codec.long, help: CommandOptions.codec.argumentHelp) var codec: String = "h264"
     @OptionGroup var encoding: EncodingFlags
     @OptionGroup var sound: LoudnessFlag
     @OptionGroup var picture: PictureFlags
@@ -36,7 +35,6 @@ struct Hls: ParsableCommand {
     func validate() throws {
         _ = try CommandOptions.ladder.checked(ladder)
         _ = try CommandOptions.segment.checked(segment)
-        _ = try CommandOptions.codec.checked(codec)
         _ = try CommandOptions.fps.checked(fps)
         _ = try CommandOptions.start.checked(start?.seconds)
         _ = try CommandOptions.duration.checked(duration?.seconds)
@@ -46,7 +44,9 @@ struct Hls: ParsableCommand {
     func run() throws {
         FailureReport.identity = [("input", .string(input)), ("output", .string(directory))]
         service.apply()
-        let preset = ExportPreset.named(try CommandOptions.codec.value(codec) == .hevc ? "HEVC1920x1080" : ExportPreset.defaultName)!
+        // HEVC ladders keep the HEVC preset's settings; other codecs take the default preset's, translated.
+        let preset = ExportPreset.named(
+            try CommandOptions.codec.value(ifGiven: encoding.codec) == .hevc ? "HEVC1920x1080" : ExportPreset.defaultName)!
         var spec = HLSSpec()
         spec.ladder = try CommandOptions.ladder.value(ifGiven: ladder) ?? .standard
         spec.segmentLength = try CommandOptions.segment.value(segment)
