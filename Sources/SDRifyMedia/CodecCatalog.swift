@@ -69,8 +69,8 @@ package enum CodecCatalog {
                     let params = ["enable-force-key-frames=1", "irefresh-type=2"] + (threads > 0 ? ["lp=\(threads)"] : [])
                     return [("svtav1-params", params.joined(separator: ":"))]
                 },
-                environment: [("SVT_LOG", "1")], nsPerOutputPixel: 60, extensions: ["mp4", "m4v"], minimumSide: 64,
-                crfForX264: { x264 in min(max(Int((Double(x264) * 1.5 + 0.5).rounded(.down)), 1), 63) },
+                environment: [("SVT_LOG", "1")], nsPerOutputPixel: 18, extensions: ["mp4", "m4v"], minimumSide: 64,
+                crfForX264: { x264 in min(max(Int((Double(x264) * 1.5 + 1).rounded(.down)), 1), 63) },
                 speedForX264: { name in svtSpeeds[name] ?? "10" })
         }
     }

@@ -184,6 +184,53 @@ final class PublishingTests: CLITestCase {
         XCTAssertEqual(ff.stderr, "")
     }
 
+    /// `hls --codec av1`: every variant's CODECS is `av01` with the profile, level and bit depth ffprobe reads from
+    /// the stream; every segment starts with a key frame and decodes on its own (closed GOPs); GStreamer (its AV1
+    /// decoder) and ffmpeg play the master playlist.
+    func testAV1LadderNamesItsStreamsAndEverySegmentStandsAlone() throws {
+        let input = try makePortraitHLG("hlg.mov", seconds: 4)
+        let out = file("ladder")
+        let r = try Support.sdrify("hls", input, out, "--ladder", "360,240", "--segment", "1", "--codec", "av1")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let master = try lines("\(out)/master.m3u8")
+        var variants = 0
+        for (i, line) in master.enumerated() where line.hasPrefix("#EXT-X-STREAM-INF:") {
+            variants += 1
+            let name = master[i + 1], stem = String(name.dropLast(5))
+            let segments = try checkMediaPlaylist(out, name)
+            XCTAssertEqual(segments.count, 4, name)
+            let p = try packets(out, stem, segments: segments.map(\.file))
+            XCTAssertEqual(p.count, 120, name)
+            for k in 0..<segments.count { XCTAssertTrue(p[k * 30].key, "\(name): segment \(k + 1) starts with a key frame") }
+            let v = Support.streams(try Support.ffprobe(file("\(stem)-joined.mp4")), "video").first ?? [:]
+            XCTAssertEqual(v["codec_name"] as? String, "av1", name)
+            let level = v["level"] as? Int ?? -1
+            XCTAssertEqual(attributes(line)["CODECS"], String(format: "av01.0.%02dM.08,mp4a.40.2", level), name)
+            // A segment alone (its init segment, then it): all 30 pictures, no complaint.
+            var alone = try Data(contentsOf: URL(fileURLWithPath: "\(out)/\(stem)_init.mp4"))
+            alone += try Data(contentsOf: URL(fileURLWithPath: "\(out)/\(segments[2].file)"))
+            try alone.write(to: URL(fileURLWithPath: file("alone.mp4")))
+            let decoded = try Support.run(
+                Support.tool("ffprobe"),
+                ["-v", "error", "-count_frames", "-select_streams", "v", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", file("alone.mp4")])
+            XCTAssertEqual(decoded.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "30", "\(name): \(decoded.stderr)")
+            XCTAssertEqual(decoded.stderr, "", name)
+        }
+        XCTAssertEqual(variants, 2)
+        let gst = try Support.run(
+            Support.tool("gst-launch-1.0"),
+            [
+                "-v", "playbin", "uri=file://\(out)/master.m3u8", "video-sink=fakesink sync=false silent=false",
+                "audio-sink=fakesink sync=false"
+            ])
+        XCTAssertEqual(gst.status, 0, gst.stderr)
+        let pictures = gst.stdout.split(whereSeparator: \.isNewline).filter { $0.contains("fakesink0") && $0.contains("chain") }
+        XCTAssertEqual(pictures.count, 120, "GStreamer decoded the whole video")
+        let ff = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", "\(out)/master.m3u8", "-map", "0:v:0", "-f", "null", "-"])
+        XCTAssertEqual(ff.status, 0, ff.stderr)
+        XCTAssertEqual(ff.stderr, "")
+    }
+
     /// Bad values exit 64 naming them; an existing OUTDIR is exit 4 unless -y; -y replaces an earlier ladder but not
     /// a directory holding more than files; a source below every rung makes one rendition of its own size; nothing
     /// is left behind when a run fails.
