@@ -48,8 +48,14 @@ final class CodecTests: CLITestCase {
         try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=48x64:d=0.5", "-c:v", "libx264", "-pix_fmt", "yuv420p", file("tiny.mp4")])
         let cases: [(args: [String], output: String, says: String)] = [
             ([Support.vector("orient_1.mp4"), file("out.mov"), "--codec", "av1"], "out.mov", "SVT-AV1 is written in .mp4, .m4v, not '.mov'"),
-            ([file("tiny.mp4"), file("tiny-out.mp4"), "--codec", "av1"], "tiny-out.mp4", "SVT-AV1 encodes pictures of at least 64 pixels a side, not 48x64"),
-            ([Support.vector("orient_1.mp4"), file("copy.mp4"), "--preset", "Passthrough", "--codec", "av1"], "copy.mp4", "does not apply to Passthrough")
+            (
+                [file("tiny.mp4"), file("tiny-out.mp4"), "--codec", "av1"], "tiny-out.mp4",
+                "SVT-AV1 encodes pictures of at least 64 pixels a side, not 48x64"
+            ),
+            (
+                [Support.vector("orient_1.mp4"), file("copy.mp4"), "--preset", "Passthrough", "--codec", "av1"], "copy.mp4",
+                "does not apply to Passthrough"
+            )
         ]
         for c in cases {
             let r = try Support.sdrify(c.args)

@@ -212,7 +212,10 @@ final class PublishingTests: CLITestCase {
             try alone.write(to: URL(fileURLWithPath: file("alone.mp4")))
             let decoded = try Support.run(
                 Support.tool("ffprobe"),
-                ["-v", "error", "-count_frames", "-select_streams", "v", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", file("alone.mp4")])
+                [
+                    "-v", "error", "-count_frames", "-select_streams", "v", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0",
+                    file("alone.mp4")
+                ])
             XCTAssertEqual(decoded.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "30", "\(name): \(decoded.stderr)")
             XCTAssertEqual(decoded.stderr, "", name)
         }
