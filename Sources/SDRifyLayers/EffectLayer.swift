@@ -56,6 +56,12 @@ final class EffectLayer: VideoLayer {
         case .vignette:
             let strength = Float(v("strength"))
             for p in 0..<3 { EffectKernels.vignette(frame.plane(p), rect.scaled(p), strength: strength, neutral: p == 0 ? 16 : 128) }
+        case .pointillize:
+            let dots = Pointillism.dots(in: rect, size: v("size"), jitter: v("jitter"))
+            let paper = (spec.background ?? RGBColor(r: 255, g: 255, b: 255)).ycbcr709
+            for (p, background) in [paper.y, paper.cb, paper.cr].enumerated() {
+                Pointillism.paint(frame.plane(p), rect.scaled(p), dots: dots, scale: p == 0 ? 1 : 0.5, background: background)
+            }
         case .vortex:
             let short = Double(min(rect.w, rect.h))
             let radius = v("radius") > 0 ? v("radius") : short / 2

@@ -20,7 +20,7 @@ package enum Easing: String, CaseIterable, Sendable {
 
 /// The picture effects, with the parameters each one takes (what keyframes may animate).
 package enum EffectKind: String, CaseIterable, Sendable {
-    case pixelate, blur, vortex, grayscale, sepia, adjust, vignette
+    case pixelate, blur, vortex, grayscale, sepia, adjust, vignette, pointillize
 
     var parameters: [String: Double] {  // name: default
         switch self {
@@ -31,13 +31,15 @@ package enum EffectKind: String, CaseIterable, Sendable {
         case .sepia: ["strength": 1]
         case .adjust: ["brightness": 0, "contrast": 1, "saturation": 1]
         case .vignette: ["strength": 0.5]
+        case .pointillize: ["size": 12, "jitter": 0.5]  // a dot's diameter (px); how far dots stray from the grid
         }
     }
 
     /// The range each parameter accepts.
     static func range(_ name: String) -> ClosedRange<Double> {
         switch name {
-        case "block": 2...512
+        case "block", "size": 2...512
+        case "jitter": 0...1
         case "radius": 0...2000
         case "angle": -3600...3600
         case "strength": 0...1
@@ -69,6 +71,7 @@ package struct EffectSpec: Equatable, Sendable {
     var end: Double? = nil
     package var region: Region? = nil  // nil: the whole picture
     var center: (x: Length, y: Length)? = nil  // vortex; default the region's centre
+    var background: RGBColor? = nil  // pointillize: what shows between the dots; default white
     package var values: [String: Double] = [:]  // parameters given (the kind's defaults fill the rest)
     var keyframes: [EffectKeyframe] = []
     package var path = ""  // where it was described, for errors found later (the frame size)
@@ -77,7 +80,7 @@ package struct EffectSpec: Equatable, Sendable {
 
     package static func == (a: EffectSpec, b: EffectSpec) -> Bool {
         a.kind == b.kind && a.start == b.start && a.end == b.end && a.region == b.region && a.values == b.values
-            && a.keyframes == b.keyframes && a.center?.x == b.center?.x && a.center?.y == b.center?.y
+            && a.keyframes == b.keyframes && a.center?.x == b.center?.x && a.center?.y == b.center?.y && a.background == b.background
     }
 
     /// Parameter values and the region's top-left offset at `local` seconds into the effect.
@@ -114,7 +117,7 @@ extension Parser {
     }
 
     mutating func effect(_ v: Any, at path: String) throws -> EffectSpec {
-        let common: Set<String> = ["type", "start", "end", "region", "keyframes", "center"]
+        let common: Set<String> = ["type", "start", "end", "region", "keyframes", "center", "background"]
         guard let o0 = v as? [String: Any] else { throw fail(path, "expected an object") }
         guard let name = o0["type"] as? String else {
             throw fail("\(path).type", "expected one of \(EffectKind.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -149,6 +152,10 @@ extension Parser {
                 throw fail("\(path).center", "needs x and y")
             }
             e.center = (x, y)
+        }
+        if let b = o["background"] {
+            guard kind == .pointillize else { throw fail("\(path).background", "only pointillize has a background") }
+            e.background = try color(b, at: "\(path).background")
         }
         if let list = o["keyframes"] {
             var last = -Double.infinity

@@ -145,7 +145,7 @@ func effectsBenchmark() throws {
     let kinds: [(EffectKind, [String: Double])] = [
         (.pixelate, ["block": 16]), (.blur, ["radius": 24]), (.vortex, ["angle": 180]),
         (.grayscale, [:]), (.sepia, [:]), (.adjust, ["contrast": 1.2, "saturation": 1.3]),
-        (.vignette, [:])
+        (.vignette, [:]), (.pointillize, ["size": 12])
     ]
     for (kind, values) in kinds {
         var ms: [Double] = []

@@ -91,6 +91,52 @@ final class EffectTests: CLITestCase {
         XCTAssertLessThan(greyMax, 6)
     }
 
+    /// Pointillize (issue 45): without jitter, 16-pixel dots on a 16-pixel grid from the region's corner, each the
+    /// mean of the source under it, on the background colour (which shows where no dot reaches: 1 − π/4 of the
+    /// region); with jitter the dots stray but hold still from picture to picture; outside its region and time,
+    /// nothing changes.
+    func testPointillizeMakesDotsOfTheColourUnderThem() throws {
+        let (clip, plain) = try source()
+        let out = try withEffects(
+            ##"{"effects": [{"type": "pointillize", "size": 16, "jitter": 0, "background": "#000000", "end": 1, "region": {"x": 32, "y": 32, "width": 192, "height": 128}}]}"##,
+            clip)
+        let dotted = try luma(out, 5), reference = try luma(plain, 5)
+        var paper = 0, checked = 0
+        for y in 32..<160 { for x in 32..<224 where dotted[y][x] == 16 { paper += 1 } }
+        // Untouched by any dot: more than half a pixel outside every one (dots are 8 across their radius, blended
+        // over the pixel across their edge).
+        XCTAssertEqual(Double(paper) / Double(192 * 128), 1 - Double.pi * 8.5 * 8.5 / 256, accuracy: 0.02, "the background between the dots")
+        for cy in stride(from: 40, to: 160, by: 16) {
+            for cx in stride(from: 40, to: 224, by: 16) {
+                // The dot's centre holds the mean of the source over its disc (radius 8 around the pixel corner cx, cy).
+                var sum = 0, n = 0
+                for y in (cy - 8)..<(cy + 8) {
+                    for x in (cx - 8)..<(cx + 8) {
+                        let dx = Double(x) + 0.5 - Double(cx), dy = Double(y) + 0.5 - Double(cy)
+                        if dx * dx + dy * dy <= 64 { sum += Int(reference[y][x]); n += 1 }
+                    }
+                }
+                XCTAssertEqual(Double(dotted[cy][cx]), Double(sum) / Double(n), accuracy: 1.5, "dot at \(cx),\(cy)")
+                checked += 1
+            }
+        }
+        XCTAssertEqual(checked, 96)
+        XCTAssertGreaterThan(detail(reference, x: 32..<224, y: 32..<160), 1, "the source has detail there")
+        XCTAssertTrue(same(dotted, reference, x: 224..<320, y: 0..<240), "right of the region")
+        XCTAssertTrue(same(dotted, reference, x: 0..<320, y: 160..<240), "under the region")
+        XCTAssertTrue(same(try luma(out, 12), try luma(plain, 12), x: 0..<320, y: 0..<240), "after its end")
+
+        // Jitter moves the dots off the grid, the same way in every picture.
+        let jittered = try withEffects(#"{"effects": [{"type": "pointillize", "size": 12, "jitter": 1}]}"#, clip)
+        let a = try luma(jittered, 3), b = try luma(jittered, 14)
+        let maskA = a.map { $0.map { $0 == 235 } }, maskB = b.map { $0.map { $0 == 235 } }
+        XCTAssertEqual(maskA, maskB, "the white between the dots is the same in both pictures")
+        let share = Double(maskA.joined().filter { $0 }.count) / Double(320 * 240)
+        XCTAssertNotEqual(a, b, "the source moves under the dots")
+        XCTAssertGreaterThan(share, 0.05, "white shows between the dots")
+        XCTAssertLessThan(share, 0.5)
+    }
+
     func testBadEffectDescriptionsAreRefusedWithTheirPath() throws {
         let (clip, _) = try source()
         let cases: [(String, String)] = [
@@ -99,7 +145,10 @@ final class EffectTests: CLITestCase {
             (#"{"effects": [{"type": "pixelate", "region": {"x": 300, "y": 0, "width": 100, "height": 10}}]}"#, "$.effects[0].region"),
             (#"{"effects": [{"type": "vortex", "keyframes": [{"t": 1, "angle": 10}, {"t": 0.5, "angle": 0}]}]}"#, "$.effects[0].keyframes[1].t"),
             (#"{"effects": [{"type": "adjust", "keyframes": [{"t": 0, "easing": "bounce"}]}]}"#, "$.effects[0].keyframes[0].easing"),
-            (#"{"effects": [{"type": "sepia", "strength": 3}]}"#, "$.effects[0].strength")
+            (#"{"effects": [{"type": "sepia", "strength": 3}]}"#, "$.effects[0].strength"),
+            (#"{"effects": [{"type": "pointillize", "size": 1}]}"#, "$.effects[0].size"),
+            (#"{"effects": [{"type": "pointillize", "background": "paper"}]}"#, "$.effects[0].background"),
+            (##"{"effects": [{"type": "blur", "background": "#FFFFFF"}]}"##, "$.effects[0].background")
         ]
         for (json, path) in cases {
             try json.write(toFile: file("bad.json"), atomically: true, encoding: .utf8)
