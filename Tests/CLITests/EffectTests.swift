@@ -102,10 +102,12 @@ final class EffectTests: CLITestCase {
             clip)
         let dotted = try luma(out, 5), reference = try luma(plain, 5)
         var paper = 0, checked = 0
-        for y in 32..<160 { for x in 32..<224 where dotted[y][x] == 16 { paper += 1 } }
-        // Untouched by any dot: more than half a pixel outside every one (dots are 8 across their radius, blended
-        // over the pixel across their edge).
-        XCTAssertEqual(Double(paper) / Double(192 * 128), 1 - Double.pi * 8.5 * 8.5 / 256, accuracy: 0.02, "the background between the dots")
+        // (Luma as `luma` reads it: full range, so the black background is 0 and white 255.)
+        for y in 32..<160 { for x in 32..<224 where dotted[y][x] == 0 { paper += 1 } }
+        // Untouched by any dot: the pixels whose centres lie more than half a pixel outside every dot (radius 8,
+        // blended over the pixel across its edge), counted on one cell's pixel grid.
+        let touched = (0..<256).filter { i in pow(Double(i % 16) - 7.5, 2) + pow(Double(i / 16) - 7.5, 2) < 8.5 * 8.5 }.count
+        XCTAssertEqual(Double(paper) / Double(192 * 128), 1 - Double(touched) / 256, accuracy: 0.01, "the background between the dots")
         for cy in stride(from: 40, to: 160, by: 16) {
             for cx in stride(from: 40, to: 224, by: 16) {
                 // The dot's centre holds the mean of the source over its disc (radius 8 around the pixel corner cx, cy).
@@ -126,15 +128,19 @@ final class EffectTests: CLITestCase {
         XCTAssertTrue(same(dotted, reference, x: 0..<320, y: 160..<240), "under the region")
         XCTAssertTrue(same(try luma(out, 12), try luma(plain, 12), x: 0..<320, y: 0..<240), "after its end")
 
-        // Jitter moves the dots off the grid, the same way in every picture.
-        let jittered = try withEffects(#"{"effects": [{"type": "pointillize", "size": 12, "jitter": 1}]}"#, clip)
+        // Jitter moves the dots off the grid, the same way in every picture: on a still picture, every output
+        // picture is the same.
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240", "-frames:v", "1", file("still.png")])
+        try ffmpeg(["-loop", "1", "-i", file("still.png"), "-t", "2", "-r", "10", "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", file("still.mp4")])
+        let jittered = try withEffects(#"{"effects": [{"type": "pointillize", "size": 12, "jitter": 1}]}"#, file("still.mp4"))
         let a = try luma(jittered, 3), b = try luma(jittered, 14)
-        let maskA = a.map { $0.map { $0 == 235 } }, maskB = b.map { $0.map { $0 == 235 } }
-        XCTAssertEqual(maskA, maskB, "the white between the dots is the same in both pictures")
-        let share = Double(maskA.joined().filter { $0 }.count) / Double(320 * 240)
-        XCTAssertNotEqual(a, b, "the source moves under the dots")
-        XCTAssertGreaterThan(share, 0.05, "white shows between the dots")
-        XCTAssertLessThan(share, 0.5)
+        XCTAssertEqual(a, b, "the dots hold still")
+        let white = Double(a.joined().filter { $0 == 255 }.count) / Double(320 * 240)
+        XCTAssertGreaterThan(white, 0.03, "white shows between the dots")
+        XCTAssertLessThan(white, 0.5)
+        // Off the grid: the dots' gaps are not in the same place in every cell.
+        let gaps = (0..<20).map { cell in a[cell / 5 * 48 + 6][cell % 5 * 48 + 6] == 255 }
+        XCTAssertTrue(gaps.contains(true) && gaps.contains(false), "\(gaps)")
     }
 
     func testBadEffectDescriptionsAreRefusedWithTheirPath() throws {
