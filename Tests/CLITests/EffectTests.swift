@@ -131,7 +131,9 @@ final class EffectTests: CLITestCase {
         // Jitter moves the dots off the grid, the same way in every picture: on a still picture, every output
         // picture is the same.
         try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240", "-frames:v", "1", file("still.png")])
-        try ffmpeg(["-loop", "1", "-i", file("still.png"), "-t", "2", "-r", "10", "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", file("still.mp4")])
+        try ffmpeg([
+            "-loop", "1", "-i", file("still.png"), "-t", "2", "-r", "10", "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", file("still.mp4")
+        ])
         let jittered = try withEffects(#"{"effects": [{"type": "pointillize", "size": 12, "jitter": 1}]}"#, file("still.mp4"))
         let a = try luma(jittered, 3), b = try luma(jittered, 14)
         XCTAssertEqual(a, b, "the dots hold still")
