@@ -77,6 +77,18 @@ final class PublishingTests: CLITestCase {
         return segments
     }
 
+    /// How many pictures GStreamer's playbin (hlsdemux and its decoders) plays from a master playlist to its end.
+    func picturesGStreamerPlays(_ master: String) throws -> Int {
+        let gst = try Support.run(
+            Support.tool("gst-launch-1.0"),
+            [
+                "-v", "playbin", "uri=file://\(master)", "video-sink=fakesink sync=false silent=false",
+                "audio-sink=fakesink sync=false"
+            ])
+        XCTAssertEqual(gst.status, 0, gst.stderr)
+        return gst.stdout.split(whereSeparator: \.isNewline).filter { $0.contains("fakesink0") && $0.contains("chain") }.count
+    }
+
     /// Packets of a rendition read as players read it (init segment, then the segments in order).
     func packets(_ dir: String, _ name: String, segments: [String], stream: String = "v") throws -> [(pts: Double, key: Bool, size: Int)] {
         let joined = file("\(name)-joined.mp4")
@@ -168,15 +180,7 @@ final class PublishingTests: CLITestCase {
         }
 
         // GStreamer's HLS demuxer plays the master playlist to its end: every picture of a rendition.
-        let gst = try Support.run(
-            Support.tool("gst-launch-1.0"),
-            [
-                "-v", "playbin", "uri=file://\(out)/master.m3u8", "video-sink=fakesink sync=false silent=false",
-                "audio-sink=fakesink sync=false"
-            ])
-        XCTAssertEqual(gst.status, 0, gst.stderr)
-        let pictures = gst.stdout.split(whereSeparator: \.isNewline).filter { $0.contains("fakesink0") && $0.contains("chain") }
-        XCTAssertEqual(pictures.count, 180, "GStreamer decoded the whole video")
+        XCTAssertEqual(try picturesGStreamerPlays("\(out)/master.m3u8"), 180, "GStreamer decoded the whole video")
         // ffmpeg reads the master playlist too.
         let ff = try Support.run(
             Support.tool("ffmpeg"), ["-v", "error", "-i", "\(out)/master.m3u8", "-map", "0:v:0", "-map", "0:a:0", "-f", "null", "-"])
@@ -220,15 +224,7 @@ final class PublishingTests: CLITestCase {
             XCTAssertEqual(decoded.stderr, "", name)
         }
         XCTAssertEqual(variants, 2)
-        let gst = try Support.run(
-            Support.tool("gst-launch-1.0"),
-            [
-                "-v", "playbin", "uri=file://\(out)/master.m3u8", "video-sink=fakesink sync=false silent=false",
-                "audio-sink=fakesink sync=false"
-            ])
-        XCTAssertEqual(gst.status, 0, gst.stderr)
-        let pictures = gst.stdout.split(whereSeparator: \.isNewline).filter { $0.contains("fakesink0") && $0.contains("chain") }
-        XCTAssertEqual(pictures.count, 120, "GStreamer decoded the whole video")
+        XCTAssertEqual(try picturesGStreamerPlays("\(out)/master.m3u8"), 120, "GStreamer decoded the whole video")
         let ff = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", "\(out)/master.m3u8", "-map", "0:v:0", "-f", "null", "-"])
         XCTAssertEqual(ff.status, 0, ff.stderr)
         XCTAssertEqual(ff.stderr, "")
