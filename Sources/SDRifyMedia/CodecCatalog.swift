@@ -93,6 +93,13 @@ package enum CodecCatalog {
 
     static func muxer(forExtension ext: String) -> String? { containers.first { $0.ext == ext.lowercased() }?.muxer }
 
+    /// Why `codec` cannot be written with the libavcodec this runs on (its encoder is not built in), or nil.
+    package static func unavailable(_ codec: VideoCodec) -> String? {
+        let entry = codec.catalog
+        guard avcodec_find_encoder_by_name(entry.encoder) == nil else { return nil }
+        return "\(codec.rawValue): \(entry.shortName) (\(entry.encoder)) is not in this libavcodec"
+    }
+
     /// The muxer for `path`, or the usage error that names the extensions sdrify writes (for `codec`, when given).
     package static func muxer(forOutput path: String, codec: VideoCodec? = nil) throws -> String {
         let ext = URL(fileURLWithPath: path).pathExtension

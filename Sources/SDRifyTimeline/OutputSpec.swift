@@ -67,6 +67,7 @@ package struct OutputSpec: Sendable {
     /// "encoder-preset") and what is wrong with it.
     package func encodingProblem() -> (setting: String, message: String)? {
         if codec != nil, preset.passthrough { return ("codec", "does not apply to Passthrough, which copies the streams as they are") }
+        if !preset.passthrough, let missing = CodecCatalog.unavailable(preset.codec) { return ("codec", missing) }
         let codec = preset.codec.catalog
         if let crf, !codec.crfRange.contains(crf) {
             return ("crf", "must be between \(codec.crfRange.lowerBound) and \(codec.crfRange.upperBound)")
