@@ -67,6 +67,16 @@ extension Destination {
         case .carried(let c): (carried, mixStage) = (c, nil)
         case .mixed(_, let normalizer, _): (carried, mixStage) = (nil, normalizer)
         }
+        // A size the codec cannot encode is refused before anything is written.
+        let encoded: [(Int, Int)]
+        switch self {
+        case .video: encoded = [(plan.canvas.width, plan.canvas.height)]
+        case .hls: encoded = plan.renditions.map { ($0.width, $0.height) }
+        default: encoded = []
+        }
+        for (w, h) in encoded {
+            if let problem = CodecCatalog.sizeProblem(out.preset.codec, width: w, height: h) { throw SDRifyError.usage(problem) }
+        }
         switch self {
         case .video:
             let sources =

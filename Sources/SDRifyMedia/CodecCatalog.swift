@@ -93,6 +93,13 @@ package enum CodecCatalog {
 
     static func muxer(forExtension ext: String) -> String? { containers.first { $0.ext == ext.lowercased() }?.muxer }
 
+    /// Why `codec` cannot encode a `width`×`height` picture (SVT-AV1: under 64 pixels a side), or nil.
+    package static func sizeProblem(_ codec: VideoCodec, width: Int, height: Int) -> String? {
+        let entry = codec.catalog
+        guard min(width, height) < entry.minimumSide else { return nil }
+        return "\(entry.shortName) encodes pictures of at least \(entry.minimumSide) pixels a side, not \(width)x\(height)"
+    }
+
     /// Why `codec` cannot be written with the libavcodec this runs on (its encoder is not built in), or nil.
     package static func unavailable(_ codec: VideoCodec) -> String? {
         let entry = codec.catalog

@@ -35,9 +35,7 @@ package final class VideoEncoder {
         guard let codec = avcodec_find_encoder_by_name(entry.encoder) else {
             throw SDRifyError.conversion("\(entry.encoder) is not available in this libavcodec")
         }
-        guard min(width, height) >= entry.minimumSide else {
-            throw SDRifyError.usage("\(entry.shortName) encodes pictures of at least \(entry.minimumSide) pixels a side, not \(width)x\(height)")
-        }
+        if let problem = CodecCatalog.sizeProblem(settings.codec, width: width, height: height) { throw SDRifyError.usage(problem) }
         for variable in entry.environment { setenv(variable.name, variable.value, 0) }
         guard let c = avcodec_alloc_context3(codec) else { throw SDRifyError.conversion("out of memory") }
         ctx = c

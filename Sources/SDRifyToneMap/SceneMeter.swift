@@ -78,6 +78,10 @@ package struct SceneStatistics: Sendable {
         min(max(Int(((stops - lowest) * Double(SceneStatistics.binsPerStop)).rounded(.up)), 0), counts.count)
     }
 
+    private func bin(containing stops: Double) -> Int {
+        min(max(Int(((stops - lowest) * Double(SceneStatistics.binsPerStop)).rounded(.down)), 0), counts.count - 1)
+    }
+
     /// The histogram with no bin holding more than `spreadCap` of the samples: light spread over a range of levels
     /// (a sky, a lit wall: texture) keeps its weight, light piled on one level (a flat graphic, a uniform patch,
     /// a clipped area) counts as little as one bin can. The highlights SceneCurve keeps texture for are read
@@ -112,7 +116,7 @@ package struct SceneStatistics: Sendable {
         let tail = levelWithNeutral(above: SceneStatistics.tailShare)
         // The bins from the lower level's up to the higher's (the lower one's own bin is the body's).
         let first = firstBin(atOrAbove: min(tail, found))
-        let last = min(neutral.count - 1, Int(((max(tail, found) - lowest) * Double(SceneStatistics.binsPerStop)).rounded(.down)))
+        let last = bin(containing: max(tail, found))
         let thin = SceneStatistics.thinBin * total
         guard tail != found, first <= last, neutral[first...last].allSatisfy({ $0 <= thin }) else { return found }
         return tail < found || compactness(above: tail) < SceneStatistics.oneRegion ? tail : found

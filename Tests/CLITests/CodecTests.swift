@@ -42,8 +42,8 @@ final class CodecTests: CLITestCase {
 
     func size(_ path: String) throws -> Int { try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0 }
 
-    /// QuickTime cannot hold AV1, SVT-AV1 takes no picture under 64 pixels a side, and Passthrough writes no codec:
-    /// exit 64, one line naming it, nothing written.
+    /// QuickTime cannot hold AV1, SVT-AV1 takes no picture under 64 pixels a side (a file or a ladder's rung), and
+    /// Passthrough writes no codec: exit 64, one line naming it, nothing written.
     func testAV1RefusedWhereItCannotGo() throws {
         try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=48x64:d=0.5", "-c:v", "libx264", "-pix_fmt", "yuv420p", file("tiny.mp4")])
         let cases: [(args: [String], output: String, says: String)] = [
@@ -52,6 +52,7 @@ final class CodecTests: CLITestCase {
                 [file("tiny.mp4"), file("tiny-out.mp4"), "--codec", "av1"], "tiny-out.mp4",
                 "SVT-AV1 encodes pictures of at least 64 pixels a side, not 48x64"
             ),
+            (["hls", file("tiny.mp4"), file("ladder"), "--codec", "av1"], "ladder", "SVT-AV1 encodes pictures of at least 64 pixels a side"),
             (
                 [Support.vector("orient_1.mp4"), file("copy.mp4"), "--preset", "Passthrough", "--codec", "av1"], "copy.mp4",
                 "does not apply to Passthrough"
