@@ -28,12 +28,13 @@ package struct ExportPreset: Sendable {
 
     package static func box(_ long: Int, _ short: Int) -> BoundingBox { BoundingBox(long: long, short: short) }
 
-    /// The same preset written with `codec` (`--codec`): its CRF and speed, written for x264 (x265's CRF is
-    /// x264's + 3), as `codec`'s of about the same quality and speed. Itself when it already writes `codec`, and
-    /// for Passthrough, which writes no codec.
+    /// The same preset written with `codec` (`--codec`): its CRF and speed, written for its own encoder, as
+    /// `codec`'s of about the same quality and speed, through x264's scale (CodecEntry.crfForX264, read backwards
+    /// for its own encoder). Itself when it already writes `codec`, and for Passthrough, which writes no codec.
     package func encoded(with codec: VideoCodec) -> ExportPreset {
         guard codec != self.codec, !passthrough else { return self }
-        let x264CRF = self.codec == .hevc ? crf - 3 : crf
+        let own = self.codec.catalog
+        let x264CRF = own.crfRange.first { own.crfForX264($0) >= crf } ?? crf
         let target = codec.catalog
         return ExportPreset(
             name, box: box, codec: codec, crf: target.crfForX264(x264CRF), encoderPreset: target.speedForX264(encoderPreset),
