@@ -185,6 +185,13 @@ package enum CommandOptions {
         "codec", help: "The video codec: h264 (x264, High), hevc (x265, Main, hvc1) or av1 (SVT-AV1, Main, av01; MP4 only); default: the preset's.",
         VideoCodec.allCases.map { ($0.rawValue, $0) })
 
+    package static let range = choice(
+        "range",
+        help:
+            "sdr: every source tone mapped to BT.709 SDR (default); hdr: the HDR kept (10-bit BT.2020, PQ or HLG as the source has it; "
+            + "HEVC Main 10 unless --codec av1).",
+        RangeRequest.allCases.map { ($0.rawValue, $0) })
+
     // Limits for services.
     package static let maxPixels = CommandOption<Int, Int>(
         "max-pixels", "N", help: "Refuse pictures larger than this many pixels (exit 3).", read: { $0 > 0 ? $0 : nil },

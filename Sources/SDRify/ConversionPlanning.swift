@@ -40,8 +40,13 @@ enum ConversionPlanning {
             }
             return .written(try AudioOnlyConversion.run(timeline, length: length, warn: warn, progress: progress))
         }
-        let (info, demuxer, truncated) = opened
+        var (info, demuxer, truncated) = opened
         if let truncated { warn("\(truncated): converting what it holds") }
+        if out.range == .hdr, !out.preset.passthrough, let probed = try? Prober.probe(path: input).video {
+            // The HDR kept carries what only the first picture may say (SEI: mastering display, light level, HLG).
+            info.video.hdrMetadata = probed.hdrMetadata
+            info.video.color = probed.color
+        }
         let video = info.video
         let orientation = try info.supportedOrientation().then(clip.framing.turn)
         // The audio tracks asked for, checked before any output exists (a choice the input cannot meet is a usage error).

@@ -12,6 +12,9 @@ import SDRifyValues
 extension Destination {
     /// Its values, before anything is read.
     func validate(_ timeline: Timeline) throws {
+        if timeline.output.range == .hdr, !writesVideoFile {
+            throw SDRifyError.usage("--range hdr writes one video file; renditions and stills are made from the SDR picture")
+        }
         switch self {
         case .video, .survey, .sheet, .sprites: return
         case .hls(let spec): if let problem = spec.capProblem { throw SDRifyError.usage(problem) }
@@ -82,7 +85,8 @@ extension Destination {
             let sources =
                 carried == nil ? plan.clips.compactMap(\.path) + (timeline.music.map { [$0.path] } ?? []) : Array(inputs.prefix(1))
             let video = try EncodingSink(
-                path: out.path, inputs: sources, overwrite: out.overwrite, settings: out.encoderSettings(threads: encodeThreads),
+                path: out.path, inputs: sources, overwrite: out.overwrite,
+                settings: out.encoderSettings(threads: encodeThreads, range: plan.canvas.range, hdr: plan.hdrMetadata),
                 carryOver: carried, mixStage: mixStage)
             let poster = try out.poster.map { try PosterSink($0, inputs: sources, overwrite: out.overwrite, outputLength: plan.expectedLength) }
             return [video] + (poster.map { [$0] } ?? [])
@@ -157,6 +161,6 @@ extension Destination {
                 ("every_s", .double(every.seconds)), ("vtt", .string("thumbnails.vtt"))
             ]
         }
-        if !writesVideoFile { result.preset = nil; result.codec = nil }  // the destination sizes the output
+        if !writesVideoFile { result.preset = nil; result.codec = nil; result.range = nil }  // the destination sizes the output
     }
 }

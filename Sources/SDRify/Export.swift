@@ -144,12 +144,13 @@ struct PlannedExport {
             form: .conversion, output: out.path, preset: out.preset.name, width: plan.canvas.width, height: plan.canvas.height,
             duration: report.duration.seconds, frames: report.frames, toneMapping: "none", decodeErrors: report.errorsConcealed, elapsed: 0)
         result.codec = out.preset.codec.rawValue
+        result.range = plan.canvas.range
         if let source {
             let outcome = report.clips[0]
             result.input = input
             result.hdr = outcome?.sourceColor?.hdrKind ?? source.hdr  // what the pictures said, e.g. HLG by SEI
             result.orientationExif = source.orientation.rawValue
-            result.toneMapping = result.hdr == .sdr ? "none" : out.toneMap.op.rawValue
+            result.toneMapping = result.hdr == .sdr || plan.canvas.range != .sdr ? "none" : out.toneMap.op.rawValue
             result.toneMappingDetail = outcome?.toneDetail
             result.speed = timeline.clips[0].speed
             result.slowMotionFlattened = source.flattened

@@ -35,6 +35,8 @@ package struct ExportResult: Sendable {
     // A conversion's input.
     package var input = ""
     package var hdr = HDRKind.sdr
+    /// What the video's pictures carry (`--range`: sdr, or pq/hlg kept), nil where no video file is written.
+    var range: HDRKind? = nil
     var orientationExif = 1
     /// How the input was retimed: its speed, and whether a slow-motion recording was flattened.
     package var speed = Speed.normal
@@ -74,6 +76,7 @@ package struct ExportResult: Sendable {
         var fields: [(String, JSONValue)] = [("input", .string(input)), ("output", .string(output))]
         if let preset { fields.append(("preset", .string(preset))) }
         if let codec { fields.append(("codec", .string(codec))) }
+        if let range { fields.append(("range", .string(range.rawValue))) }
         fields += [
             ("width", .int(Int64(width))), ("height", .int(Int64(height))), ("duration", .double(duration)),
             ("frames", .int(Int64(frames))), ("hdr", .string(hdr.rawValue)),
@@ -103,7 +106,7 @@ package struct ExportResult: Sendable {
     private var compositionJSON: JSONValue {
         var fields: [(String, JSONValue)] = [
             ("output", .string(output)), ("preset", .string(preset ?? "")), ("codec", codec.map(JSONValue.string) ?? .null),
-            ("width", .int(Int64(width))), ("height", .int(Int64(height))),
+            ("range", .string((range ?? .sdr).rawValue)), ("width", .int(Int64(width))), ("height", .int(Int64(height))),
             ("frame_rate", .string(frameRate.description)), ("fps", .double(frameRate.fps)),
             ("duration", .double(duration)), ("frames", .int(Int64(frames))), ("audio", .bool(hasAudio)),
             ("tonemap", .string(toneMapping))

@@ -22,8 +22,14 @@ package struct CodecEntry: Sendable {
     package let speedPresets: [String]
     /// The sample entry code players need ('hvc1': parameter sets in the sample entry, as Apple requires), if any.
     let codecTag: UInt32?
-    /// Extra encoder options, for an encoder given `threads` (0: its own choice).
-    let options: @Sendable (_ threads: Int) -> [(String, String)]
+    /// The encoder's own parameter string's option (x265-params, svtav1-params), and its parameters for an encoder
+    /// given `threads` (0: its own choice).
+    let paramsOption: String?
+    let params: @Sendable (_ threads: Int) -> [String]
+    /// The profile that carries 10-bit BT.2020 HDR (`--range hdr`), nil where sdrify does not write HDR with this
+    /// codec (H.264: few players show HDR in it); and the parameters that write a source's static metadata.
+    package let hdrProfile: (name: String, id: Int32?)?
+    let hdrParams: @Sendable (HDRMetadata) -> [String]
     /// Environment the encoder library reads when it is opened (set unless the user set it).
     let environment: [(name: String, value: String)]
     /// Encoding cost per output pixel (ns) measured on the 2-core bench machine, for splitting threads.
@@ -48,13 +54,28 @@ package enum CodecCatalog {
             CodecEntry(
                 codec: .h264, encoder: "libx264", shortName: "x264", profile: "high", profileID: FF_PROFILE_H264_HIGH,
                 losslessProfile: ("high444", FF_PROFILE_H264_HIGH_444_PREDICTIVE), crfRange: 0...51,
-                speedPresets: x26xPresets, codecTag: nil, options: { _ in [] }, environment: [], nsPerOutputPixel: 14,
+                speedPresets: x26xPresets, codecTag: nil, paramsOption: nil, params: { _ in [] }, hdrProfile: nil, hdrParams: { _ in [] },
+                environment: [], nsPerOutputPixel: 14,
                 extensions: ["mp4", "m4v", "mov"], minimumSide: 2, crfForX264: { $0 }, speedForX264: { $0 })
         case .hevc:
             // x265's CRF scale sits about 3 above x264's for the same quality (the HEVC presets: 26 for 23).
             CodecEntry(
                 codec: .hevc, encoder: "libx265", shortName: "x265", profile: "main", profileID: nil, losslessProfile: nil,
-                crfRange: 0...51, speedPresets: x26xPresets, codecTag: hvc1, options: { _ in [("x265-params", "log-level=error")] },
+                crfRange: 0...51, speedPresets: x26xPresets, codecTag: hvc1, paramsOption: "x265-params", params: { _ in ["log-level=error"] },
+                hdrProfile: ("main10", nil),
+                hdrParams: { hdr in
+                    // x265: chromaticities in 1/50000, luminance in 1/10000 cd/m², green first.
+                    var p: [String] = []
+                    if let md = hdr.masteringDisplay {
+                        func xy(_ x: Double, _ y: Double) -> String { "(\(Int((x * 50000).rounded())),\(Int((y * 50000).rounded())))" }
+                        let light = "L(\(Int((md.maxLuminance * 10000).rounded())),\(Int((md.minLuminance * 10000).rounded())))"
+                        p.append(
+                            "master-display=G\(xy(md.greenX, md.greenY))B\(xy(md.blueX, md.blueY))R\(xy(md.redX, md.redY))"
+                                + "WP\(xy(md.whitePointX, md.whitePointY))\(light)")
+                    }
+                    if let cll = hdr.contentLightLevel { p.append("max-cll=\(cll.maxCLL),\(cll.maxFALL)") }
+                    return p
+                },
                 environment: [], nsPerOutputPixel: 42, extensions: ["mp4", "m4v", "mov"], minimumSide: 2, crfForX264: { min($0 + 3, 51) },
                 speedForX264: { $0 })
         case .av1:
@@ -65,9 +86,21 @@ package enum CodecCatalog {
             CodecEntry(
                 codec: .av1, encoder: "libsvtav1", shortName: "SVT-AV1", profile: "main", profileID: FF_PROFILE_AV1_MAIN,
                 losslessProfile: nil, crfRange: 1...63, speedPresets: (0...13).map(String.init), codecTag: nil,
-                options: { threads in
-                    let params = ["enable-force-key-frames=1", "irefresh-type=2"] + (threads > 0 ? ["lp=\(threads)"] : [])
-                    return [("svtav1-params", params.joined(separator: ":"))]
+                paramsOption: "svtav1-params",
+                params: { threads in ["enable-force-key-frames=1", "irefresh-type=2"] + (threads > 0 ? ["lp=\(threads)"] : []) },
+                hdrProfile: ("main", FF_PROFILE_AV1_MAIN),  // Main is 8- and 10-bit 4:2:0
+                hdrParams: { hdr in
+                    // SVT-AV1: the same order in plain numbers.
+                    var p: [String] = []
+                    if let md = hdr.masteringDisplay {
+                        func xy(_ x: Double, _ y: Double) -> String { String(format: "(%.5f,%.5f)", x, y) }
+                        let light = String(format: "L(%.4f,%.4f)", md.maxLuminance, md.minLuminance)
+                        p.append(
+                            "mastering-display=G\(xy(md.greenX, md.greenY))B\(xy(md.blueX, md.blueY))R\(xy(md.redX, md.redY))"
+                                + "WP\(xy(md.whitePointX, md.whitePointY))\(light)")
+                    }
+                    if let cll = hdr.contentLightLevel { p.append("content-light=\(cll.maxCLL),\(cll.maxFALL)") }
+                    return p
                 },
                 environment: [("SVT_LOG", "1")], nsPerOutputPixel: 18, extensions: ["mp4", "m4v"], minimumSide: 64,
                 crfForX264: { x264 in min(max(Int((Double(x264) * 1.5 + 1).rounded(.down)), 1), 63) },
@@ -98,6 +131,12 @@ package enum CodecCatalog {
         let entry = codec.catalog
         guard min(width, height) < entry.minimumSide else { return nil }
         return "\(entry.shortName) encodes pictures of at least \(entry.minimumSide) pixels a side, not \(width)x\(height)"
+    }
+
+    /// Why `codec` cannot write a render of `kind` (HDR with a codec sdrify writes SDR only), or nil.
+    package static func rangeProblem(_ codec: VideoCodec, kind: HDRKind) -> String? {
+        guard kind != .sdr, codec.catalog.hdrProfile == nil else { return nil }
+        return "\(codec.rawValue) (\(codec.catalog.shortName)) does not carry HDR here: --range hdr is written with --codec hevc or av1"
     }
 
     /// Why `codec` cannot be written with the libavcodec this runs on (its encoder is not built in), or nil.

@@ -17,6 +17,9 @@ package struct PlanarFormat: Equatable, Sendable {
     package static let yuv420p = PlanarFormat(bitDepth: 8, chromaShiftX: 1, chromaShiftY: 1)
     package static let yuv420p10 = PlanarFormat(bitDepth: 10, chromaShiftX: 1, chromaShiftY: 1)
 
+    /// A render's pictures of `kind`: 8-bit 4:2:0 (SDR) or 10-bit 4:2:0 (the HDR kept).
+    package static func output(_ kind: HDRKind) -> PlanarFormat { kind == .sdr ? .yuv420p : .yuv420p10 }
+
     package var bytesPerSample: Int { bitDepth > 8 ? 2 : 1 }
     package var planeCount: Int { hasChroma ? 3 : 1 }
 
@@ -222,16 +225,16 @@ extension Frame {
     package func planes(_ count: Int) -> [(UnsafeMutableRawPointer, Int)] { (0..<count).map { (data($0), stride($0)) } }
 }
 
-/// A fixed ring of 8-bit 4:2:0 BT.709 output pictures, handed out in turn; each is made writable (reallocated
-/// only if the encoder still holds it) before it is reused.
+/// A fixed ring of a render's output pictures (8-bit 4:2:0 BT.709; of `kind` HDR, 10-bit BT.2020), handed out in
+/// turn; each is made writable (reallocated only if the encoder still holds it) before it is reused.
 package final class FrameRing: @unchecked Sendable {
     private let frames: [Frame]
     private var index = 0
 
-    package init(size: Int, width: Int, height: Int) throws {
+    package init(size: Int, width: Int, height: Int, kind: HDRKind = .sdr) throws {
         frames = try (0..<max(1, size)).map { _ in
-            let f = try Frame(width: width, height: height, format: .yuv420p)
-            f.color = .sdrOutput
+            let f = try Frame(width: width, height: height, format: .output(kind))
+            f.color = .output(kind)
             return f
         }
     }

@@ -67,7 +67,35 @@ package final class Muxer {
         if let tag = encoder.codec.catalog.codecTag { st.pointee.codecpar.pointee.codec_tag = tag }
         st.pointee.time_base = encoder.ctx.pointee.time_base
         st.pointee.avg_frame_rate = encoder.ctx.pointee.framerate
+        try Muxer.attach(encoder.hdr, to: st)
         return Int(st.pointee.index)
+    }
+
+    /// The stream's static HDR metadata as side data, which the MP4/QuickTime muxer writes as its `mdcv` and `clli`.
+    private static func attach(_ hdr: HDRMetadata, to st: UnsafeMutablePointer<AVStream>) throws {
+        func q(_ v: Double, _ den: Int32) -> AVRational { AVRational(num: Int32((v * Double(den)).rounded()), den: den) }
+        if let md = hdr.masteringDisplay {
+            let size = MemoryLayout<AVMasteringDisplayMetadata>.size
+            guard let data = av_stream_new_side_data(st, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, size) else {
+                throw SDRifyError.conversion("out of memory")
+            }
+            var m = AVMasteringDisplayMetadata()
+            m.display_primaries = (
+                (q(md.redX, 50000), q(md.redY, 50000)), (q(md.greenX, 50000), q(md.greenY, 50000)), (q(md.blueX, 50000), q(md.blueY, 50000))
+            )
+            m.white_point = (q(md.whitePointX, 50000), q(md.whitePointY, 50000))
+            m.max_luminance = q(md.maxLuminance, 10000)
+            m.min_luminance = q(md.minLuminance, 10000)
+            m.has_primaries = 1; m.has_luminance = 1
+            UnsafeMutableRawPointer(data).storeBytes(of: m, as: AVMasteringDisplayMetadata.self)
+        }
+        if let cll = hdr.contentLightLevel {
+            guard let data = av_stream_new_side_data(st, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, MemoryLayout<AVContentLightMetadata>.size) else {
+                throw SDRifyError.conversion("out of memory")
+            }
+            let c = AVContentLightMetadata(MaxCLL: UInt32(cll.maxCLL), MaxFALL: UInt32(cll.maxFALL))
+            UnsafeMutableRawPointer(data).storeBytes(of: c, as: AVContentLightMetadata.self)
+        }
     }
 
     /// An audio stream fed by the AAC encoder.

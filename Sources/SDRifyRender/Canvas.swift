@@ -5,13 +5,17 @@ import SDRifyPresets
 import SDRifyToneMap
 import SDRifyValues
 
-/// The output picture of a composition: its size, its background, and how each clip's picture is fitted into it.
+/// The output picture of a composition: its size, what its pictures carry (SDR, or the HDR kept: `range`), its
+/// background, and how each clip's picture is fitted into it.
 package struct Canvas: Sendable {
     package let width: Int
     package let height: Int
     let backdrop: Backdrop
+    package let range: HDRKind
 
-    package init(width: Int, height: Int, backdrop: Backdrop) { self.width = width; self.height = height; self.backdrop = backdrop }
+    package init(width: Int, height: Int, backdrop: Backdrop, range: HDRKind = .sdr) {
+        self.width = width; self.height = height; self.backdrop = backdrop; self.range = range
+    }
 
     /// The output size: the preset's box applied to the first sized clip's upright shape, never larger than the
     /// largest clip (long and short edge), even. Without any sized clip (colours only): the box, landscape.
@@ -57,17 +61,23 @@ package struct Canvas: Sendable {
 
     /// Puts a fitted picture on `frame`: centred on the background when smaller (contain), centre-cropped when
     /// larger (cover). Offsets are even so 4:2:0 chroma stays aligned with luma.
+    /// An HDR render's background is black (the backdrop is drawn for SDR).
     package func place(_ picture: Frame, into frame: Frame) {
         let dx = max(0, (width - picture.width) / 2) & ~1, dy = max(0, (height - picture.height) / 2) & ~1
-        backdrop.fill(frame, around: picture, at: (dx, dy))
+        if range == .sdr {
+            backdrop.fill(frame, around: picture, at: (dx, dy))
+        } else if picture.width < width || picture.height < height {
+            Letterbox.fillBlack(frame)
+        }
         let sx = max(0, (picture.width - width) / 2) & ~1, sy = max(0, (picture.height - height) / 2) & ~1
         let w = min(picture.width, width), h = min(picture.height, height)
+        let bytes = PlanarFormat.output(range).bytesPerSample
         for p in 0..<3 {
             let shift = p == 0 ? 0 : 1
             let (pw, ph) = ((w + shift) >> shift, (h + shift) >> shift)
-            let src = picture.data(p) + (sy >> shift) * picture.stride(p) + (sx >> shift)
-            let dst = frame.data(p) + (dy >> shift) * frame.stride(p) + (dx >> shift)
-            for y in 0..<ph { (dst + y * frame.stride(p)).copyMemory(from: src + y * picture.stride(p), byteCount: pw) }
+            let src = picture.data(p) + (sy >> shift) * picture.stride(p) + (sx >> shift) * bytes
+            let dst = frame.data(p) + (dy >> shift) * frame.stride(p) + (dx >> shift) * bytes
+            for y in 0..<ph { (dst + y * frame.stride(p)).copyMemory(from: src + y * picture.stride(p), byteCount: pw * bytes) }
         }
     }
 }

@@ -6,7 +6,7 @@ import SDRifyValues
 
 /// The per-picture links of a clip's chain after decoding: repack (RGB, palette, packed, semi-planar layouts →
 /// planar Y'CbCr) → deinterlace → colour (scale, tone map from the clip's own HDR kind and metadata) → orient.
-/// Gives upright 8-bit 4:2:0 BT.709 pictures of `size`, from a ring of `ringSize`.
+/// Gives upright pictures of `size` (8-bit 4:2:0 BT.709; of `range` HDR, 10-bit BT.2020), from a ring of `ringSize`.
 final class ClipChain {
     let label: String
     let video: VideoInfo
@@ -15,6 +15,7 @@ final class ClipChain {
     let framing: Framing  // the turn is in `orientation` already; its crop is read by the colour stage
     let coded: (width: Int, height: Int)  // the colour stage's output, before orienting
     let toneMap: ToneMapping
+    let range: HDRKind  // what the render's pictures carry
     let ringSize: Int
     let warn: WarningHandler
     let tb: TimeBase  // of the pictures' timestamps, for messages
@@ -23,7 +24,7 @@ final class ClipChain {
     package let scenes: SceneTracker
     /// The colour the first picture was converted from (frame tags over stream tags).
     private(set) var sourceColor: ColorDescription? = nil
-    /// Whether any picture was tone mapped (an HDR source).
+    /// Whether any picture was tone mapped (an HDR source in an SDR render).
     private(set) var toneMapped = false
 
     private var converter: FrameConverter? = nil
@@ -38,10 +39,10 @@ final class ClipChain {
 
     package init(
         label: String, video: VideoInfo, orientation: Orientation, size: (Int, Int), framing: Framing = Framing(), toneMap: ToneMapping,
-        ringSize: Int, timeBase: TimeBase, background: Background, warn: @escaping WarningHandler
+        ringSize: Int, timeBase: TimeBase, background: Background, range: HDRKind = .sdr, warn: @escaping WarningHandler
     ) {
         self.label = label; self.video = video; self.orientation = orientation; self.size = size; self.framing = framing
-        self.background = background
+        self.background = background; self.range = range
         coded = orientation.swapsDimensions ? (size.1, size.0) : (size.0, size.1)
         self.toneMap = toneMap; self.ringSize = ringSize; tb = timeBase; self.warn = warn
         scenes = SceneTracker(timeBase: timeBase)
@@ -54,7 +55,9 @@ final class ClipChain {
         if orientation != .up {
             if orienter == nil || orienter!.input != (picture.width, picture.height) {
                 orienter = (
-                    try FrameOrienter(orientation, width: picture.width, height: picture.height, ringSize: letterbox == nil ? ringSize : 1),
+                    try FrameOrienter(
+                        orientation, width: picture.width, height: picture.height, format: .output(range),
+                        ringSize: letterbox == nil ? ringSize : 1),
                     (picture.width, picture.height)
                 )
             }
@@ -99,7 +102,7 @@ final class ClipChain {
             let color = frame.color.filled(from: video.color)  // frame tags win; the stream's fill the gaps
             if color.hdrKind != .sdr { hdr.warnings.forEach { warn("\(label): \($0)") } }
             sourceColor = color
-            toneMapped = color.hdrKind != .sdr
+            toneMapped = color.hdrKind != .sdr && range == .sdr
             curve = ToneCurve(toneMap.op, sourcePeak: hdr.sourcePeak(for: color.hdrKind), exposure: toneMap.exposure)
         }
         if let converter, let input = converterInput, input == (frame.width, frame.height, fmt) { return converter }
@@ -119,14 +122,14 @@ final class ClipChain {
             ? nil
             : try Letterbox(
                 width: self.size.width, height: self.size.height, ringSize: ringSize,
-                backdrop: try Backdrop(background, width: self.size.width, height: self.size.height))
+                backdrop: try Backdrop(background, width: self.size.width, height: self.size.height), range: range)
         func make(_ color: ColorDescription) throws -> FrameConverter {
             try FrameConverter(
                 sourceFormat: fmt, sourceColor: color, width: frame.width, height: frame.height,
                 sourceRegion: region,
                 outputWidth: size.0, outputHeight: size.1, toneCurve: curve!,
                 ringSize: orientation == .up && letterbox == nil ? ringSize : 1,
-                outputSiting: orientation.chromaSitingBeforeOrienting, scenes: scenes)
+                outputSiting: orientation.chromaSitingBeforeOrienting, scenes: scenes, output: range)
         }
         let made: FrameConverter
         do {

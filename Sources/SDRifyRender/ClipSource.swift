@@ -58,7 +58,7 @@ package final class VideoClipSource: ClipSource, @unchecked Sendable {
             orientation: orientation, clock: clock, thinning: clock.flattened.flatMap(SlowMotionThinning.init), warn: warn)
         chain = ClipChain(
             label: info.path, video: info.video, orientation: orientation, size: size, framing: framing, toneMap: toneMap,
-            ringSize: ringSize, timeBase: demuxer.videoTimeBase, background: canvas.backdrop.background, warn: warn)
+            ringSize: ringSize, timeBase: demuxer.videoTimeBase, background: canvas.backdrop.background, range: canvas.range, warn: warn)
         self.canvas = canvas
         guard !inline else { queue = nil; return }
         let queue = BoundedQueue<Frame>(capacity: 1)
@@ -104,8 +104,8 @@ package final class VideoClipSource: ClipSource, @unchecked Sendable {
             let shown =
                 try self.shown
                 ?? {
-                    let f = try Frame(width: canvas.width, height: canvas.height, format: .yuv420p)
-                    f.color = .sdrOutput
+                    let f = try Frame(width: canvas.width, height: canvas.height, format: .output(canvas.range))
+                    f.color = .output(canvas.range)
                     return f
                 }()
             self.shown = shown

@@ -27,7 +27,7 @@ package final class Compositor: @unchecked Sendable {  // used by one thread at 
     package init(plan: RenderPlan, overlays: OverlayStage?, open: @escaping (RenderPlan.Clip) throws -> ClipSource) throws {
         self.plan = plan; self.overlays = overlays; self.open = open
         if case .constant = plan.clock {
-            ring = try FrameRing(size: Compositor.ringSize, width: plan.canvas.width, height: plan.canvas.height)
+            ring = try FrameRing(size: Compositor.ringSize, width: plan.canvas.width, height: plan.canvas.height, kind: plan.canvas.range)
         } else {
             ring = nil
         }

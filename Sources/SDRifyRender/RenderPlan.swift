@@ -73,6 +73,16 @@ package struct RenderPlan {
 
     package var totalSeconds: Double { fps.time(ofFrame: totalFrames).seconds }
 
+    /// The static HDR metadata an HDR render carries: its first clip's of the render's kind, as its headers say
+    /// (none for SDR renders, or HDR made of SDR sources).
+    package var hdrMetadata: HDRMetadata {
+        guard canvas.range != .sdr else { return HDRMetadata() }
+        for clip in clips {
+            if case .video(let info, _) = clip.content, info.video.color.hdrKind == canvas.range { return info.video.hdrMetadata }
+        }
+        return HDRMetadata()
+    }
+
     /// How long the output will be, as far as the headers tell (nil when they do not).
     package var expectedLength: MediaTime? {
         let length = clock == .constant(fps) ? fps.time(ofFrame: totalFrames) : clips[0].length
@@ -100,9 +110,11 @@ package struct RenderPlan {
         let available = whole - from
         let sourceLength = max(.zero, min(clock.end.map { $0 - clock.start } ?? available, available))
         let length = clock.outputLength(from: demuxer.videoStart + from, length: sourceLength)
+        let sourceKind = info.video.color.hdrKind
         let canvas = Canvas(
             width: size.width, height: size.height,
-            backdrop: try Backdrop(timeline.background, width: size.width, height: size.height))
+            backdrop: try Backdrop(timeline.background, width: size.width, height: size.height),
+            range: timeline.output.range.kind(firstHDRSource: sourceKind == .sdr ? nil : sourceKind))
         let fps = rate ?? demuxer.videoFrameRate
         var clip = Clip(
             index: 0, name: info.path, spec: timeline.clips[0], content: .video(info: info, orientation: orientation),

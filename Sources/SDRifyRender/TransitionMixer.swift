@@ -41,9 +41,11 @@ enum TransitionMixer {
     }
 
     static func copy(_ src: Frame, into out: Frame) {
+        let layout = out.format ?? .yuv420p
         for p in 0..<3 {
-            let (w, h) = PlanarFormat.yuv420p.planeSize(p, width: out.width, height: out.height)
-            for y in 0..<h { (out.data(p) + y * out.stride(p)).copyMemory(from: src.data(p) + y * src.stride(p), byteCount: w) }
+            let (w, h) = layout.planeSize(p, width: out.width, height: out.height)
+            let row = w * layout.bytesPerSample
+            for y in 0..<h { (out.data(p) + y * out.stride(p)).copyMemory(from: src.data(p) + y * src.stride(p), byteCount: row) }
         }
     }
 

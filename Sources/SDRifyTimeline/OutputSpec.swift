@@ -32,16 +32,24 @@ package enum OutputSize: Sendable, Equatable {
 /// The output: where, at what size and rate, and how it is encoded.
 package struct OutputSpec: Sendable {
     package var path: String
-    package var preset: ExportPreset
+    /// The preset as named (`--preset`, EDIT.json's "preset").
+    package var namedPreset: ExportPreset
+    /// What is written: the named preset with `--codec`'s codec, or (`--range hdr` without `--codec`) HEVC where its
+    /// own codec does not carry HDR; its CRF and speed translated (ExportPreset.encoded(with:)).
+    package var preset: ExportPreset {
+        let own = namedPreset.codec
+        let fallback = range == .hdr && own.catalog.hdrProfile == nil ? VideoCodec.hevc : own
+        return namedPreset.encoded(with: codec ?? fallback)
+    }
     package var fps: FrameRate? = nil  // nil: the first video clip's
     package var background = Background.black
     package var fit = Fit.contain
     package var imageDuration: MediaTime = 3  // for images given without one
     package var overwrite = false
-    /// `--codec`: the preset is written with this codec instead of its own (ExportPreset.encoded(with:)).
-    package var codec: VideoCodec? = nil {
-        didSet { if let codec { preset = preset.encoded(with: codec) } }
-    }
+    /// `--codec`: the preset is written with this codec instead of its own.
+    package var codec: VideoCodec? = nil
+    /// `--range`: SDR, or the HDR kept where the source has it.
+    package var range = RangeRequest.sdr
     package var crf: Int? = nil
     package var encoderPreset: String? = nil
     package var maxBitRate: BitRate? = nil  // --max-bitrate
@@ -61,13 +69,17 @@ package struct OutputSpec: Sendable {
     /// The size a conversion's picture is rendered at (the preset's box unless asked otherwise).
     package var size = OutputSize.preset
 
-    package init(path: String, preset: ExportPreset) { self.path = path; self.preset = preset }
+    package init(path: String, preset: ExportPreset) { self.path = path; self.namedPreset = preset }
 
     /// The encoder's settings against the codec table: nil when they fit, else which setting ("crf" or
     /// "encoder-preset") and what is wrong with it.
     package func encodingProblem() -> (setting: String, message: String)? {
         if codec != nil, preset.passthrough { return ("codec", "does not apply to Passthrough, which copies the streams as they are") }
         if !preset.passthrough, let missing = CodecCatalog.unavailable(preset.codec) { return ("codec", missing) }
+        if range == .hdr {
+            if preset.passthrough { return ("range", "does not apply to Passthrough, which copies the streams as they are") }
+            if let problem = CodecCatalog.rangeProblem(preset.codec, kind: .hlg) { return ("codec", problem) }
+        }
         let codec = preset.codec.catalog
         if let crf, !codec.crfRange.contains(crf) {
             return ("crf", "must be between \(codec.crfRange.lowerBound) and \(codec.crfRange.upperBound)")
@@ -85,9 +97,11 @@ package struct OutputSpec: Sendable {
         return s
     }
 
-    /// The encoder's settings, with its share of the thread budget.
-    package func encoderSettings(threads: Int) -> VideoEncoderSettings {
+    /// The encoder's settings, with its share of the thread budget, for pictures of `range` (with the static HDR
+    /// metadata `hdr` to carry).
+    package func encoderSettings(threads: Int, range: HDRKind = .sdr, hdr: HDRMetadata = HDRMetadata()) -> VideoEncoderSettings {
         VideoEncoderSettings(
-            codec: preset.codec, crf: crf ?? preset.crf, preset: encoderPreset ?? preset.encoderPreset, threads: threads, maxBitRate: maxBitRate)
+            codec: preset.codec, crf: crf ?? preset.crf, preset: encoderPreset ?? preset.encoderPreset, threads: threads, maxBitRate: maxBitRate,
+            range: range, hdr: hdr)
     }
 }

@@ -95,6 +95,14 @@ package struct Timeline: Sendable {
             if let at = poster.at, !(at >= .zero) { throw SDRifyError.usage("the poster time must be 0 or more seconds") }
             if poster.path == output.path { throw SDRifyError.usage("the poster and the video cannot be the same file") }
         }
+        if output.range == .hdr {
+            // Layers are drawn on 8-bit SDR pictures, a poster is an SDR still: neither is made for the HDR kept yet.
+            if !overlays.isEmpty {
+                throw SDRifyError.usage(
+                    "--range hdr keeps the picture as it is: stickers, titles, effects and burned-in captions are drawn on SDR output only")
+            }
+            if output.poster != nil { throw SDRifyError.usage("--range hdr: a poster is made from the SDR picture; leave --poster out") }
+        }
         if carryOver != nil {
             guard clips.count == 1, case .video = clips[0].source, music == nil else {
                 throw SDRifyError.usage("a conversion is one video clip, without music")

@@ -29,7 +29,7 @@ extension Parser {
         let o = try object(v, at: "$.output", allowed: ["preset", "fps", "background", "fit", "image_duration", "slow_motion"])
         if let name = try string(o["preset"], at: "$.output.preset") {
             guard let p = ExportPreset.named(name) else { throw fail("$.output.preset", "unknown preset '\(name)'") }
-            out.preset = out.codec.map { p.encoded(with: $0) } ?? p  // --codec still applies
+            out.namedPreset = p  // --codec still applies (OutputSpec.preset)
         }
         if let f = o["fps"] {
             let text = try (f as? String) ?? number(f, at: "$.output.fps").map { String($0) } ?? ""

@@ -3,6 +3,7 @@ import Foundation
 import SDRifyValues
 import SDRifyMedia
 import SDRifyOutput
+import SDRifyPresets
 import SDRify
 import SDRifyLayers
 import SDRifyTimeline
@@ -37,6 +38,7 @@ struct Convert: ParsableCommand {
     @Option(name: CommandOptions.jobs.long, parsing: .unconditional, help: CommandOptions.jobs.argumentHelp) var jobs: Int = 1
     @OptionGroup var presetFlag: PresetFlag
     @OptionGroup var encoding: EncodingFlags
+    @Option(name: CommandOptions.range.long, help: CommandOptions.range.argumentHelp) var dynamicRange: String?
     @Option(name: CommandOptions.fps.long, help: CommandOptions.fps.argumentHelp) var fps: String?
     @Option(name: CommandOptions.audioTrack.long, help: CommandOptions.audioTrack.argumentHelp) var audioTrack: String?
     @Option(name: CommandOptions.metadata.long, help: CommandOptions.metadata.argumentHelp) var metadata: String = MetadataPolicy.minimal.rawValue
@@ -124,6 +126,12 @@ struct Convert: ParsableCommand {
         }
         _ = try CommandOptions.background.checked(background)
         _ = try CommandOptions.fps.checked(fps)
+        if let range = try CommandOptions.range.value(ifGiven: dynamicRange), let preset = ExportPreset.named(presetFlag.preset) {
+            var output = OutputSpec(path: "", preset: preset)
+            encoding.apply(to: &output)
+            output.range = range
+            if let problem = output.encodingProblem() { throw ValidationError("--\(problem.setting) \(problem.message)") }
+        }
         _ = try CommandOptions.metadata.checked(metadata)
         _ = try CommandOptions.audioTrack.checked(audioTrack)
         if posterFlags.poster != nil, case .folder = targets { throw ValidationError("--poster names one file: it applies to one input") }
@@ -173,6 +181,7 @@ struct Convert: ParsableCommand {
         output.threads = threads
         output.loudness = sound.loudness
         output.fps = try CommandOptions.fps.value(ifGiven: fps)
+        output.range = try CommandOptions.range.value(ifGiven: dynamicRange) ?? .sdr
         output.poster = posterFlags.request
         if let background = try CommandOptions.background.value(ifGiven: background) { output.background = background }
         var keep = CarryOverSpec()

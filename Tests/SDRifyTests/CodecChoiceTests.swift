@@ -1,5 +1,7 @@
 @testable import SDRifyMedia
 @testable import SDRifyPresets
+import SDRifyTimeline
+import SDRifyValues
 import XCTest
 
 /// `--codec`: a preset written with another codec keeps its size and takes that codec's CRF and speed of about
@@ -44,5 +46,27 @@ final class CodecChoiceTests: XCTestCase {
         let copy = try XCTUnwrap(ExportPreset.named("Passthrough")).encoded(with: .av1)
         XCTAssertTrue(copy.passthrough)
         XCTAssertEqual(copy.codec, .h264, "Passthrough writes no codec; OutputSpec refuses --codec with it")
+    }
+
+    /// `--range hdr` without `--codec`: a preset whose codec carries no HDR (x264) is written with HEVC, one that
+    /// does keeps its own; `--codec` still decides, and H.264 with HDR is the one problem named.
+    func testTheHDRKeptChoosesACodecThatCarriesIt() throws {
+        var out = OutputSpec(path: "a.mp4", preset: try XCTUnwrap(ExportPreset.named("960x540")))
+        XCTAssertEqual(out.preset.codec, .h264)
+        out.range = .hdr
+        XCTAssertEqual(out.preset.codec, .hevc)
+        XCTAssertEqual(out.preset.box, try XCTUnwrap(ExportPreset.named("960x540")).box)
+        XCTAssertNil(out.encodingProblem())
+        out.codec = .av1
+        XCTAssertEqual(out.preset.codec, .av1)
+        XCTAssertNil(out.encodingProblem())
+        out.codec = .h264
+        XCTAssertEqual(out.encodingProblem()?.setting, "codec")
+        out.namedPreset = try XCTUnwrap(ExportPreset.named("HEVC1920x1080"))
+        out.codec = nil
+        XCTAssertEqual(out.preset.crf, 26, "its own codec: unchanged")
+        XCTAssertEqual(RangeRequest.hdr.kind(firstHDRSource: nil), .hlg, "HDR made of SDR is HLG")
+        XCTAssertEqual(RangeRequest.hdr.kind(firstHDRSource: .pq), .pq)
+        XCTAssertEqual(RangeRequest.sdr.kind(firstHDRSource: .pq), .sdr)
     }
 }

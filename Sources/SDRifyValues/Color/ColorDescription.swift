@@ -97,9 +97,27 @@ package enum ChromaLocation: Int32, Sendable {
     case unspecified = 0, left = 1, center = 2, topLeft = 3, top = 4, bottomLeft = 5, bottom = 6
 }
 
-/// The HDR kind of a stream, from its transfer characteristic.
+/// The HDR kind of a stream, from its transfer characteristic; of a render's pictures, what they carry (SDR: 8-bit
+/// BT.709; PQ or HLG: the HDR kept, 10-bit BT.2020).
 package enum HDRKind: String, Sendable {
     case sdr, pq, hlg
+
+    /// Significant bits of a render's samples of this kind.
+    package var renderBitDepth: Int { self == .sdr ? 8 : 10 }
+}
+
+/// `--range`: the output's pictures SDR (every source tone mapped), or the HDR kept where the source has it.
+package enum RangeRequest: String, CaseIterable, Sendable {
+    case sdr, hdr
+
+    /// The kind a render of this request carries, given its first HDR source's kind (nil when no source is HDR): an
+    /// HDR output of SDR sources is HLG, which SDR screens also show (BT.2408 places SDR in it at 203 cd/m²).
+    package func kind(firstHDRSource: HDRKind?) -> HDRKind {
+        switch self {
+        case .sdr: .sdr
+        case .hdr: firstHDRSource ?? .hlg
+        }
+    }
 }
 
 /// The colour description of a stream or frame, as tagged.
@@ -126,6 +144,18 @@ package struct ColorDescription: Equatable, Sendable {
     package static let sdrOutput = ColorDescription(
         primaries: .bt709, transfer: .bt709, matrix: .bt709,
         range: .limited, chromaLocation: .left)
+
+    /// What a render's pictures are tagged as: `sdrOutput` for SDR, and for the HDR kept (`--range hdr`) BT.2020
+    /// primaries and non-constant-luminance matrix with the kind's transfer, limited range, left-sited chroma.
+    package static func output(_ kind: HDRKind) -> ColorDescription {
+        switch kind {
+        case .sdr: sdrOutput
+        case .pq, .hlg:
+            ColorDescription(
+                primaries: .bt2020, transfer: kind == .pq ? .smpte2084 : .aribStdB67, matrix: .bt2020nc, range: .limited,
+                chromaLocation: .left)
+        }
+    }
 
     package var hdrKind: HDRKind {
         switch transfer {
