@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Publishing benchmark (issue 34). With `measures` as the fourth argument only the measurements (below) run.
+"""Publishing benchmark (issue 34). With `measures` as the fourth argument only the measurements (below) run; with
+`ranges` only the two-range ladder's timing (issue 44: `hls --ranges sdr,hdr` against `hls` and `hls --ranges hdr`
+run one after the other on the same input, which decode it twice).
 
 Timing: `sdrify hls` with four renditions against (a) four separate `sdrify convert`s of
 the same input at the same four sizes and (b) ffmpeg making the same ladder in one process, at its most favourable:
@@ -25,6 +27,7 @@ from bench_common import CHAIN, ensure, hlg_4k_portrait, timed
 
 SDRIFY, CACHE, RUNS = sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 3
 MEASURES_ONLY = len(sys.argv) > 4 and sys.argv[4] == "measures"
+RANGES_ONLY = len(sys.argv) > 4 and sys.argv[4] == "ranges"
 
 hlg = hlg_4k_portrait(CACHE)
 sizes = [(1080, 1920), (720, 1280), (540, 960), (360, 640)]
@@ -133,7 +136,28 @@ def measures():
     return rows
 
 
+def ranges():
+    ladder = ["--ladder", "1080,720,540,360", "-y"]
+    cases = {
+        "both": lambda: timed([SDRIFY, "hls", hlg, fresh("both"), "--ranges", "sdr,hdr"] + ladder),
+        "apart": lambda: tuple(map(sum, zip(
+            timed([SDRIFY, "hls", hlg, fresh("sdr")] + ladder), timed([SDRIFY, "hls", hlg, fresh("hdr"), "--ranges", "hdr"] + ladder)))),
+    }
+    walls = {k: [] for k in cases}
+    for _ in range(RUNS):
+        for name, run in cases.items():  # alternating
+            walls[name].append(run()[0])
+    m = {k: statistics.median(v) for k, v in walls.items()}
+    return [f"| hls --ranges sdr,hdr (4 SDR H.264 + 4 HLG HEVC Main 10 renditions) from 4K HLG portrait, 4 s: one decode vs "
+            f"two runs (hls, then hls --ranges hdr), wall | {m['both']:.2f} s | {m['apart']:.2f} s | **{m['apart'] / m['both']:.2f}× faster** |"]
+
+
 rows = []
+if RANGES_ONLY:
+    rows = ranges()
+    shutil.rmtree(work, ignore_errors=True)
+    print("\n".join(rows))
+    sys.exit(0)
 if not MEASURES_ONLY:
     cases = {"hls": run_hls, "unchecked": run_hls_unchecked, "converts": run_converts, "ffmpeg": run_ffmpeg}
     walls = {k: [] for k in cases}

@@ -192,6 +192,11 @@ package enum CommandOptions {
             + "HEVC Main 10 unless --codec av1).",
         RangeRequest.allCases.map { ($0.rawValue, $0) })
 
+    package static let ranges = CommandOption<String, [RangeRequest]>(
+        "ranges", "LIST",
+        help: "The ladders made from one decode: sdr (default), hdr (the HDR kept: HEVC Main 10 unless --codec av1), or sdr,hdr (both).",
+        read: { HLSSpec.ranges($0) }, refusal: { "--ranges must be sdr, hdr or sdr,hdr, not '\($0)'" })
+
     // Limits for services.
     package static let maxPixels = CommandOption<Int, Int>(
         "max-pixels", "N", help: "Refuse pictures larger than this many pixels (exit 3).", read: { $0 > 0 ? $0 : nil },

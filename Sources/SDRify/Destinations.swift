@@ -12,8 +12,11 @@ import SDRifyValues
 extension Destination {
     /// Its values, before anything is read.
     func validate(_ timeline: Timeline) throws {
-        if timeline.output.range == .hdr, !writesVideoFile {
-            throw SDRifyError.usage("--range hdr writes one video file; renditions and stills are made from the SDR picture")
+        if timeline.output.renderRange == .hdr {
+            switch self {
+            case .video, .hls: break
+            default: throw SDRifyError.usage("the HDR kept is written as video; stills are made from the SDR picture")
+            }
         }
         switch self {
         case .video, .survey, .sheet, .sprites: return
@@ -84,20 +87,45 @@ extension Destination {
         case .video:
             let sources =
                 carried == nil ? plan.clips.compactMap(\.path) + (timeline.music.map { [$0.path] } ?? []) : Array(inputs.prefix(1))
+            let kind = out.range == .sdr ? HDRKind.sdr : plan.canvas.range
             let video = try EncodingSink(
                 path: out.path, inputs: sources, overwrite: out.overwrite,
-                settings: out.encoderSettings(threads: encodeThreads, range: plan.canvas.range, hdr: plan.hdrMetadata),
+                settings: out.encoderSettings(threads: encodeThreads, range: kind, hdr: plan.hdrMetadata),
                 carryOver: carried, mixStage: mixStage)
+            // The SDR file beside the HDR kept (--hdr-output): the render's HDR picture tone mapped once.
+            let main: MediaSink =
+                kind == plan.canvas.range ? video : ToneMappedSink(video, toSDR: try plan.sdrPictures(toneMap: out.toneMap))
+            var kept: [MediaSink] = []
+            if let path = out.hdrOutput {
+                var hdr = out
+                hdr.range = .hdr
+                kept.append(
+                    try EncodingSink(
+                        path: path, inputs: sources, overwrite: out.overwrite,
+                        settings: hdr.encoderSettings(threads: encodeThreads, range: plan.canvas.range, hdr: plan.hdrMetadata),
+                        carryOver: carried, mixStage: mixStage))
+            }
             let poster = try out.poster.map { try PosterSink($0, inputs: sources, overwrite: out.overwrite, outputLength: plan.expectedLength) }
-            return [video] + (poster.map { [$0] } ?? [])
+            return [main] + kept + (poster.map { [$0] } ?? [])
         case .hls(let spec):
             let directory = try AtomicDirectory.open(finalPath: out.path, inputPaths: inputs, overwrite: out.overwrite)
-            let requests = plan.renditions.map { r in
-                var output = out
-                output.maxBitRate = spec.cap(forRung: r.rung)
-                return HLSRenditionRequest(rendition: r, settings: output.encoderSettings(threads: encodeThreads))
+            // One ladder per range, from the one render: SDR rungs from its SDR picture (tone mapped once, when the
+            // render keeps the HDR), HDR ones from the render's own.
+            let requests = spec.ranges.flatMap { range in
+                plan.renditions.map { r in
+                    var output = out
+                    output.range = range
+                    output.maxBitRate = spec.cap(forRung: r.rung)
+                    let kind = range == .sdr ? HDRKind.sdr : plan.canvas.range
+                    return HLSRenditionRequest(
+                        rendition: r, settings: output.encoderSettings(threads: encodeThreads, range: kind, hdr: plan.hdrMetadata),
+                        suffix: spec.ranges.count > 1 && range == .hdr ? "-hdr" : "")
+                }
             }
-            return [try HLSSink(directory: directory, renditions: requests, segmentLength: spec.segmentLength, carryOver: carried)]
+            let toSDR = plan.canvas.range == .sdr || !spec.ranges.contains(.sdr) ? nil : try plan.sdrPictures(toneMap: out.toneMap)
+            return [
+                try HLSSink(directory: directory, renditions: requests, segmentLength: spec.segmentLength, carryOver: carried, toSDR: toSDR)
+            ]
         case .thumbnail(let at, _, let window):
             if let window {
                 return [try BestPictureSink(path: out.path, inputs: inputs, overwrite: out.overwrite, spacing: window.scaled(1, 32))]

@@ -76,6 +76,7 @@ package enum Export {
         }
         result.poster = sinks.lazy.compactMap { ($0 as? PosterSink)?.result }.first
         destination.report(into: &result, sinks: sinks)
+        if let kept = out.hdrOutput { result.destinationFields.append(("hdr_output", .string(kept))) }
         result.elapsed = Date().timeIntervalSince(started)
         return result
     }
@@ -144,13 +145,13 @@ struct PlannedExport {
             form: .conversion, output: out.path, preset: out.preset.name, width: plan.canvas.width, height: plan.canvas.height,
             duration: report.duration.seconds, frames: report.frames, toneMapping: "none", decodeErrors: report.errorsConcealed, elapsed: 0)
         result.codec = out.preset.codec.rawValue
-        result.range = plan.canvas.range
+        result.range = out.range == .sdr ? .sdr : plan.canvas.range
         if let source {
             let outcome = report.clips[0]
             result.input = input
             result.hdr = outcome?.sourceColor?.hdrKind ?? source.hdr  // what the pictures said, e.g. HLG by SEI
             result.orientationExif = source.orientation.rawValue
-            result.toneMapping = result.hdr == .sdr || plan.canvas.range != .sdr ? "none" : out.toneMap.op.rawValue
+            result.toneMapping = result.hdr == .sdr || out.range == .hdr ? "none" : out.toneMap.op.rawValue
             result.toneMappingDetail = outcome?.toneDetail
             result.speed = timeline.clips[0].speed
             result.slowMotionFlattened = source.flattened

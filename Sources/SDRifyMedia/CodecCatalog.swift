@@ -136,7 +136,7 @@ package enum CodecCatalog {
     /// Why `codec` cannot write a render of `kind` (HDR with a codec sdrify writes SDR only), or nil.
     package static func rangeProblem(_ codec: VideoCodec, kind: HDRKind) -> String? {
         guard kind != .sdr, codec.catalog.hdrProfile == nil else { return nil }
-        return "\(codec.rawValue) (\(codec.catalog.shortName)) does not carry HDR here: --range hdr is written with --codec hevc or av1"
+        return "\(codec.rawValue) (\(codec.catalog.shortName)) does not carry HDR here: the HDR kept is written with --codec hevc or av1"
     }
 
     /// Why `codec` cannot be written with the libavcodec this runs on (its encoder is not built in), or nil.

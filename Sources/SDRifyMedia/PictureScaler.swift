@@ -1,7 +1,8 @@
 import CFFmpeg
 import SDRifyValues
 
-/// Makes smaller copies of the render's output pictures (8-bit 4:2:0 BT.709) for the lower renditions of a ladder:
+/// Makes smaller copies of the render's output pictures (8-bit 4:2:0 BT.709, or the HDR kept's 10-bit 4:2:0) for
+/// the lower renditions of a ladder:
 /// the picture is decoded, oriented and tone mapped once, then only resized (swscale, bicubic, which is what a
 /// downscale by up to 3× needs: sharp, no ringing worth naming). Each result keeps the picture's time and tags.
 package final class PictureScaler {
@@ -10,16 +11,16 @@ package final class PictureScaler {
     package let width: Int
     package let height: Int
 
-    package init(fromWidth: Int, fromHeight: Int, toWidth: Int, toHeight: Int, ringSize: Int = 2) throws {
+    package init(fromWidth: Int, fromHeight: Int, toWidth: Int, toHeight: Int, ringSize: Int = 2, kind: HDRKind = .sdr) throws {
+        let layout = PlanarFormat.output(kind).avPixelFormat!
         guard
             let s = sws_getContext(
-                Int32(fromWidth), Int32(fromHeight), AV_PIX_FMT_YUV420P, Int32(toWidth), Int32(toHeight), AV_PIX_FMT_YUV420P,
-                SWS_BICUBIC, nil, nil, nil)
+                Int32(fromWidth), Int32(fromHeight), layout, Int32(toWidth), Int32(toHeight), layout, SWS_BICUBIC, nil, nil, nil)
         else {
             throw SDRifyError.conversion("cannot scale \(fromWidth)x\(fromHeight) to \(toWidth)x\(toHeight)")
         }
         sws = s
-        ring = try FrameRing(size: ringSize, width: toWidth, height: toHeight)
+        ring = try FrameRing(size: ringSize, width: toWidth, height: toHeight, kind: kind)
         width = toWidth; height = toHeight
     }
 

@@ -3,15 +3,20 @@ import SDRifyMedia
 import SDRifyPresets
 import SDRifyValues
 
-/// One video rendition of an HLS ladder as asked for: its size and its encoder.
+/// One video rendition of an HLS ladder as asked for: its size, its encoder (whose `range` says whether it is SDR or
+/// the HDR kept), and what its name adds to the rung's (`-hdr` beside an SDR ladder).
 package struct HLSRenditionRequest {
     var rendition: Ladder.Rendition
     var settings: VideoEncoderSettings
+    var suffix: String
 
-    package init(rendition: Ladder.Rendition, settings: VideoEncoderSettings) {
+    package init(rendition: Ladder.Rendition, settings: VideoEncoderSettings, suffix: String = "") {
         self.rendition = rendition
         self.settings = settings
+        self.suffix = suffix
     }
+
+    var name: String { rendition.name + suffix }
 }
 
 /// What `hls` wrote, per rendition (for `--json` and the master playlist).
@@ -19,6 +24,7 @@ package struct HLSRenditionResult: Sendable {
     package var name: String
     package var width: Int
     package var height: Int
+    package var range: HDRKind
     var codecs: String
     var bandwidth: Int  // peak segment bit rate, with the sound's
     var averageBandwidth: Int
@@ -26,7 +32,8 @@ package struct HLSRenditionResult: Sendable {
 
     package var json: JSONValue {
         .object([
-            ("name", .string(name)), ("width", .int(Int64(width))), ("height", .int(Int64(height))), ("codecs", .string(codecs)),
+            ("name", .string(name)), ("width", .int(Int64(width))), ("height", .int(Int64(height))), ("range", .string(range.rawValue)),
+            ("codecs", .string(codecs)),
             ("bandwidth", .int(Int64(bandwidth))), ("average_bandwidth", .int(Int64(averageBandwidth))), ("segments", .int(Int64(segments)))
         ])
     }
@@ -36,7 +43,9 @@ package struct HLSRenditionResult: Sendable {
 /// rendition's size) is scaled for each lower rendition and encoded by one encoder per rendition; every encoder
 /// gets an IDR picture at the same segment boundaries, so the renditions switch cleanly. Fragmented MP4 (CMAF)
 /// segments, the sound as its own AAC rendition, media playlists and the master playlist with bit rates measured
-/// from the written segments; all in one directory that appears when complete.
+/// from the written segments; all in one directory that appears when complete. A render that keeps the HDR feeds
+/// its HDR renditions as it is and its SDR ones through `toSDR` (tone mapped once per picture); the master playlist
+/// says each variant's VIDEO-RANGE.
 package final class HLSSink: MediaSink {
     private let directory: AtomicDirectory
     private let requests: [HLSRenditionRequest]
@@ -46,13 +55,16 @@ package final class HLSSink: MediaSink {
     /// picture's duration by timestamp while it is in the encoder (x264 and x265 do not carry it to their packets).
     private final class Rendition {
         let size: Ladder.Rendition
+        let name: String
+        let range: HDRKind
         let encoder: VideoEncoder
         let scaler: PictureScaler?
         let muxer: Muxer
         let segments: HLSSegments
         var durations: [Int64: Int64] = [:]
-        init(size: Ladder.Rendition, encoder: VideoEncoder, scaler: PictureScaler?, muxer: Muxer, segments: HLSSegments) {
-            self.size = size; self.encoder = encoder; self.scaler = scaler; self.muxer = muxer; self.segments = segments
+        init(request: HLSRenditionRequest, encoder: VideoEncoder, scaler: PictureScaler?, muxer: Muxer, segments: HLSSegments) {
+            size = request.rendition; name = request.name; range = request.settings.range
+            self.encoder = encoder; self.scaler = scaler; self.muxer = muxer; self.segments = segments
         }
     }
     private var renditions: [Rendition] = []
@@ -64,8 +76,14 @@ package final class HLSSink: MediaSink {
     package let audioBlock = 1024
     package private(set) var results: [HLSRenditionResult] = []
 
-    package init(directory: AtomicDirectory, renditions: [HLSRenditionRequest], segmentLength: MediaTime, carryOver: InputCarryOver?) throws {
+    private let toSDR: ((Frame) throws -> Frame)?
+
+    package init(
+        directory: AtomicDirectory, renditions: [HLSRenditionRequest], segmentLength: MediaTime, carryOver: InputCarryOver?,
+        toSDR: ((Frame) throws -> Frame)? = nil
+    ) throws {
         self.directory = directory
+        self.toSDR = toSDR
         requests = renditions
         self.segmentLength = segmentLength
         self.carryOver = carryOver
@@ -82,7 +100,7 @@ package final class HLSSink: MediaSink {
         let start = max(MediaTime(1), format.rate.time(ofFrame: 16))
         for request in requests {
             let r = request.rendition
-            let segments = try HLSSegments(name: r.name, directory: directory)
+            let segments = try HLSSegments(name: request.name, directory: directory)
             let muxer = try segments.muxer(startingAt: start)
             let encoder = try VideoEncoder(
                 width: r.width, height: r.height, timeBase: format.timeBase, frameRate: format.rate, settings: request.settings,
@@ -91,8 +109,10 @@ package final class HLSSink: MediaSink {
             try muxer.writeHeader()
             let scaler =
                 r.width == format.width && r.height == format.height
-                ? nil : try PictureScaler(fromWidth: format.width, fromHeight: format.height, toWidth: r.width, toHeight: r.height)
-            renditions.append(Rendition(size: r, encoder: encoder, scaler: scaler, muxer: muxer, segments: segments))
+                ? nil
+                : try PictureScaler(
+                    fromWidth: format.width, fromHeight: format.height, toWidth: r.width, toHeight: r.height, kind: request.settings.range)
+            renditions.append(Rendition(request: request, encoder: encoder, scaler: scaler, muxer: muxer, segments: segments))
         }
         if let carry = carryOver, carry.keepSound {
             // The default audio track, as the audio rendition (copied when AAC, else AAC-LC), on the pictures' clock.
@@ -122,10 +142,17 @@ package final class HLSSink: MediaSink {
             keyframe = true
             while nextBoundary <= time { nextBoundary = nextBoundary + segmentLength }
         }
+        // The SDR renditions' picture, when the render keeps the HDR: made once for all of them.
+        var sdr: Frame? = nil
         for r in renditions {
             if keyframe { r.segments.cuts.insert(time) }
             r.durations[pts] = picture.duration ?? 1
-            try r.encoder.send(try r.scaler?.scale(picture) ?? picture, keyframe: keyframe)
+            var source = picture
+            if r.range == .sdr, let toSDR {
+                if sdr == nil { sdr = try toSDR(picture) }
+                source = sdr!
+            }
+            try r.encoder.send(try r.scaler?.scale(source) ?? source, keyframe: keyframe)
             try drain(r)
         }
         if let sound { try sound.input.write(upTo: time + MediaTime(ticks: picture.duration ?? 0, timeBase), muxer: sound.muxer) }
@@ -169,7 +196,8 @@ package final class HLSSink: MediaSink {
             let codecs = ([r.muxer.codecString(ofStream: 0) ?? r.encoder.codec.catalog.encoder] + (audio.map { [$0.2] } ?? [])).joined(separator: ",")
             var attributes = [
                 "BANDWIDTH=\(peak)", "AVERAGE-BANDWIDTH=\(average)", "CODECS=\"\(codecs)\"",
-                "RESOLUTION=\(r.size.width)x\(r.size.height)", String(format: "FRAME-RATE=%.3f", rate.fps)
+                "RESOLUTION=\(r.size.width)x\(r.size.height)", String(format: "FRAME-RATE=%.3f", rate.fps),
+                "VIDEO-RANGE=\(r.range == .sdr ? "SDR" : r.range == .pq ? "PQ" : "HLG")"
             ]
             if audio != nil { attributes.append("AUDIO=\"audio\"") }
             attributes.append("CLOSED-CAPTIONS=NONE")
@@ -177,7 +205,7 @@ package final class HLSSink: MediaSink {
             master.append("\(r.segments.name).m3u8")
             results.append(
                 HLSRenditionResult(
-                    name: r.segments.name, width: r.size.width, height: r.size.height, codecs: codecs, bandwidth: peak,
+                    name: r.segments.name, width: r.size.width, height: r.size.height, range: r.range, codecs: codecs, bandwidth: peak,
                     averageBandwidth: average, segments: r.segments.segments.count))
         }
         try directory.write("master.m3u8", Array((master.joined(separator: "\n") + "\n").utf8))

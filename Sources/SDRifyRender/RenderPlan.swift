@@ -5,6 +5,7 @@ import SDRifyMedia
 import SDRifyPresets
 import SDRifyProbe
 import SDRifyTimeline
+import SDRifyToneMap
 import SDRifyValues
 
 /// What times the output's pictures.
@@ -73,6 +74,24 @@ package struct RenderPlan {
 
     package var totalSeconds: Double { fps.time(ofFrame: totalFrames).seconds }
 
+    /// An HDR render's pictures made SDR, for the outputs that show SDR beside the HDR kept (`hls --ranges sdr,hdr`):
+    /// tone mapped once, at the render's size, as a conversion tone maps its source (the scene curve follows the
+    /// rendered pictures).
+    package func sdrPictures(toneMap: ToneMapping) throws -> (Frame) throws -> Frame {
+        let kind = canvas.range
+        precondition(kind != .sdr, "an SDR render is SDR already")
+        let converter = try FrameConverter(
+            sourceFormat: .output(kind), sourceColor: .output(kind), width: canvas.width, height: canvas.height,
+            outputWidth: canvas.width, outputHeight: canvas.height,
+            toneCurve: ToneCurve(toneMap.op, sourcePeak: hdrMetadata.sourcePeak(for: kind), exposure: toneMap.exposure),
+            scenes: toneMap.op == .auto ? SceneTracker() : nil)
+        return { picture in
+            let sdr = try converter.convert(picture, format: .output(kind))
+            sdr.duration = picture.duration
+            return sdr
+        }
+    }
+
     /// The static HDR metadata an HDR render carries: its first clip's of the render's kind, as its headers say
     /// (none for SDR renders, or HDR made of SDR sources).
     package var hdrMetadata: HDRMetadata {
@@ -114,7 +133,7 @@ package struct RenderPlan {
         let canvas = Canvas(
             width: size.width, height: size.height,
             backdrop: try Backdrop(timeline.background, width: size.width, height: size.height),
-            range: timeline.output.range.kind(firstHDRSource: sourceKind == .sdr ? nil : sourceKind))
+            range: timeline.output.renderRange.kind(firstHDRSource: sourceKind == .sdr ? nil : sourceKind))
         let fps = rate ?? demuxer.videoFrameRate
         var clip = Clip(
             index: 0, name: info.path, spec: timeline.clips[0], content: .video(info: info, orientation: orientation),

@@ -49,8 +49,18 @@ package struct HLSSpec: Sendable {
     package var segmentLength: MediaTime = 4
     /// `--max-bitrate`: one cap for every rendition, or one per rung in the ladder's order as given.
     package var maxBitRates: [BitRate] = []
+    /// `--ranges`: the ladders made from the one decode, SDR first (an HDR one keeps the HDR, `RangeRequest.hdr`).
+    package var ranges: [RangeRequest] = [.sdr]
 
     package static let segmentLengths: ClosedRange<Double> = 1...30
+
+    /// `sdr,hdr`: each range once, in a fixed order (SDR first); nil for a word that is not one.
+    package static func ranges(_ text: String) -> [RangeRequest]? {
+        let words = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let ranges = words.compactMap(RangeRequest.init(rawValue:))
+        guard !ranges.isEmpty, ranges.count == words.count, Set(ranges).count == ranges.count else { return nil }
+        return RangeRequest.allCases.filter(ranges.contains)
+    }
 
     package init() {}
 

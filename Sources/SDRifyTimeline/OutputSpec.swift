@@ -50,6 +50,10 @@ package struct OutputSpec: Sendable {
     package var codec: VideoCodec? = nil
     /// `--range`: SDR, or the HDR kept where the source has it.
     package var range = RangeRequest.sdr
+    /// `--hdr-output`: the HDR kept also written to this file, from the same render (the output itself is SDR).
+    package var hdrOutput: String? = nil
+    /// What the render carries: the HDR kept when any output keeps it (an SDR output beside it is tone mapped from it).
+    package var renderRange: RangeRequest { hdrOutput != nil ? .hdr : range }
     package var crf: Int? = nil
     package var encoderPreset: String? = nil
     package var maxBitRate: BitRate? = nil  // --max-bitrate
@@ -76,9 +80,11 @@ package struct OutputSpec: Sendable {
     package func encodingProblem() -> (setting: String, message: String)? {
         if codec != nil, preset.passthrough { return ("codec", "does not apply to Passthrough, which copies the streams as they are") }
         if !preset.passthrough, let missing = CodecCatalog.unavailable(preset.codec) { return ("codec", missing) }
-        if range == .hdr {
+        if renderRange == .hdr {
             if preset.passthrough { return ("range", "does not apply to Passthrough, which copies the streams as they are") }
-            if let problem = CodecCatalog.rangeProblem(preset.codec, kind: .hlg) { return ("codec", problem) }
+            var kept = self
+            kept.range = .hdr
+            if let problem = CodecCatalog.rangeProblem(kept.preset.codec, kind: .hlg) { return ("codec", problem) }
         }
         let codec = preset.codec.catalog
         if let crf, !codec.crfRange.contains(crf) {

@@ -95,7 +95,13 @@ package struct Timeline: Sendable {
             if let at = poster.at, !(at >= .zero) { throw SDRifyError.usage("the poster time must be 0 or more seconds") }
             if poster.path == output.path { throw SDRifyError.usage("the poster and the video cannot be the same file") }
         }
-        if output.range == .hdr {
+        if let hdr = output.hdrOutput {
+            if hdr == output.path { throw SDRifyError.usage("--hdr-output and the output cannot be the same file") }
+            var kept = output
+            kept.range = .hdr
+            _ = try CodecCatalog.muxer(forOutput: hdr, codec: kept.preset.codec)
+        }
+        if output.renderRange == .hdr {
             // Layers are drawn on 8-bit SDR pictures, a poster is an SDR still: neither is made for the HDR kept yet.
             if !overlays.isEmpty {
                 throw SDRifyError.usage(

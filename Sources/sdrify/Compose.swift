@@ -99,7 +99,7 @@ struct Compose: ParsableCommand {
         edit.overlays.captions += captionFlags.tracks
         let described = edit
         try Job(
-            encoding, output: described.output.path, overwrite: described.output.overwrite, poster: described.output.poster?.path,
+            encoding, output: described.output.path, overwrite: described.output.overwrite, also: [described.output.poster?.path].compactMap { $0 },
             reads: described.filesRead
         ).run {
             warn, report in

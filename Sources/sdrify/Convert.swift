@@ -39,6 +39,11 @@ struct Convert: ParsableCommand {
     @OptionGroup var presetFlag: PresetFlag
     @OptionGroup var encoding: EncodingFlags
     @Option(name: CommandOptions.range.long, help: CommandOptions.range.argumentHelp) var dynamicRange: String?
+    @Option(
+        name: .customLong("hdr-output"),
+        help: ArgumentHelp(
+            "Also write the HDR kept (as --range hdr makes it) to this file, from the same decode: OUT is the SDR.", valueName: "FILE"))
+    var hdrOutput: String?
     @Option(name: CommandOptions.fps.long, help: CommandOptions.fps.argumentHelp) var fps: String?
     @Option(name: CommandOptions.audioTrack.long, help: CommandOptions.audioTrack.argumentHelp) var audioTrack: String?
     @Option(name: CommandOptions.metadata.long, help: CommandOptions.metadata.argumentHelp) var metadata: String = MetadataPolicy.minimal.rawValue
@@ -126,11 +131,17 @@ struct Convert: ParsableCommand {
         }
         _ = try CommandOptions.background.checked(background)
         _ = try CommandOptions.fps.checked(fps)
-        if let range = try CommandOptions.range.value(ifGiven: dynamicRange), let preset = ExportPreset.named(presetFlag.preset) {
+        let range = try CommandOptions.range.value(ifGiven: dynamicRange)
+        if range != nil || hdrOutput != nil, let preset = ExportPreset.named(presetFlag.preset) {
             var output = OutputSpec(path: "", preset: preset)
             encoding.apply(to: &output)
-            output.range = range
+            output.range = range ?? .sdr
+            output.hdrOutput = hdrOutput
             if let problem = output.encodingProblem() { throw ValidationError("--\(problem.setting) \(problem.message)") }
+        }
+        if hdrOutput != nil {
+            if range == .hdr { throw ValidationError("--hdr-output writes the HDR beside an SDR OUT: leave --range hdr out") }
+            if case .folder = targets { throw ValidationError("--hdr-output names one file: it applies to one input") }
         }
         _ = try CommandOptions.metadata.checked(metadata)
         _ = try CommandOptions.audioTrack.checked(audioTrack)
@@ -182,6 +193,7 @@ struct Convert: ParsableCommand {
         output.loudness = sound.loudness
         output.fps = try CommandOptions.fps.value(ifGiven: fps)
         output.range = try CommandOptions.range.value(ifGiven: dynamicRange) ?? .sdr
+        output.hdrOutput = hdrOutput
         output.poster = posterFlags.request
         if let background = try CommandOptions.background.value(ifGiven: background) { output.background = background }
         var keep = CarryOverSpec()
@@ -196,7 +208,8 @@ struct Convert: ParsableCommand {
         conversion.clips[0].duration = range.duration.map { MediaTime(seconds: $0) }
         try picture.apply(to: &conversion)
         let request = ExportRequest(conversion)
-        try Job(encoding, output: output.path, overwrite: encoding.overwrite, poster: output.poster?.path, reads: request.filesRead).run {
+        let also = [output.poster?.path, output.hdrOutput].compactMap { $0 }
+        try Job(encoding, output: output.path, overwrite: encoding.overwrite, also: also, reads: request.filesRead).run {
             warn, report in
             let result = try Export.run(request, warn: warn, progress: report)
             return (

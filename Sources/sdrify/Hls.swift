@@ -23,6 +23,7 @@ struct Hls: ParsableCommand {
     @Argument(help: ArgumentHelp("The directory to make.", valueName: "OUTDIR")) var directory: String
     @Option(name: CommandOptions.ladder.long, help: CommandOptions.ladder.argumentHelp) var ladder: String?
     @Option(name: CommandOptions.segment.long, parsing: .unconditional, help: CommandOptions.segment.argumentHelp) var segment: Double = 4
+    @Option(name: CommandOptions.ranges.long, help: CommandOptions.ranges.argumentHelp) var ranges: String?
     @OptionGroup var encoding: EncodingFlags
     @OptionGroup var sound: LoudnessFlag
     @OptionGroup var picture: PictureFlags
@@ -35,6 +36,7 @@ struct Hls: ParsableCommand {
     func validate() throws {
         _ = try CommandOptions.ladder.checked(ladder)
         _ = try CommandOptions.segment.checked(segment)
+        _ = try CommandOptions.ranges.checked(ranges)
         _ = try CommandOptions.fps.checked(fps)
         _ = try CommandOptions.start.checked(start?.seconds)
         _ = try CommandOptions.duration.checked(duration?.seconds)
@@ -51,8 +53,10 @@ struct Hls: ParsableCommand {
         spec.ladder = try CommandOptions.ladder.value(ifGiven: ladder) ?? .standard
         spec.segmentLength = try CommandOptions.segment.value(segment)
         spec.maxBitRates = encoding.bitRateCaps
+        spec.ranges = try CommandOptions.ranges.value(ifGiven: ranges) ?? [.sdr]
         var output = OutputSpec(path: directory, preset: preset)
         encoding.apply(to: &output)
+        if spec.ranges.contains(.hdr) { output.range = .hdr }  // the render carries the HDR; the SDR rungs are tone mapped from it
         output.maxBitRate = nil  // the caps are the ladder's
         output.fps = try CommandOptions.fps.value(ifGiven: fps)
         output.loudness = sound.loudness

@@ -13,19 +13,19 @@ struct Job {
     let quiet: Bool
     let progress: String?
     let output: (path: String, overwrite: Bool)
-    let poster: String?  // a second output of the same run
+    let also: [String]  // the run's other outputs (a poster, the HDR kept beside the SDR)
     let reads: [String]  // every file the run reads: all the sandbox lets it read of the user's
     let directory: Bool  // the output is a directory (hls, sprites)
 
-    init(_ flags: EncodingFlags, output: String, overwrite: Bool, poster: String? = nil, directory: Bool = false, reads: [String]) {
-        self.init(flags.render, output: output, overwrite: overwrite, poster: poster, directory: directory, reads: reads)
+    init(_ flags: EncodingFlags, output: String, overwrite: Bool, also: [String] = [], directory: Bool = false, reads: [String]) {
+        self.init(flags.render, output: output, overwrite: overwrite, also: also, directory: directory, reads: reads)
     }
 
-    init(_ flags: RenderFlags, output: String, overwrite: Bool, poster: String? = nil, directory: Bool = false, reads: [String]) {
+    init(_ flags: RenderFlags, output: String, overwrite: Bool, also: [String] = [], directory: Bool = false, reads: [String]) {
         json = flags.json; quiet = flags.quiet; progress = flags.progress
         self.output = (output, overwrite)
         self.directory = directory
-        self.poster = poster
+        self.also = also
         self.reads = reads
     }
 
@@ -46,7 +46,7 @@ struct Job {
         }
         do {
             try ServiceFlags.beginOutput(
-                path: output.path, overwrite: output.overwrite, also: poster.map { [$0] } ?? [], directory: directory, reading: reads)
+                path: output.path, overwrite: output.overwrite, also: also, directory: directory, reading: reads)
             FailureReport.prepareStops()  // the sandbox's state is known now
             let (report, concealed, summary) = try body(warn, reporter.report)
             if concealed > 0 { warn("concealed \(concealed) decode errors") }

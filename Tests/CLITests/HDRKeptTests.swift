@@ -110,6 +110,37 @@ final class HDRKeptTests: CLITestCase {
         XCTAssertGreaterThanOrEqual(psnr, 40, "PQ-domain PSNR \(psnr) dB")
     }
 
+    /// `--hdr-output`: the SDR file and the HDR kept from one decode; the SDR one shows the picture a plain
+    /// conversion shows (tone mapped from the HDR render instead of the source: PSNR ≥ 40 dB), the HDR one what
+    /// `--range hdr` makes; both with every picture and the sound.
+    func testBothFilesFromOneDecode() throws {
+        let source = Support.vector("hlg_hevc_aac.mov"), sdr = file("sdr.mp4"), hdr = file("hdr.mp4")
+        let plain = file("plain.mp4"), kept = file("kept.mp4")
+        let json = try report(try Support.sdrify([source, sdr, "--hdr-output", hdr, "--json"]))
+        XCTAssertEqual(json["hdr_output"] as? String, hdr)
+        XCTAssertEqual(json["range"] as? String, "sdr")
+        XCTAssertEqual(try Support.sdrify([source, plain, "-q"]).status, 0)
+        XCTAssertEqual(try Support.sdrify([source, kept, "--range", "hdr", "-q"]).status, 0)
+        let v = try video(sdr), h = try video(hdr)
+        XCTAssertEqual(v["color_transfer"] as? String, "bt709")
+        XCTAssertEqual(v["pix_fmt"] as? String, "yuv420p")
+        assertHDRStream(h, transfer: "arib-std-b67")
+        for (ours, theirs) in [(sdr, plain), (hdr, kept)] {
+            let a = try Support.ffprobe(ours), b = try Support.ffprobe(theirs)
+            XCTAssertEqual(Support.streams(a, "video").first?["nb_frames"] as? String, Support.streams(b, "video").first?["nb_frames"] as? String)
+            XCTAssertEqual(Support.streams(a, "audio").count, 1, "\(ours): the sound")
+        }
+        let psnr = Support.psnr(
+            try Support.rawFrame(sdr, index: 10, pixelFormat: "rgb24"), try Support.rawFrame(plain, index: 10, pixelFormat: "rgb24"))
+        XCTAssertGreaterThanOrEqual(psnr, 40, "the SDR file shows a plain conversion's picture (\(psnr) dB)")
+        XCTAssertEqual(HDRKeptTests.psnr16(try pqFrame(hdr, 10), try pqFrame(kept, 10)), 99, "the HDR file is --range hdr's, bit for bit")
+        // The same file twice, or with --range hdr, is refused.
+        for extra in [["--hdr-output", file("x.mp4")], ["--hdr-output", hdr, "--range", "hdr"]] {
+            let r = try Support.sdrify([source, file("x.mp4")] + extra)
+            XCTAssertEqual(r.status, 64, r.stderr)
+        }
+    }
+
     func testAV1CarriesHDR() throws {
         let out = file("av1.mp4")
         let json = try report(try Support.sdrify([Support.vector("pq_hevc_hdr10.mp4"), out, "--range", "hdr", "--codec", "av1", "--json"]))
@@ -153,7 +184,8 @@ final class HDRKeptTests: CLITestCase {
         try "1\n00:00:00,000 --> 00:00:01,000\nhello\n".write(toFile: captions, atomically: true, encoding: .utf8)
         let hdr = ["--range", "hdr"]
         let cases: [([String], String)] = [
-            (hdr + ["--codec", "h264"], "h264"), (hdr + ["--preset", "Passthrough"], "Passthrough"), (hdr + ["--poster", file("p.jpg")], "poster"),
+            (hdr + ["--codec", "h264"], "h264 (x264) does not carry HDR"), (hdr + ["--preset", "Passthrough"], "Passthrough"),
+            (hdr + ["--poster", file("p.jpg")], "poster"),
             (hdr + ["--captions", captions], "captions"), (["--range", "wide"], "--range must be sdr or hdr")
         ]
         for (extra, named) in cases {

@@ -230,6 +230,59 @@ final class PublishingTests: CLITestCase {
         XCTAssertEqual(ff.stderr, "")
     }
 
+    /// `--ranges sdr,hdr`: an SDR ladder (H.264) and an HDR one (HEVC Main 10, hvc1, HLG as the source) from one
+    /// decode, one master playlist whose every variant says its VIDEO-RANGE, CODECS and FRAME-RATE; every variant
+    /// plays (GStreamer) and ffmpeg reads the master with no message; the SDR rungs show the picture the SDR-only
+    /// ladder shows (tone mapped from the HDR render instead of the source: within 40 dB).
+    func testTwoRangeLadderFromOneDecode() throws {
+        let input = try makePortraitHLG("hlg.mov", seconds: 2)
+        let out = file("both"), sdrOnly = file("sdr")
+        let r = try Support.sdrify("hls", input, out, "--ladder", "360,240", "--segment", "1", "--ranges", "sdr,hdr", "--json")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Support.sdrify("hls", input, sdrOnly, "--ladder", "360,240", "--segment", "1").status, 0)
+        let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any] ?? [:]
+        let renditions = report["renditions"] as? [[String: Any]] ?? []
+        XCTAssertEqual(renditions.map { $0["name"] as? String ?? "" }, ["360p", "240p", "360p-hdr", "240p-hdr"])
+        XCTAssertEqual(renditions.map { $0["range"] as? String ?? "" }, ["sdr", "sdr", "hlg", "hlg"])
+        let master = try lines("\(out)/master.m3u8")
+        var ranges: [String: String] = [:]
+        for (i, line) in master.enumerated() where line.hasPrefix("#EXT-X-STREAM-INF:") {
+            let a = attributes(line), name = master[i + 1], stem = String(name.dropLast(5))
+            ranges[stem] = a["VIDEO-RANGE"]
+            XCTAssertNotNil(a["FRAME-RATE"], name)
+            let segments = try checkMediaPlaylist(out, name)
+            XCTAssertEqual(try packets(out, stem, segments: segments.map(\.file)).count, 60, name)
+            let v = Support.streams(try Support.ffprobe(file("\(stem)-joined.mp4")), "video").first ?? [:]
+            if stem.hasSuffix("-hdr") {
+                XCTAssertTrue(a["CODECS"]?.hasPrefix("hvc1.2.") == true, "\(name): Main 10 (\(a["CODECS"] ?? ""))")
+                XCTAssertEqual(v["pix_fmt"] as? String, "yuv420p10le", name)
+                XCTAssertEqual(v["color_transfer"] as? String, "arib-std-b67", name)
+                XCTAssertEqual(v["color_primaries"] as? String, "bt2020", name)
+            } else {
+                XCTAssertTrue(a["CODECS"]?.hasPrefix("avc1.") == true, name)
+                XCTAssertEqual(v["pix_fmt"] as? String, "yuv420p", name)
+                XCTAssertEqual(v["color_transfer"] as? String, "bt709", name)
+            }
+            XCTAssertLessThan(v["width"] as? Int ?? 0, v["height"] as? Int ?? 0, "\(name): upright portrait")
+        }
+        XCTAssertEqual(ranges, ["360p": "SDR", "240p": "SDR", "360p-hdr": "HLG", "240p-hdr": "HLG"])
+        let ff = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", "\(out)/master.m3u8", "-map", "0:v:0", "-f", "null", "-"])
+        XCTAssertEqual(ff.status, 0, ff.stderr)
+        XCTAssertEqual(ff.stderr, "")
+        for name in ["360p", "240p", "360p-hdr", "240p-hdr"] {
+            // Each variant alone, as a player that picked it plays it.
+            let single = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-STREAM-INF:BANDWIDTH=1000000\n\(name).m3u8\n"
+            try single.write(toFile: "\(out)/only-\(name).m3u8", atomically: true, encoding: .utf8)
+            XCTAssertEqual(try picturesGStreamerPlays("\(out)/only-\(name).m3u8"), 60, "GStreamer plays \(name)")
+        }
+        // The SDR rung's picture against the SDR-only ladder's.
+        _ = try packets(sdrOnly, "360p", segments: try checkMediaPlaylist(sdrOnly, "360p.m3u8").map(\.file))
+        let alone = try Support.rawFrame(file("360p-joined.mp4"), index: 30, pixelFormat: "gray")
+        _ = try packets(out, "360p", segments: try checkMediaPlaylist(out, "360p.m3u8").map(\.file))
+        let both = try Support.rawFrame(file("360p-joined.mp4"), index: 30, pixelFormat: "gray")
+        XCTAssertGreaterThanOrEqual(Support.psnr(alone, both), 40, "the SDR rung shows the SDR-only ladder's picture")
+    }
+
     /// Bad values exit 64 naming them; an existing OUTDIR is exit 4 unless -y; -y replaces an earlier ladder but not
     /// a directory holding more than files; a source below every rung makes one rendition of its own size; nothing
     /// is left behind when a run fails.
