@@ -182,6 +182,18 @@ def av1_seeds(work):
         put("av1-sequence-header", f"obu-{depth}bit", record[4:])
 
 
+def gain_map_seeds(work):
+    """A gain-map JPEG as sdrify writes it (thumbnail --gain-map of the PQ vector, small), when sdrify is built."""
+    sdrify = os.path.join(root, ".build", "debug", "sdrify")
+    if not os.path.exists(sdrify):
+        return
+    jpg = os.path.join(work, "gain-map.jpg")
+    subprocess.run([sdrify, "thumbnail", os.path.join(root, "testvectors", "pq_hevc_hdr10.mp4"), jpg, "--size", "64x36", "--gain-map",
+                    "-q"], capture_output=True)
+    if os.path.exists(jpg):
+        put("gain-map-jpeg", "sdrify-64x36.jpg", open(jpg, "rb").read())
+
+
 def photo_seeds(work):
     """HEIF stills and motion photos as scripts/make-heif-vectors.py and make-motion-photos.py write them."""
     png, jpg, mp4 = (os.path.join(work, n) for n in ("seed.png", "seed.jpg", "seed.mp4"))
@@ -209,6 +221,7 @@ with tempfile.TemporaryDirectory() as work:
     binary_seeds(work)
     photo_seeds(work)
     av1_seeds(work)
+    gain_map_seeds(work)
 slow_motion_seeds()
 text_seeds()
 for target in sorted(os.listdir(out)):

@@ -42,7 +42,7 @@ enum ConversionPlanning {
         }
         var (info, demuxer, truncated) = opened
         if let truncated { warn("\(truncated): converting what it holds") }
-        if out.renderRange == .hdr, !out.preset.passthrough, let probed = try? Prober.probe(path: input).video {
+        if out.mayRenderHDR, !out.preset.passthrough, let probed = try? Prober.probe(path: input).video {
             // The HDR kept carries what only the first picture may say (SEI: mastering display, light level, HLG).
             info.video.hdrMetadata = probed.hdrMetadata
             info.video.color = probed.color

@@ -12,10 +12,21 @@ import SDRifyValues
 extension Destination {
     /// Its values, before anything is read.
     func validate(_ timeline: Timeline) throws {
-        if timeline.output.renderRange == .hdr {
+        if timeline.output.writesHDR {
             switch self {
             case .video, .hls: break
-            default: throw SDRifyError.usage("the HDR kept is written as video; stills are made from the SDR picture")
+            default: throw SDRifyError.usage("the HDR kept is written as video; a still keeps it with --gain-map")
+            }
+        }
+        if timeline.output.gainMap {
+            switch self {
+            case .video, .thumbnail: break
+            default: throw SDRifyError.usage("--gain-map applies to posters and thumbnails")
+            }
+            let still = timeline.output.poster?.path ?? (writesVideoFile ? nil : timeline.output.path)
+            guard let still else { throw SDRifyError.usage("--gain-map is for a still: give --poster FILE.jpg") }
+            guard ImageFileType(path: still) == .jpeg else {
+                throw SDRifyError.usage("\(still): a gain map is written in JPEG (Ultra HDR): use .jpg, or leave --gain-map out")
             }
         }
         switch self {
@@ -105,7 +116,9 @@ extension Destination {
                         settings: hdr.encoderSettings(threads: encodeThreads, range: plan.canvas.range, hdr: plan.hdrMetadata),
                         carryOver: carried, mixStage: mixStage))
             }
-            let poster = try out.poster.map { try PosterSink($0, inputs: sources, overwrite: out.overwrite, outputLength: plan.expectedLength) }
+            let poster = try out.poster.map {
+                try PosterSink($0, inputs: sources, overwrite: out.overwrite, outputLength: plan.expectedLength, hdr: try hdrStill(plan, out))
+            }
             return [main] + kept + (poster.map { [$0] } ?? [])
         case .hls(let spec):
             let directory = try AtomicDirectory.open(finalPath: out.path, inputPaths: inputs, overwrite: out.overwrite)
@@ -128,10 +141,15 @@ extension Destination {
             ]
         case .thumbnail(let at, _, let window):
             if let window {
-                return [try BestPictureSink(path: out.path, inputs: inputs, overwrite: out.overwrite, spacing: window.scaled(1, 32))]
+                return [
+                    try BestPictureSink(
+                        path: out.path, inputs: inputs, overwrite: out.overwrite, spacing: window.scaled(1, 32), hdr: try hdrStill(plan, out))
+                ]
             }
             return [
-                try PosterSink(PosterRequest(path: out.path, at: at), inputs: inputs, overwrite: out.overwrite, outputLength: plan.expectedLength)
+                try PosterSink(
+                    PosterRequest(path: out.path, at: at), inputs: inputs, overwrite: out.overwrite, outputLength: plan.expectedLength,
+                    hdr: try hdrStill(plan, out))
             ]
         case .sheet(let columns, let rows, let width):
             guard let length = plan.expectedLength else { throw SDRifyError.invalidInput("\(timeline.input): its length is not known") }
@@ -145,6 +163,13 @@ extension Destination {
             return [SpriteSink(directory: directory, every: every, columns: columns, rows: rows, length: length)]
         case .survey: return [DiscardingSink()]
         }
+    }
+
+    /// A still's view of a render that keeps the HDR (nil for an SDR render): SDR by the output's tone map, with the
+    /// gain map when asked.
+    private func hdrStill(_ plan: RenderPlan, _ out: OutputSpec) throws -> HDRStill? {
+        guard plan.canvas.range != .sdr else { return nil }
+        return HDRStill(kind: plan.canvas.range, toSDR: try plan.sdrPictures(toneMap: out.toneMap), gainMap: out.gainMap)
     }
 
     /// What the report says besides the conversion's fields, once the sinks are done.

@@ -54,6 +54,13 @@ package enum Export {
         }
         let plan = planned.plan
         let out = timeline.output
+        if out.gainMap, plan.canvas.range == .sdr {
+            warn("--gain-map: nothing HDR to keep (the input is SDR, or a composition): the still is a plain JPEG")
+        }
+        if plan.canvas.range != .sdr, planned.overlays != nil {
+            // Layers are drawn on 8-bit SDR pictures: not on a render that keeps the HDR (for a gain map) yet.
+            throw SDRifyError.usage("--gain-map keeps the HDR picture: stickers, titles, effects and burned-in captions are not drawn on it yet")
+        }
         let settings = out.decodeSettings
         let (decodeThreads, encodeThreads) = Renderer.threads(plan, settings: settings)
 

@@ -22,11 +22,12 @@ package enum ParserEntryPoint: String, CaseIterable, Sendable {
     case heif  // a HEIF file's item structure: items, locations, references, properties, a grid, each item's bytes
     case motionPhoto = "motion-photo"  // where a motion photo's movie lies (XMP, SEF trailer, 'mpvd')
     case av1SequenceHeader = "av1-sequence-header"  // an AV1 sequence header OBU, bare or in an av1C record
+    case gainMapJPEG = "gain-map-jpeg"  // a JPEG with a gain map: MPF index, XMP container, hdrgm XMP, ISO 21496-1
 
     /// The extension of the scratch file (what the CLI would be given), nil for parsers of bytes in memory.
     var fileExtension: String? {
         switch self {
-        case .doviRPU, .sei, .gpmf, .mebx, .srt, .webvtt, .ass, .scc, .lrc, .temporalLayers, .av1SequenceHeader: nil
+        case .doviRPU, .sei, .gpmf, .mebx, .srt, .webvtt, .ass, .scc, .lrc, .temporalLayers, .av1SequenceHeader, .gainMapJPEG: nil
         case .boxes, .slowMotion: "mp4"
         case .heif: "heic"
         case .motionPhoto: "jpg"
@@ -79,6 +80,8 @@ package enum ParserEntryPoint: String, CaseIterable, Sendable {
             _ = rest.withUnsafeBufferPointer { layers.picture($0) }
         case .av1SequenceHeader:
             _ = AV1SequenceHeader(bytes)?.codecString
+        case .gainMapJPEG:
+            if let found = try? GainMapJPEG.read(bytes) { _ = found.metadata.hdr(sdr: 0.5, stored: 0.5, channel: 0, headroom: 1) }
         case .lrc:
             _ = LRC.looksLike(Substring(text))
             if let cues = try? LRC.cues(text, path: "fuzz.lrc") { _ = LRC.text(cues) }

@@ -23,6 +23,20 @@ package enum ImageFileType: String, CaseIterable, Sendable {
 }
 
 package enum ImageEncoder {
+    /// An output picture as the packed 8-bit R'G'B' every image file is made from (a gain map's base: the map is
+    /// computed against exactly these values).
+    package static func rgb(_ picture: Frame) throws -> [UInt8] {
+        let (w, h) = (picture.width, picture.height)
+        let rgb = try convert(picture.av, to: AV_PIX_FMT_RGB24, fromMatrix: SWS_CS_ITU709, fullRange: false)
+        defer { var p: UnsafeMutablePointer<AVFrame>? = rgb; av_frame_free(&p) }
+        let stride = Int(rgb.pointee.linesize.0)
+        var out = [UInt8](repeating: 0, count: w * h * 3)
+        out.withUnsafeMutableBufferPointer { dst in
+            for y in 0..<h { (dst.baseAddress! + y * w * 3).update(from: rgb.pointee.data.0! + y * stride, count: w * 3) }
+        }
+        return out
+    }
+
     /// The encoded file's bytes.
     package static func encode(_ picture: Frame, as type: ImageFileType) throws -> [UInt8] {
         let (w, h) = (picture.width, picture.height)
@@ -36,6 +50,30 @@ package enum ImageEncoder {
         case .webp: (encoderName, pixels) = ("libwebp", try convert(rgb, to: AV_PIX_FMT_BGRA, fromMatrix: SWS_CS_ITU709, fullRange: true))
         }
         defer { if pixels != rgb { var p: UnsafeMutablePointer<AVFrame>? = pixels; av_frame_free(&p) } }
+        return try encode(pixels, with: encoderName, as: type)
+    }
+
+    /// Packed 8-bit R, G, B samples (a gain map's base, or its stored values) as a JPEG of full-resolution chroma
+    /// (4:4:4: each channel's values kept apart as well as JPEG keeps them: a viewer multiplies base and map as it
+    /// decodes them), at the posters' quality.
+    package static func jpeg(rgb: [UInt8], width: Int, height: Int) throws -> [UInt8] {
+        precondition(rgb.count == width * height * 3)
+        guard let frame = av_frame_alloc() else { throw SDRifyError.conversion("out of memory") }
+        defer { var p: UnsafeMutablePointer<AVFrame>? = frame; av_frame_free(&p) }
+        frame.pointee.width = Int32(width); frame.pointee.height = Int32(height); frame.pointee.format = AV_PIX_FMT_RGB24.rawValue
+        try ffCheck(av_frame_get_buffer(frame, 64), "allocating a \(width)x\(height) picture")
+        let stride = Int(frame.pointee.linesize.0)
+        rgb.withUnsafeBufferPointer { src in
+            for y in 0..<height { (frame.pointee.data.0! + y * stride).update(from: src.baseAddress! + y * width * 3, count: width * 3) }
+        }
+        let yuv = try convert(frame, to: AV_PIX_FMT_YUVJ444P, fromMatrix: SWS_CS_ITU601, fullRange: true)
+        defer { var p: UnsafeMutablePointer<AVFrame>? = yuv; av_frame_free(&p) }
+        return try encode(yuv, with: "mjpeg", as: .jpeg)
+    }
+
+    /// One picture, already in the pixel form of `type`, through libavcodec's `encoderName`.
+    private static func encode(_ pixels: UnsafeMutablePointer<AVFrame>, with encoderName: String, as type: ImageFileType) throws -> [UInt8] {
+        let (w, h) = (Int(pixels.pointee.width), Int(pixels.pointee.height))
         guard let codec = avcodec_find_encoder_by_name(encoderName) else {
             throw SDRifyError.unsupported("this libavcodec has no \(encoderName) encoder for \(type.rawValue) files")
         }
@@ -69,7 +107,6 @@ package enum ImageEncoder {
             av_packet_unref(packet.av)
         }
         guard !bytes.isEmpty else { throw SDRifyError.conversion("the \(encoderName) encoder gave no picture") }
-
         return bytes
     }
 

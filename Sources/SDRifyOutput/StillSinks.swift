@@ -46,11 +46,14 @@ package final class BestPictureSink: MediaSink {
     private let spacing: MediaTime
     private var timeBase = TimeBase(num: 1, den: 1)
     private var nextCandidate = MediaTime.zero
-    private var candidates: [(picture: Frame, time: MediaTime, look: PictureLook)] = []
+    private var candidates: [(picture: Frame, hdr: Frame?, time: MediaTime, look: PictureLook)] = []
+    private let hdr: HDRStill?
     package let audioBlock = 1024
     package private(set) var chosen: (time: MediaTime, look: PictureLook)? = nil
 
-    package init(path: String, inputs: [String], overwrite: Bool, spacing: MediaTime) throws {
+    /// `hdr`: the render keeps the HDR (every picture is made SDR and looked at so; the gain map from the chosen one's HDR).
+    package init(path: String, inputs: [String], overwrite: Bool, spacing: MediaTime, hdr: HDRStill? = nil) throws {
+        self.hdr = hdr
         guard let type = ImageFileType(path: path) else { throw SDRifyError.usage("\(path): a thumbnail is a \(ImageFileType.extensions) file") }
         self.type = type
         self.spacing = spacing
@@ -63,9 +66,10 @@ package final class BestPictureSink: MediaSink {
 
     package func write(picture: Frame) throws {
         let time = MediaTime(ticks: picture.pts ?? 0, timeBase)
+        let sdr = try hdr?.toSDR(picture) ?? picture  // every picture, so the scene curve follows the video's
         guard time >= nextCandidate else { return }
         while nextCandidate <= time { nextCandidate = nextCandidate + spacing }
-        candidates.append((try picture.reference(), time, PictureLook(picture)))
+        candidates.append((try sdr.reference(), hdr?.gainMap == true ? try picture.reference() : nil, time, PictureLook(sdr)))
     }
 
     package func finish() throws {
@@ -82,7 +86,8 @@ package final class BestPictureSink: MediaSink {
         for i in usable { for b in 0..<PictureLook.bins { average[b] += looks[i].histogram[b] / Double(usable.count) } }
         let best = usable.min(by: { looks[$0].distance(to: average) < looks[$1].distance(to: average) })!
         chosen = (candidates[best].time, looks[best])
-        try output.write(try ImageEncoder.encode(candidates[best].picture, as: type))
+        let pick = candidates[best]
+        try output.write(try hdr?.encode(sdr: pick.picture, hdr: pick.hdr, as: type) ?? ImageEncoder.encode(pick.picture, as: type))
         candidates = []
     }
 

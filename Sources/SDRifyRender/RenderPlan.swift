@@ -133,7 +133,7 @@ package struct RenderPlan {
         let canvas = Canvas(
             width: size.width, height: size.height,
             backdrop: try Backdrop(timeline.background, width: size.width, height: size.height),
-            range: timeline.output.renderRange.kind(firstHDRSource: sourceKind == .sdr ? nil : sourceKind))
+            range: timeline.output.renderKind(firstHDRSource: sourceKind == .sdr ? nil : sourceKind))
         let fps = rate ?? demuxer.videoFrameRate
         var clip = Clip(
             index: 0, name: info.path, spec: timeline.clips[0], content: .video(info: info, orientation: orientation),

@@ -52,8 +52,20 @@ package struct OutputSpec: Sendable {
     package var range = RangeRequest.sdr
     /// `--hdr-output`: the HDR kept also written to this file, from the same render (the output itself is SDR).
     package var hdrOutput: String? = nil
-    /// What the render carries: the HDR kept when any output keeps it (an SDR output beside it is tone mapped from it).
-    package var renderRange: RangeRequest { hdrOutput != nil ? .hdr : range }
+    /// `--gain-map`: stills (a poster, a thumbnail) of HDR input carry a gain map from the HDR picture.
+    package var gainMap = false
+    /// Whether an output keeps the HDR (`--range hdr`, `--hdr-output`): the codec must carry it.
+    package var writesHDR: Bool { range == .hdr || hdrOutput != nil }
+    /// Whether the render may keep the HDR (also for a gain map), so the input's HDR metadata is read first.
+    package var mayRenderHDR: Bool { writesHDR || gainMap }
+
+    /// What the render carries, given its first HDR source's kind (nil: none is HDR): the HDR kept when an output
+    /// keeps it, or a gain map has HDR to keep (an SDR output or still beside it is tone mapped from it once); else SDR.
+    package func renderKind(firstHDRSource: HDRKind?) -> HDRKind {
+        if writesHDR { return RangeRequest.hdr.kind(firstHDRSource: firstHDRSource) }
+        if gainMap, let kind = firstHDRSource { return kind }
+        return .sdr
+    }
     package var crf: Int? = nil
     package var encoderPreset: String? = nil
     package var maxBitRate: BitRate? = nil  // --max-bitrate
@@ -80,7 +92,7 @@ package struct OutputSpec: Sendable {
     package func encodingProblem() -> (setting: String, message: String)? {
         if codec != nil, preset.passthrough { return ("codec", "does not apply to Passthrough, which copies the streams as they are") }
         if !preset.passthrough, let missing = CodecCatalog.unavailable(preset.codec) { return ("codec", missing) }
-        if renderRange == .hdr {
+        if writesHDR {
             if preset.passthrough { return ("range", "does not apply to Passthrough, which copies the streams as they are") }
             var kept = self
             kept.range = .hdr

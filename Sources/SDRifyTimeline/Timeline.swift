@@ -101,13 +101,10 @@ package struct Timeline: Sendable {
             kept.range = .hdr
             _ = try CodecCatalog.muxer(forOutput: hdr, codec: kept.preset.codec)
         }
-        if output.renderRange == .hdr {
-            // Layers are drawn on 8-bit SDR pictures, a poster is an SDR still: neither is made for the HDR kept yet.
-            if !overlays.isEmpty {
-                throw SDRifyError.usage(
-                    "--range hdr keeps the picture as it is: stickers, titles, effects and burned-in captions are drawn on SDR output only")
-            }
-            if output.poster != nil { throw SDRifyError.usage("--range hdr: a poster is made from the SDR picture; leave --poster out") }
+        if output.writesHDR, !overlays.isEmpty {
+            // Layers are drawn on 8-bit SDR pictures: not on the HDR kept yet.
+            throw SDRifyError.usage(
+                "--range hdr keeps the picture as it is: stickers, titles, effects and burned-in captions are drawn on SDR output only")
         }
         if carryOver != nil {
             guard clips.count == 1, case .video = clips[0].source, music == nil else {

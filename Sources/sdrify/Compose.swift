@@ -79,6 +79,7 @@ struct Compose: ParsableCommand {
         encoding.apply(to: &spec)
         spec.loudness = sound.loudness
         spec.poster = posterFlags.request
+        spec.gainMap = posterFlags.gainMap
         let between = Transition(spec: transition)!
         var edit: Timeline
         var name: (Int) -> String = { "clip \($0 + 1)" }

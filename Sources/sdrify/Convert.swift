@@ -195,6 +195,7 @@ struct Convert: ParsableCommand {
         output.range = try CommandOptions.range.value(ifGiven: dynamicRange) ?? .sdr
         output.hdrOutput = hdrOutput
         output.poster = posterFlags.request
+        output.gainMap = posterFlags.gainMap
         if let background = try CommandOptions.background.value(ifGiven: background) { output.background = background }
         var keep = CarryOverSpec()
         keep.keepLocation = keepLocation

@@ -79,11 +79,16 @@ struct PosterFlags: ParsableArguments {
             "Also write the output's picture at --poster-at as an image (.jpg, .png or .webp), from the same render.",
             valueName: "FILE")) var poster: String?
     @Option(name: CommandOptions.posterAt.long, parsing: .unconditional, help: CommandOptions.posterAt.argumentHelp) var posterAt: TimeArgument?
+    @Flag(name: .customLong("gain-map"), help: ArgumentHelp(CommandOptions.gainMapHelp)) var gainMap = false
 
     var request: PosterRequest? { poster.map { PosterRequest(path: $0, at: posterAt.map { MediaTime(seconds: $0.seconds) }) } }
 
     func validate() throws {
         if posterAt != nil, poster == nil { throw ValidationError("--poster-at needs --poster FILE") }
+        if gainMap, poster == nil { throw ValidationError("--gain-map is for a still: give --poster FILE.jpg") }
+        if gainMap, let poster, ImageFileType(path: poster) != .jpeg {
+            throw ValidationError("--gain-map: \(poster): a gain map is written in JPEG (Ultra HDR): use .jpg, or leave --gain-map out")
+        }
         _ = try CommandOptions.posterAt.checked(posterAt?.seconds)
         if let poster, ImageFileType(path: poster) == nil { throw ValidationError("--poster: \(poster) is not a .jpg, .png or .webp file") }
     }

@@ -27,6 +27,7 @@ struct Thumbnail: ParsableCommand {
     @Argument(help: ArgumentHelp("The image to write.", valueName: "OUT")) var output: String
     @Option(name: CommandOptions.at.long, parsing: .unconditional, help: CommandOptions.at.argumentHelp) var at: TimeArgument?
     @Flag(help: "Choose the most representative picture of the first part of the video.") var best = false
+    @Flag(name: .customLong("gain-map"), help: ArgumentHelp(CommandOptions.gainMapHelp)) var gainMap = false
     @Option(help: ArgumentHelp("Fit inside this box (never enlarged); default the convert default (1920x1080 either way round).", valueName: "WxH"))
     var size: String?
     @OptionGroup var render: RenderFlags
@@ -39,6 +40,9 @@ struct Thumbnail: ParsableCommand {
             throw ValidationError("--size: expected WxH in pixels (2 to 16384 each), not '\(size)'")
         }
         if ImageFileType(path: output) == nil { throw ValidationError("\(output): a thumbnail is a .jpg, .png or .webp file") }
+        if gainMap, ImageFileType(path: output) != .jpeg {
+            throw ValidationError("--gain-map: \(output): a gain map is written in JPEG (Ultra HDR): use .jpg, or leave --gain-map out")
+        }
     }
 
     func run() throws {
@@ -46,6 +50,7 @@ struct Thumbnail: ParsableCommand {
         service.apply()
         var conversion = render.conversion(input: try StreamInput.readable(input), output: output)
         if let size, let (w, h) = pair(size) { conversion.output.size = .box(width: w, height: h) }
+        conversion.output.gainMap = gainMap
         let request = ExportRequest(conversion, into: .thumbnail(at: try CommandOptions.at.value(ifGiven: at?.seconds), best: best))
         try Job(render, output: output, overwrite: render.overwrite, reads: request.filesRead).run { warn, report in
             let result = try Export.run(request, warn: warn, progress: report)
