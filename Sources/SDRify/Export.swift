@@ -59,7 +59,8 @@ package enum Export {
         }
         if plan.canvas.range != .sdr, planned.overlays != nil {
             // Layers are drawn on 8-bit SDR pictures: not on a render that keeps the HDR (for a gain map) yet.
-            throw SDRifyError.usage("--gain-map keeps the HDR picture: stickers, titles, effects and burned-in captions are not drawn on it yet")
+            throw SDRifyError.usage(
+                "the HDR kept (--range hdr, --hdr-output, --gain-map): stickers, titles, effects and burned-in captions are not drawn on it yet")
         }
         let settings = out.decodeSettings
         let (decodeThreads, encodeThreads) = Renderer.threads(plan, settings: settings)

@@ -3,26 +3,30 @@ import SDRifyLayers
 import SDRifyMedia
 import SDRifyValues
 
-/// The background made for one frame size: what fills the frame around a picture that does not cover it. An
-/// image is decoded and fitted once, here; afterwards nothing changes, so any thread may use it.
+/// The background made for one frame size and range: what fills the frame around a picture that does not cover it.
+/// An image is decoded and fitted once, here (and placed in the HDR kept as an SDR picture is); afterwards nothing
+/// changes, so any thread may use it. Works on 8-bit pictures and on the HDR kept's 16-bit words alike.
 package final class Backdrop: @unchecked Sendable {
     package let background: Background
     package let width: Int, height: Int
-    private let still: Frame?  // an image background at the frame's size
+    let range: HDRKind
+    private let still: Frame?  // an image background at the frame's size, in the range
+    private let colour: [Int]  // a colour background's Y', Cb, Cr samples in the range
 
-    package init(_ background: Background, width: Int, height: Int) throws {
+    package init(_ background: Background, width: Int, height: Int, range: HDRKind = .sdr) throws {
         self.background = background
-        self.width = width; self.height = height
+        self.width = width; self.height = height; self.range = range
         if case .image(let path, let fit) = background {
-            still = try StillPicture.image(path, fit: fit, canvas: Canvas(width: width, height: height, backdrop: Backdrop.black(width, height)))
-                .frame
+            let canvas = Canvas(width: width, height: height, backdrop: Backdrop.black(width, height), range: range)
+            still = try StillPicture.image(path, fit: fit, canvas: canvas).frame
         } else {
             still = nil
         }
+        if case .color(let c) = background { colour = Canvas.samples(of: c, in: range) } else { colour = [] }
     }
 
     private init(black width: Int, _ height: Int) {
-        background = .black; self.width = width; self.height = height; still = nil
+        background = .black; self.width = width; self.height = height; still = nil; range = .sdr; colour = []
     }
 
     package static func black(_ width: Int, _ height: Int) -> Backdrop { Backdrop(black: width, height) }
@@ -36,41 +40,75 @@ package final class Backdrop: @unchecked Sendable {
         return 0
     }
 
-    /// Fills `frame` (the backdrop's size, 8-bit 4:2:0) outside the place where `picture` goes, its top-left at
+    /// One plane of a 4:2:0 picture: its samples (8- or 16-bit) and their byte stride.
+    struct Plane {
+        let data: UnsafeMutableRawPointer, stride: Int, width: Int, height: Int, wide: Bool
+        init(_ frame: Frame, _ p: Int) {
+            let layout = frame.format ?? .yuv420p
+            (width, height) = layout.planeSize(p, width: frame.width, height: frame.height)
+            data = frame.data(p); stride = frame.stride(p); wide = layout.bytesPerSample == 2
+        }
+        func get(_ x: Int, _ y: Int) -> Int {
+            wide
+                ? Int(data.load(fromByteOffset: y * stride + 2 * x, as: UInt16.self)) : Int(data.load(fromByteOffset: y * stride + x, as: UInt8.self))
+        }
+        /// Samples [x0, x1) of row y set by `value(x)`.
+        func set(_ y: Int, _ x0: Int, _ x1: Int, _ value: (Int) -> Int) {
+            let row = data + y * stride
+            if wide {
+                let r = row.assumingMemoryBound(to: UInt16.self)
+                for x in x0..<x1 { r[x] = UInt16(truncatingIfNeeded: value(x)) }
+            } else {
+                let r = row.assumingMemoryBound(to: UInt8.self)
+                for x in x0..<x1 { r[x] = UInt8(truncatingIfNeeded: value(x)) }
+            }
+        }
+        /// Samples [x0, x1) of row y set to `v`.
+        func fill(_ y: Int, _ x0: Int, _ x1: Int, _ v: Int) {
+            let row = data + y * stride
+            if wide {
+                (row.assumingMemoryBound(to: UInt16.self) + x0).update(repeating: UInt16(truncatingIfNeeded: v), count: x1 - x0)
+            } else {
+                (row.assumingMemoryBound(to: UInt8.self) + x0).update(repeating: UInt8(truncatingIfNeeded: v), count: x1 - x0)
+            }
+        }
+        /// Samples [x0, x1) of row y copied from `source`'s row y.
+        func copy(_ y: Int, _ x0: Int, _ x1: Int, from source: Plane) {
+            let n = wide ? 2 : 1
+            (data + y * stride + x0 * n).copyMemory(from: source.data + y * source.stride + x0 * n, byteCount: (x1 - x0) * n)
+        }
+    }
+
+    /// Fills `frame` (the backdrop's size, 4:2:0 of its range) outside the place where `picture` goes, its top-left at
     /// `origin` (even). A picture that covers the frame leaves nothing to fill.
     func fill(_ frame: Frame, around picture: Frame, at origin: (x: Int, y: Int)) {
         guard picture.width < width || picture.height < height else { return }
         for p in 0..<3 {
             let shift = p == 0 ? 0 : 1
-            let dst = frame.plane(p)
-            let hole = EffectRect(
-                x: origin.x >> shift, y: origin.y >> shift,
-                w: min(picture.plane(p).width, dst.width), h: min(picture.plane(p).height, dst.height))
+            let dst = Plane(frame, p), src = Plane(picture, p)
+            let hole = EffectRect(x: origin.x >> shift, y: origin.y >> shift, w: min(src.width, dst.width), h: min(src.height, dst.height))
             switch background {
-            case .color(let c):
-                let v = [c.ycbcr709.y, c.ycbcr709.cb, c.ycbcr709.cr][p]
-                Backdrop.segments(of: dst, around: hole) { _, row, x0, x1 in (row + x0).update(repeating: v, count: x1 - x0) }
+            case .color:
+                let v = colour[p]
+                Backdrop.segments(of: dst, around: hole) { y, x0, x1 in dst.fill(y, x0, x1, v) }
             case .image:
-                let src = still!.plane(p)
-                Backdrop.segments(of: dst, around: hole) { y, row, x0, x1 in
-                    (row + x0).update(from: src.row(y) + x0, count: x1 - x0)
-                }
+                let image = Plane(still!, p)
+                Backdrop.segments(of: dst, around: hole) { y, x0, x1 in dst.copy(y, x0, x1, from: image) }
             case .blur:
                 let sigma = blurRadius / 2 / Double(1 << shift)  // the radius spans about two standard deviations
-                Backdrop.blurredCover(of: picture.plane(p), into: dst, around: hole, sigma: sigma)
+                Backdrop.blurredCover(of: src, into: dst, around: hole, sigma: sigma)
             }
         }
     }
 
-    /// Calls `body` with each run of a row of `plane` outside `hole`: (row number, row start, first x, end x).
-    private static func segments(of plane: PlaneRef, around hole: EffectRect, _ body: (Int, UnsafeMutablePointer<UInt8>, Int, Int) -> Void) {
+    /// Calls `body` with each run of a row of `plane` outside `hole`: (row number, first x, end x).
+    private static func segments(of plane: Plane, around hole: EffectRect, _ body: (Int, Int, Int) -> Void) {
         for y in 0..<plane.height {
-            let row = plane.row(y)
             if y < hole.y || y >= hole.y + hole.h {
-                body(y, row, 0, plane.width)
+                body(y, 0, plane.width)
             } else {
-                if hole.x > 0 { body(y, row, 0, min(hole.x, plane.width)) }
-                if hole.x + hole.w < plane.width { body(y, row, hole.x + hole.w, plane.width) }
+                if hole.x > 0 { body(y, 0, min(hole.x, plane.width)) }
+                if hole.x + hole.w < plane.width { body(y, hole.x + hole.w, plane.width) }
             }
         }
     }
@@ -78,7 +116,7 @@ package final class Backdrop: @unchecked Sendable {
     /// The picture scaled to cover the plane and blurred, drawn outside `hole`. Made cheaply at a coarse grid (area
     /// averages of about a third of sigma per cell, so the blur hides the grid), blurred there, and drawn with
     /// bilinear interpolation.
-    private static func blurredCover(of src: PlaneRef, into dst: PlaneRef, around hole: EffectRect, sigma: Double) {
+    private static func blurredCover(of src: Plane, into dst: Plane, around hole: EffectRect, sigma: Double) {
         let (W, H) = (dst.width, dst.height)
         guard src.width > 0, src.height > 0, W > 0, H > 0 else { return }
         let scale = max(Double(W) / Double(src.width), Double(H) / Double(src.height))  // plane pixels per picture pixel
@@ -99,7 +137,7 @@ package final class Backdrop: @unchecked Sendable {
         for j in 0..<sh {
             let (y0, y1) = rows[j]
             for x in 0..<src.width { sums[x] = 0 }
-            for y in y0..<y1 { let r = src.row(y); for x in 0..<src.width { sums[x] += Int(r[x]) } }
+            for y in y0..<y1 { for x in 0..<src.width { sums[x] += src.get(x, y) } }
             for i in 0..<sw {
                 let (x0, x1) = cols[i]
                 var s = 0
@@ -127,13 +165,11 @@ package final class Backdrop: @unchecked Sendable {
             }
         }
         wide.withUnsafeBufferPointer { g in
-            segments(of: dst, around: hole) { y, row, x0, x1 in
+            let most = Float(dst.wide ? 65535 : 255)
+            segments(of: dst, around: hole) { y, x0, x1 in
                 let (j0, j1, fy) = tap(y, sh)
                 let top = g.baseAddress! + j0 * W, bottom = g.baseAddress! + j1 * W
-                for x in x0..<x1 {
-                    let v = top[x] + (bottom[x] - top[x]) * fy + 0.5
-                    row[x] = UInt8(min(max(v, 0), 255))
-                }
+                dst.set(y, x0, x1) { x in Int(min(max(top[x] + (bottom[x] - top[x]) * fy + 0.5, 0), most)) }
             }
         }
     }

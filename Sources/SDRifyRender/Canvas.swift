@@ -50,25 +50,52 @@ package struct Canvas: Sendable {
         return (w, h)
     }
 
-    /// Fills `frame` (canvas-sized, 8-bit 4:2:0) with one colour.
+    /// Fills `frame` (canvas-sized, 4:2:0 of the canvas's range) with one colour.
     func fill(_ frame: Frame, with color: RGBColor) {
-        let c = color.ycbcr709
-        for (p, v) in [c.y, c.cb, c.cr].enumerated() {
-            let (w, h) = PlanarFormat.yuv420p.planeSize(p, width: frame.width, height: frame.height)
-            for y in 0..<h { (frame.data(p) + y * frame.stride(p)).initializeMemory(as: UInt8.self, repeating: v, count: w) }
+        let layout = PlanarFormat.output(range)
+        for (p, v) in Canvas.samples(of: color, in: range).enumerated() {
+            let (w, h) = layout.planeSize(p, width: frame.width, height: frame.height)
+            for y in 0..<h {
+                let row = frame.data(p) + y * frame.stride(p)
+                if layout.bytesPerSample == 1 {
+                    row.initializeMemory(as: UInt8.self, repeating: UInt8(v), count: w)
+                } else {
+                    row.initializeMemory(as: UInt16.self, repeating: UInt16(v), count: w)
+                }
+            }
         }
+    }
+
+    /// A colour's Y', Cb, Cr samples in pictures of `range`: BT.709's 8-bit codes, or (the HDR kept) the colour
+    /// as an SDR picture of it is placed there (SDR white at 203 cd/m²), by the colour stage itself.
+    static func samples(of color: RGBColor, in range: HDRKind) -> [Int] {
+        let c = color.ycbcr709
+        guard range != .sdr else { return [Int(c.y), Int(c.cb), Int(c.cr)] }
+        do {
+            let sdr = try Frame(width: 2, height: 2, format: .yuv420p)
+            for (p, v) in [c.y, c.cb, c.cr].enumerated() {
+                let (w, h) = PlanarFormat.yuv420p.planeSize(p, width: 2, height: 2)
+                for y in 0..<h { (sdr.data(p) + y * sdr.stride(p)).initializeMemory(as: UInt8.self, repeating: v, count: w) }
+            }
+            let hdr = try FrameConverter.placingSDR(width: 2, height: 2, output: range).convert(sdr, format: .yuv420p)
+            return (0..<3).map { Int(hdr.data($0).assumingMemoryBound(to: UInt16.self)[0]) }
+        } catch {
+            return [64, 512, 512]  // a 2x2 conversion does not fail; black if it ever did
+        }
+    }
+
+    /// An SDR picture (8-bit 4:2:0 BT.709: a still, a backdrop) in the canvas's range: itself, or placed in the HDR
+    /// kept as an SDR clip is (SDR white at 203 cd/m²).
+    func inRange(_ sdr: Frame) throws -> Frame {
+        guard range != .sdr else { return sdr }
+        return try FrameConverter.placingSDR(width: sdr.width, height: sdr.height, output: range).convert(sdr, format: .yuv420p)
     }
 
     /// Puts a fitted picture on `frame`: centred on the background when smaller (contain), centre-cropped when
     /// larger (cover). Offsets are even so 4:2:0 chroma stays aligned with luma.
-    /// An HDR render's background is black (the backdrop is drawn for SDR).
     package func place(_ picture: Frame, into frame: Frame) {
         let dx = max(0, (width - picture.width) / 2) & ~1, dy = max(0, (height - picture.height) / 2) & ~1
-        if range == .sdr {
-            backdrop.fill(frame, around: picture, at: (dx, dy))
-        } else if picture.width < width || picture.height < height {
-            Letterbox.fillBlack(frame)
-        }
+        backdrop.fill(frame, around: picture, at: (dx, dy))
         let sx = max(0, (picture.width - width) / 2) & ~1, sy = max(0, (picture.height - height) / 2) & ~1
         let w = min(picture.width, width), h = min(picture.height, height)
         let bytes = PlanarFormat.output(range).bytesPerSample
@@ -86,8 +113,8 @@ package struct Canvas: Sendable {
 /// background's colour, scaled by zimg and converted to BT.709 Y'CbCr) or a solid colour.
 package enum StillPicture {
     package static func color(_ c: RGBColor, canvas: Canvas) throws -> Frame {
-        let frame = try Frame(width: canvas.width, height: canvas.height, format: .yuv420p)
-        frame.color = .sdrOutput
+        let frame = try Frame(width: canvas.width, height: canvas.height, format: .output(canvas.range))
+        frame.color = .output(canvas.range)
         canvas.fill(frame, with: c)
         return frame
     }
@@ -146,9 +173,9 @@ package enum StillPicture {
             from: ZimgFormat(width: w, height: h, rgb8: srgb),
             to: ZimgFormat(width: size.width, height: size.height, format: .yuv420p, color: .sdrOutput))
         try graph.process(src: rgb.planes(3).map { (UnsafeRawPointer($0.0), $0.1) }, dst: fitted.planes(3))
-        let frame = try Frame(width: canvas.width, height: canvas.height, format: .yuv420p)
-        frame.color = .sdrOutput
-        canvas.place(fitted, into: frame)
+        let frame = try Frame(width: canvas.width, height: canvas.height, format: .output(canvas.range))
+        frame.color = .output(canvas.range)
+        canvas.place(try canvas.inRange(fitted), into: frame)
         return (frame, decoded.origin)
     }
 }

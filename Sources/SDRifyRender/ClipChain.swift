@@ -122,7 +122,7 @@ final class ClipChain {
             ? nil
             : try Letterbox(
                 width: self.size.width, height: self.size.height, ringSize: ringSize,
-                backdrop: try Backdrop(background, width: self.size.width, height: self.size.height), range: range)
+                backdrop: try Backdrop(background, width: self.size.width, height: self.size.height, range: range), range: range)
         func make(_ color: ColorDescription) throws -> FrameConverter {
             try FrameConverter(
                 sourceFormat: fmt, sourceColor: color, width: frame.width, height: frame.height,

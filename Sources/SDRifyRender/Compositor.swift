@@ -69,7 +69,8 @@ package final class Compositor: @unchecked Sendable {  // used by one thread at 
             let (a, b) = (active[0], active[1])
             let k = n - b.startFrame
             let progress = (Double(k) + 0.5) / Double(a.transitionFrames)
-            TransitionMixer.draw(a.spec.transition.kind, progress: progress, a: try picture(a, n), b: try picture(b, n), into: out)
+            TransitionMixer.draw(
+                a.spec.transition.kind, progress: progress, a: try picture(a, n), b: try picture(b, n), into: out, range: plan.canvas.range)
         default:
             throw SDRifyError.conversion("timeline: \(active.count) clips at frame \(n)")  // the plan makes this impossible
         }
@@ -87,7 +88,7 @@ package final class Compositor: @unchecked Sendable {  // used by one thread at 
         let source = try sources[clip.index] ?? openSource(clip)
         let picture = try source.picture(at: plan.fps.time(ofFrame: n - clip.startFrame))
         guard let zoom = clip.spec.zoom else { return picture }
-        let out = try zoomed[clip.index] ?? Frame(width: plan.canvas.width, height: plan.canvas.height, format: .yuv420p)
+        let out = try zoomed[clip.index] ?? Frame(width: plan.canvas.width, height: plan.canvas.height, format: .output(plan.canvas.range))
         zoomed[clip.index] = out
         out.color = picture.color
         let progress = clip.frames > 1 ? Double(n - clip.startFrame) / Double(clip.frames - 1) : 0

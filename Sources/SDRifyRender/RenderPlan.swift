@@ -130,10 +130,10 @@ package struct RenderPlan {
         let sourceLength = max(.zero, min(clock.end.map { $0 - clock.start } ?? available, available))
         let length = clock.outputLength(from: demuxer.videoStart + from, length: sourceLength)
         let sourceKind = info.video.color.hdrKind
+        let range = timeline.output.renderKind(firstHDRSource: sourceKind == .sdr ? nil : sourceKind)
         let canvas = Canvas(
             width: size.width, height: size.height,
-            backdrop: try Backdrop(timeline.background, width: size.width, height: size.height),
-            range: timeline.output.renderKind(firstHDRSource: sourceKind == .sdr ? nil : sourceKind))
+            backdrop: try Backdrop(timeline.background, width: size.width, height: size.height, range: range), range: range)
         let fps = rate ?? demuxer.videoFrameRate
         var clip = Clip(
             index: 0, name: info.path, spec: timeline.clips[0], content: .video(info: info, orientation: orientation),
@@ -175,9 +175,15 @@ package struct RenderPlan {
             clips.append(planned.clip)
         }
         let size = Canvas.size(firstShape: firstShape, largest: largest, box: out.preset.box)
+        // The HDR kept (`--range hdr`): the first HDR clip's kind; SDR clips, stills and colours are placed in it.
+        let firstHDR = clips.lazy.compactMap { clip -> HDRKind? in
+            guard case .video(let info, _) = clip.content, info.video.color.hdrKind != .sdr else { return nil }
+            return info.video.color.hdrKind
+        }.first
+        let range = out.renderKind(firstHDRSource: firstHDR)
         let canvas = Canvas(
             width: size.width, height: size.height,
-            backdrop: try Backdrop(timeline.background, width: size.width, height: size.height))
+            backdrop: try Backdrop(timeline.background, width: size.width, height: size.height, range: range), range: range)
         let fps = out.fps ?? firstRate ?? FrameRate(num: 30, den: 1)
 
         // Whole frames: each clip's length, each overlap, and where each clip starts.

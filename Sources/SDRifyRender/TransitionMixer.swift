@@ -3,12 +3,13 @@ import SDRifyMedia
 import SDRifyTimeline
 import SDRifyValues
 
-/// Draws one picture of a transition from the outgoing picture `a` and the incoming `b` (canvas-sized, 8-bit
-/// 4:2:0) at `progress` 0 → 1, with ffmpeg xfade's meanings: wipeleft uncovers b from the right edge, the edge
-/// moving left; slideleft moves both pictures left, b entering from the right; the vertical ones alike.
-/// Edges fall on even luma pixels so chroma moves with luma.
+/// Draws one picture of a transition from the outgoing picture `a` and the incoming `b` (canvas-sized, 4:2:0 of the
+/// render's `range`: 8-bit, or the HDR kept's 16-bit words; mixed in the signal, as ffmpeg's xfade mixes) at
+/// `progress` 0 → 1, with xfade's meanings: wipeleft uncovers b from the right edge, the edge moving left;
+/// slideleft moves both pictures left, b entering from the right; the vertical ones alike. Edges fall on even luma
+/// pixels so chroma moves with luma.
 enum TransitionMixer {
-    static func draw(_ kind: TransitionKind, progress p: Double, a: Frame, b: Frame, into out: Frame) {
+    static func draw(_ kind: TransitionKind, progress p: Double, a: Frame, b: Frame, into out: Frame, range: HDRKind = .sdr) {
         let (W, H) = (out.width, out.height)
         func even(_ x: Double) -> Int { max(2 * Int((x / 2).rounded()), 0) }
         switch kind {
@@ -18,8 +19,7 @@ enum TransitionMixer {
             mix(a, b, weight: p, into: out)
         case .fadeblack, .fadewhite:
             // Out to the colour in the first half, in from it in the second.
-            let colour = kind == .fadeblack ? RGBColor.black : RGBColor(r: 255, g: 255, b: 255)
-            let c = colour.ycbcr709
+            let c = Canvas.samples(of: kind == .fadeblack ? RGBColor.black : RGBColor(r: 255, g: 255, b: 255), in: range)
             if p < 0.5 { mixToColour(a, c, weight: p * 2, into: out) } else { mixToColour(b, c, weight: (1 - p) * 2, into: out) }
         case .wipeleft: columns(out, W) { x in x < even(Double(W) * (1 - p)) ? (a, x) : (b, x) }
         case .wiperight: columns(out, W) { x in x < even(Double(W) * p) ? (b, x) : (a, x) }
@@ -49,38 +49,60 @@ enum TransitionMixer {
         }
     }
 
-    private static func mix(_ a: Frame, _ b: Frame, weight: Double, into out: Frame) {
-        let w = Int32(min(max((weight * 256).rounded(), 0), 256))
-        for p in 0..<3 {
-            let (pw, ph) = PlanarFormat.yuv420p.planeSize(p, width: out.width, height: out.height)
+    /// Rows of one plane mixed (CKernels, at the samples' size): `b`'s stride 0 repeats one row.
+    private static func mixRows(
+        _ a: UnsafeRawPointer, _ aStride: Int, _ b: UnsafeRawPointer, _ bStride: Int, _ out: UnsafeMutableRawPointer, _ outStride: Int,
+        width: Int, height: Int, weight: Int32, wide: Bool
+    ) {
+        if wide {
+            sdrify_mix_rows_u16(
+                a.assumingMemoryBound(to: UInt16.self), aStride, b.assumingMemoryBound(to: UInt16.self), bStride,
+                out.assumingMemoryBound(to: UInt16.self), outStride, Int32(width), Int32(height), weight)
+        } else {
             sdrify_mix_rows(
-                a.data(p).assumingMemoryBound(to: UInt8.self), a.stride(p), b.data(p).assumingMemoryBound(to: UInt8.self),
-                b.stride(p), out.data(p).assumingMemoryBound(to: UInt8.self), out.stride(p), Int32(pw), Int32(ph), w)
+                a.assumingMemoryBound(to: UInt8.self), aStride, b.assumingMemoryBound(to: UInt8.self), bStride,
+                out.assumingMemoryBound(to: UInt8.self), outStride, Int32(width), Int32(height), weight)
         }
     }
 
-    /// `src` mixed with a flat colour: weight 0 is `src`, 1 the colour.
-    private static func mixToColour(_ src: Frame, _ c: (y: UInt8, cb: UInt8, cr: UInt8), weight: Double, into out: Frame) {
+    private static func mix(_ a: Frame, _ b: Frame, weight: Double, into out: Frame) {
         let w = Int32(min(max((weight * 256).rounded(), 0), 256))
-        for (p, v) in [c.y, c.cb, c.cr].enumerated() {
-            let (pw, ph) = PlanarFormat.yuv420p.planeSize(p, width: out.width, height: out.height)
-            var row = [UInt8](repeating: v, count: pw)
-            row.withUnsafeMutableBufferPointer { flat in
-                sdrify_mix_rows(
-                    src.data(p).assumingMemoryBound(to: UInt8.self), src.stride(p), flat.baseAddress!, 0,
-                    out.data(p).assumingMemoryBound(to: UInt8.self), out.stride(p), Int32(pw), Int32(ph), w)
+        let layout = out.format ?? .yuv420p
+        for p in 0..<3 {
+            let (pw, ph) = layout.planeSize(p, width: out.width, height: out.height)
+            mixRows(
+                a.data(p), a.stride(p), b.data(p), b.stride(p), out.data(p), out.stride(p), width: pw, height: ph, weight: w,
+                wide: layout.bytesPerSample == 2)
+        }
+    }
+
+    /// `src` mixed with a flat colour (its Y', Cb, Cr samples): weight 0 is `src`, 1 the colour.
+    private static func mixToColour(_ src: Frame, _ c: [Int], weight: Double, into out: Frame) {
+        let w = Int32(min(max((weight * 256).rounded(), 0), 256))
+        let layout = out.format ?? .yuv420p, wide = layout.bytesPerSample == 2
+        for (p, v) in c.enumerated() {
+            let (pw, ph) = layout.planeSize(p, width: out.width, height: out.height)
+            let flat = UnsafeMutableRawPointer.allocate(byteCount: pw * layout.bytesPerSample, alignment: 16)
+            defer { flat.deallocate() }
+            if wide {
+                flat.initializeMemory(as: UInt16.self, repeating: UInt16(v), count: pw)
+            } else {
+                flat.initializeMemory(as: UInt8.self, repeating: UInt8(v), count: pw)
             }
+            mixRows(src.data(p), src.stride(p), flat, 0, out.data(p), out.stride(p), width: pw, height: ph, weight: w, wide: wide)
         }
     }
 
     /// Each output row `y` (luma rows; chroma follows at half) copied from row `pick(y).1` of picture `pick(y).0`.
     private static func rows(_ out: Frame, _ H: Int, pick: (Int) -> (Frame, Int)) {
+        let layout = out.format ?? .yuv420p
         for p in 0..<3 {
-            let (pw, ph) = PlanarFormat.yuv420p.planeSize(p, width: out.width, height: H)
+            let (pw, ph) = layout.planeSize(p, width: out.width, height: H)
             let s = p == 0 ? 0 : 1
             for y in 0..<ph {
                 let (src, sy) = pick(y << s)
-                (out.data(p) + y * out.stride(p)).copyMemory(from: src.data(p) + (sy >> s) * src.stride(p), byteCount: pw)
+                (out.data(p) + y * out.stride(p)).copyMemory(
+                    from: src.data(p) + (sy >> s) * src.stride(p), byteCount: pw * layout.bytesPerSample)
             }
         }
     }
@@ -97,14 +119,15 @@ enum TransitionMixer {
             spans.append((x, min(x1, W), src, sx))
             x = x1
         }
+        let layout = out.format ?? .yuv420p, bytes = layout.bytesPerSample
         for p in 0..<3 {
-            let (_, ph) = PlanarFormat.yuv420p.planeSize(p, width: W, height: out.height)
+            let (_, ph) = layout.planeSize(p, width: W, height: out.height)
             let s = p == 0 ? 0 : 1
             for span in spans {
                 let n = (span.x1 - span.x0 + s) >> s
                 for y in 0..<ph {
-                    (out.data(p) + y * out.stride(p) + (span.x0 >> s))
-                        .copyMemory(from: span.src.data(p) + y * span.src.stride(p) + (span.sx >> s), byteCount: n)
+                    (out.data(p) + y * out.stride(p) + (span.x0 >> s) * bytes)
+                        .copyMemory(from: span.src.data(p) + y * span.src.stride(p) + (span.sx >> s) * bytes, byteCount: n * bytes)
                 }
             }
         }

@@ -74,6 +74,14 @@ package final class FrameConverter: @unchecked Sendable {
             dither: .ordered, nominalPeakLuminance: ToneCurve.referenceWhite)
     }
 
+    /// An output picture of SDR (8-bit 4:2:0 BT.709: a still, a colour, a backdrop) placed in the HDR kept of
+    /// `output`, as an SDR clip is.
+    package static func placingSDR(width: Int, height: Int, output: HDRKind) throws -> FrameConverter {
+        try FrameConverter(
+            sourceFormat: .yuv420p, sourceColor: .sdrOutput, width: width, height: height, outputWidth: width, outputHeight: height,
+            toneCurve: ToneCurve(.clip, sourcePeak: ToneCurve.referenceWhite), output: output)
+    }
+
     /// Converts one decoded frame into the next picture of the ring (reused `ringSize` calls later).
     package func convert(_ frame: Frame, format: PlanarFormat) throws -> Frame {
         if let toneMapper { return try toneMapper.process(frame, format: format) }

@@ -22,6 +22,7 @@ struct Compose: ParsableCommand {
             "Between every two clips: \(TransitionKind.allCases.map(\.rawValue).joined(separator: ", ")) (crossfade = fade); SECONDS default 0.5.",
             valueName: "TYPE[:SECONDS]")) var transition: String = "none"
     @Option(name: CommandOptions.fit.long, help: CommandOptions.fit.argumentHelp) var fit: String = Fit.contain.rawValue
+    @Option(name: CommandOptions.range.long, help: CommandOptions.range.argumentHelp) var dynamicRange: String?
     @Option(name: CommandOptions.background.long, help: CommandOptions.background.argumentHelp) var background: String = "#000000"
     @Option(name: CommandOptions.imageDuration.long, parsing: .unconditional, help: CommandOptions.imageDuration.argumentHelp)
     var imageTime: TimeArgument?
@@ -49,6 +50,7 @@ struct Compose: ParsableCommand {
             throw ValidationError("--transition: '\(transition)': expected TYPE[:SECONDS] with SECONDS more than 0")
         }
         _ = try CommandOptions.fit.checked(fit)
+        _ = try CommandOptions.range.checked(dynamicRange)
         _ = try CommandOptions.background.checked(background)
         _ = try CommandOptions.imageDuration.checked(imageTime?.seconds)
         _ = try CommandOptions.musicVolume.checked(musicVolume)
@@ -79,6 +81,7 @@ struct Compose: ParsableCommand {
         encoding.apply(to: &spec)
         spec.loudness = sound.loudness
         spec.poster = posterFlags.request
+        spec.range = try CommandOptions.range.value(ifGiven: dynamicRange) ?? .sdr
         spec.gainMap = posterFlags.gainMap
         let between = Transition(spec: transition)!
         var edit: Timeline

@@ -185,7 +185,6 @@ final class HDRKeptTests: CLITestCase {
         let hdr = ["--range", "hdr"]
         let cases: [([String], String)] = [
             (hdr + ["--codec", "h264"], "h264 (x264) does not carry HDR"), (hdr + ["--preset", "Passthrough"], "Passthrough"),
-            (hdr + ["--poster", file("p.jpg")], "poster"),
             (hdr + ["--captions", captions], "captions"), (["--range", "wide"], "--range must be sdr or hdr")
         ]
         for (extra, named) in cases {
@@ -193,6 +192,58 @@ final class HDRKeptTests: CLITestCase {
             XCTAssertEqual(r.status, 64, "\(extra): \(r.stderr)")
             XCTAssertTrue(r.stderr.contains(named), "\(extra) names the problem: \(r.stderr)")
             XCTAssertFalse(FileManager.default.fileExists(atPath: out), "\(extra): no output")
+        }
+    }
+
+    /// Picture `index` as SDR display light encoded for the gamma 2.2 screen (0…1, packed planes): an SDR file read as
+    /// its screen shows it, an HDR one as the light it places there (1 = 203 cd/m²); beyond white clipped.
+    func sdrSignal(_ path: String, _ index: Int, hdr: Bool) throws -> [Double] {
+        let filter =
+            hdr ? "zscale=t=linear:npl=203:p=bt709,format=gbrpf32le" : "zscale=tin=bt470m:min=709:pin=709:rin=limited:t=linear:p=709,format=gbrpf32le"
+        let bytes = try Support.rawFrame(path, index: index, pixelFormat: "gbrpf32le", filter: filter)
+        return bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }.map { pow(min(max(Double($0), 0), 1), 1 / 2.2) }
+    }
+
+    /// `compose --range hdr`: an HDR clip kept, an SDR clip and a colour placed in it at 203 cd/m², faded between in
+    /// the signal; as many pictures as the SDR composition; each clip's picture the light it has on its own.
+    func testCompositionKeepsTheHDRAndPlacesSDRInIt() throws {
+        let pq = Support.vector("pq_hevc_hdr10.mp4"), sdr = file("soft.mp4")
+        // Bars softened (saturation 0.6, contrast 0.8): no channel pinned at 0 or 1, where any encoder's chroma
+        // error is all there is to measure.
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=1,eq=saturation=0.6:contrast=0.8", "-pix_fmt", "yuv420p", "-color_primaries",
+            "bt709", "-color_trc", "bt709", "-colorspace", "bt709", "-c:v", "libx264", "-crf", "12", sdr
+        ])
+        let out = file("composed.mp4"), plain = file("plain.mp4")
+        let clips = [pq, sdr, "color:#3366cc:1"]
+        let json = try report(
+            try Support.sdrify(["compose"] + clips + ["-o", out, "--range", "hdr", "--transition", "fade:0.4", "--crf", "8", "--json"]))
+        XCTAssertEqual(json["range"] as? String, "pq", "the first HDR clip's kind")
+        XCTAssertEqual(try Support.sdrify(["compose"] + clips + ["-o", plain, "--transition", "fade:0.4", "-q"]).status, 0)
+        let v = try video(out)
+        assertHDRStream(v, transfer: "smpte2084")
+        XCTAssertEqual(v["nb_frames"] as? String, try video(plain)["nb_frames"] as? String, "the SDR composition's pictures")
+        // The HDR clip as it was (picture 5, before the fade), in PQ.
+        let kept = HDRKeptTests.psnr16(try pqFrame(pq, 5), try pqFrame(out, 5))
+        XCTAssertGreaterThanOrEqual(kept, 40, "the HDR clip kept (\(kept) dB)")
+        // The SDR clip's picture 15 (clip 2 starts at 30 − 12: a 0.4 s fade at 30 fps) and the colour's, as the SDR
+        // screen shows them.
+        let middle = 30 - 12 + 15
+        let placed = Support.psnr(
+            try sdrSignal(sdr, 15, hdr: false).map { UInt8(($0 * 255).rounded()) },
+            try sdrSignal(out, middle, hdr: true).map { UInt8(($0 * 255).rounded()) })
+        XCTAssertGreaterThanOrEqual(placed, 34, "the SDR clip at 203 cd/m² (\(placed) dB)")
+        let colour = try sdrSignal(out, 62, hdr: true), n = colour.count / 3  // 30 + 30 + 30 − 2 × 12 = 66 pictures
+        XCTAssertEqual(n, 640 * 360)
+        guard n == 640 * 360 else { return }
+        let expected = [0x66, 0xCC, 0x33].map { Double($0) / 255 }  // planes G, B, R of #3366cc
+        for (p, value) in expected.enumerated() { XCTAssertEqual(colour[p * n + n / 2], value, accuracy: 0.02, "the colour clip, plane \(p)") }
+        // Refused: a codec without HDR, layers on the HDR kept.
+        let captions = file("c.srt")
+        try "1\n00:00:00,000 --> 00:00:01,000\nhello\n".write(toFile: captions, atomically: true, encoding: .utf8)
+        for extra in [["--codec", "h264"], ["--captions", captions]] {
+            let r = try Support.sdrify(["compose", pq, sdr, "-o", file("x.mp4"), "--range", "hdr"] + extra)
+            XCTAssertEqual(r.status, 64, "\(extra): \(r.stderr)")
         }
     }
 

@@ -94,6 +94,9 @@ void sdrify_scene_histogram(const sdrify_stats_job *job);
 /// `weight` 0–256).
 void sdrify_mix_rows(const uint8_t *a, long a_stride, const uint8_t *b, long b_stride, uint8_t *out, long out_stride,
                      int width, int height, int weight);
+/// The same over 16-bit samples (the HDR kept's 10-bit words); strides in bytes.
+void sdrify_mix_rows_u16(const uint16_t *a, long a_stride, const uint16_t *b, long b_stride, uint16_t *out,
+                         long out_stride, int width, int height, int weight);
 
 /// Makes glibc serve every allocation of at least `bytes` with mmap and give it back when freed (a fixed threshold:
 /// glibc's own slides up after the first large free). Returns mallopt's result (1 on success).
@@ -103,6 +106,9 @@ int sdrify_fixed_mmap_threshold(int bytes);
 /// (`origin_x` + i·`step`, `origin_y` + j·`step`) in source samples (clamped to the edges): a zoom and pan.
 void sdrify_zoom_plane(const uint8_t *src, long src_stride, int src_w, int src_h, uint8_t *dst, long dst_stride,
                        int dst_w, int dst_h, double origin_x, double origin_y, double step);
+/// The same over 16-bit samples; strides in bytes.
+void sdrify_zoom_plane_u16(const uint16_t *src, long src_stride, int src_w, int src_h, uint16_t *dst, long dst_stride,
+                           int dst_w, int dst_h, double origin_x, double origin_y, double step);
 
 /// Each row of a chroma plane resampled half a sample to the right (out[i] = the value at i + ½; cubic, edges
 /// repeated): chroma sited on the left made right-sited, for a horizontal mirror to leave it on the left. Strides in
