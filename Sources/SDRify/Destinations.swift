@@ -20,8 +20,8 @@ extension Destination {
         }
         if timeline.output.gainMap {
             switch self {
-            case .video, .thumbnail: break
-            default: throw SDRifyError.usage("--gain-map applies to posters and thumbnails")
+            case .video, .thumbnail, .sheet: break
+            default: throw SDRifyError.usage("--gain-map applies to posters, thumbnails and contact sheets")
             }
             let still = timeline.output.poster?.path ?? (writesVideoFile ? nil : timeline.output.path)
             guard let still else { throw SDRifyError.usage("--gain-map is for a still: give --poster FILE.jpg") }
@@ -155,7 +155,8 @@ extension Destination {
             guard let length = plan.expectedLength else { throw SDRifyError.invalidInput("\(timeline.input): its length is not known") }
             return [
                 try ContactSheetSink(
-                    path: out.path, inputs: inputs, overwrite: out.overwrite, columns: columns, rows: rows, width: width, length: length)
+                    path: out.path, inputs: inputs, overwrite: out.overwrite, columns: columns, rows: rows, width: width, length: length,
+                    hdr: try hdrStill(plan, out))
             ]
         case .sprites(let every, let columns, let rows, _):
             guard let length = plan.expectedLength else { throw SDRifyError.invalidInput("\(timeline.input): its length is not known") }

@@ -126,6 +126,26 @@ package final class VideoEncoder {
         let r = avcodec_receive_packet(ctx, packet.av)
         if r == ffEAGAIN || r == ffEOF { return false }
         try ffCheck(r, "encoding video")
+        saneDecodeTime(packet.av)
         return true
+    }
+
+    /// The latest decode time handed out.
+    private var lastDTS: Int64? = nil
+
+    /// x265's 10-bit library leaves the decode time of a picture flushed alone unset (any value; seen with
+    /// libavcodec 5.1 on one-picture inputs, which the muxer then refuses). A decode time after the presentation
+    /// time, not after the previous one, or earlier than any reordering puts it (16 pictures) is none: it becomes the
+    /// latest one plus a tick, at most the presentation time (the presentation time itself for the first packet).
+    private func saneDecodeTime(_ p: UnsafeMutablePointer<AVPacket>) {
+        let pts = p.pointee.pts, dts = p.pointee.dts
+        guard pts != ffNoPTS else { return }
+        let tb = ctx.pointee.time_base, rate = ctx.pointee.framerate
+        let picture = rate.num > 0 && tb.num > 0 ? max(1, Int64(tb.den) * Int64(rate.den) / (Int64(tb.num) * Int64(rate.num))) : 1
+        let deepest = pts - 16 * picture
+        if dts == ffNoPTS || dts > pts || dts < deepest || lastDTS.map({ dts <= $0 }) == true {
+            p.pointee.dts = lastDTS.map { min(pts, $0 + 1) } ?? pts
+        }
+        lastDTS = p.pointee.dts
     }
 }

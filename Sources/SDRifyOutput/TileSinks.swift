@@ -2,6 +2,8 @@ import Foundation
 import SDRifyCaptions
 import SDRifyLayers
 import SDRifyMedia
+import SDRifyProbe
+import SDRifyToneMap
 import SDRifyValues
 
 /// Pictures of one size laid out in a grid on one 8-bit 4:2:0 picture (a contact sheet, a sprite image), row by
@@ -35,18 +37,24 @@ struct TileGrid {
             let value: Int32 = plane == 0 ? Int32(shade) : 128
             for r in 0..<rows { memset(canvas.data(plane) + r * canvas.stride(plane), value, bytes) }
         }
+        paste(tiles, into: canvas)
+        return canvas
+    }
+
+    /// `tiles` copied into their places on `canvas` (both 4:2:0 of one sample size: 8-bit, or the HDR kept's words).
+    func paste(_ tiles: [Frame], into canvas: Frame) {
+        let bytes = (canvas.format ?? .yuv420p).bytesPerSample
         for (i, tile) in tiles.prefix(columns * rows).enumerated() {
             let (x, y) = origin(of: i)
             for plane in 0..<3 {
                 let shift = plane == 0 ? 0 : 1
                 let w = min(tile.width, tileWidth) >> shift, h = min(tile.height, tileHeight) >> shift
                 for r in 0..<h {
-                    (canvas.data(plane) + ((y >> shift) + r) * canvas.stride(plane) + (x >> shift))
-                        .copyMemory(from: tile.data(plane) + r * tile.stride(plane), byteCount: w)
+                    (canvas.data(plane) + ((y >> shift) + r) * canvas.stride(plane) + (x >> shift) * bytes)
+                        .copyMemory(from: tile.data(plane) + r * tile.stride(plane), byteCount: w * bytes)
                 }
             }
         }
-        return canvas
     }
 }
 
@@ -72,13 +80,21 @@ package final class ContactSheetSink: MediaSink {
     private let width: Int
     package private(set) var size: (width: Int, height: Int)? = nil
 
-    package init(path: String, inputs: [String], overwrite: Bool, columns: Int, rows: Int, width: Int, length: MediaTime) throws {
+    /// From a render that keeps the HDR (`hdr`): each picture made SDR; with its gain map, the HDR tiles kept too.
+    private let hdr: HDRStill?
+    private var hdrPicker: StillPicker?
+
+    package init(
+        path: String, inputs: [String], overwrite: Bool, columns: Int, rows: Int, width: Int, length: MediaTime, hdr: HDRStill? = nil
+    ) throws {
         guard let type = ImageFileType(path: path), type != .webp else { throw SDRifyError.usage("\(path): a contact sheet is a .jpg or .png file") }
+        self.hdr = hdr
         self.type = type
         self.width = width & ~1
         self.columns = columns; self.rows = rows
         let count = Int64(columns * rows)
         picker = StillPicker(times: (0..<count).map { length.scaled(2 * $0 + 1, 2 * count) })
+        hdrPicker = hdr?.gainMap == true ? picker : nil
         output = try AtomicOutput.open(finalPath: path, inputPaths: inputs, overwrite: overwrite)
     }
 
@@ -86,8 +102,15 @@ package final class ContactSheetSink: MediaSink {
 
     package var times: [MediaTime] { picker.times }
 
-    package func begin(_ format: RenderFormat) throws { picker.begin(format) }
-    package func write(picture: Frame) throws { try picker.offer(picture) }
+    package func begin(_ format: RenderFormat) throws {
+        picker.begin(format)
+        hdrPicker?.begin(format)
+    }
+
+    package func write(picture: Frame) throws {
+        try picker.offer(try hdr?.toSDR(picture) ?? picture)
+        try hdrPicker?.offer(picture)
+    }
 
     package func finish() throws {
         guard let pictures = picker.finish() else { throw SDRifyError.conversion("\(output.finalPath): no picture for the contact sheet") }
@@ -98,6 +121,14 @@ package final class ContactSheetSink: MediaSink {
             totalWidth: max(natural, width))
         size = (grid.width, grid.height)
         let sheet = try grid.compose(pictures, shade: 40)
+        // With a gain map: made against the sheet before its labels, the HDR tiles over the sheet placed in the HDR.
+        var map: GainMapImage? = nil, plain: [UInt8] = []
+        if let hdr, let hdrTiles = hdrPicker?.finish() {
+            plain = try ImageEncoder.rgb(sheet)
+            let hdrSheet = try FrameConverter.placingSDR(width: grid.width, height: grid.height, output: hdr.kind).convert(sheet, format: .yuv420p)
+            grid.paste(hdrTiles, into: hdrSheet)
+            map = try GainMapImage(hdr: hdrSheet, kind: hdr.kind, sdrRGB: plain)
+        }
         // Each tile's time, bottom left inside it, drawn by libass like any caption.
         var look = TextLook(size: .pixels(max(10, Double(min(tileSize.width, tileSize.height)) / 9)), outlineColor: RGBColor(r: 0, g: 0, b: 0))
         look.outline = max(1, look.pixels(width: tileSize.width, height: tileSize.height) / 10)
@@ -113,7 +144,13 @@ package final class ContactSheetSink: MediaSink {
         }
         let labels = try CaptionLayer(script: script, label: "contact sheet labels", frameWidth: grid.width, frameHeight: grid.height)
         labels.apply(to: sheet, at: 1)
-        try output.write(try ImageEncoder.encode(sheet, as: type))
+        guard var map else { return try output.write(try ImageEncoder.encode(sheet, as: type)) }
+        let labelled = try ImageEncoder.rgb(sheet)
+        map.keepBase(labelled, differingFrom: plain, pictureWidth: grid.width)  // the labels stay SDR everywhere
+        try output.write(
+            try GainMapJPEG.assemble(
+                primary: try ImageEncoder.jpeg(rgb: labelled, width: grid.width, height: grid.height),
+                gainMap: try ImageEncoder.jpeg(rgb: map.rgb, width: map.width, height: map.height), metadata: map.metadata))
     }
 
     package func commit() throws { try output.commit() }

@@ -10,7 +10,7 @@ import SDRifyValues
 /// negative channel).
 package struct GainMapImage {
     package let width: Int, height: Int
-    package let rgb: [UInt8]  // packed R, G, B: the stored values, 0…255
+    package private(set) var rgb: [UInt8]  // packed R, G, B: the stored values, 0…255
     package let metadata: GainMapMetadata
 
     /// Blocks of this many pixels a side share one gain (the map is a quarter of the picture's pixels).
@@ -67,5 +67,17 @@ package struct GainMapImage {
             for c in 0..<3 { rgb[i * 3 + c] = UInt8((metadata.encode(log2Gain: logs[c][i], channel: c) * 255).rounded()) }
         }
         (width, height, self.rgb, self.metadata) = (gw, gh, rgb, metadata)
+    }
+
+    /// Where the base differs from the SDR picture the map was made against (`made`; labels drawn on the base
+    /// afterwards), the blocks keep the base as it is on every screen: gain 1. Both packed R'G'B' of `pictureWidth`.
+    package mutating func keepBase(_ base: [UInt8], differingFrom made: [UInt8], pictureWidth w: Int) {
+        precondition(base.count == made.count)
+        let s = GainMapImage.scale
+        let unity = (0..<3).map { UInt8((metadata.encode(log2Gain: 0, channel: $0) * 255).rounded()) }
+        for i in stride(from: 0, to: base.count, by: 3) where base[i] != made[i] || base[i + 1] != made[i + 1] || base[i + 2] != made[i + 2] {
+            let (x, y) = ((i / 3) % w / s, (i / 3) / w / s)
+            for c in 0..<3 { rgb[(y * width + x) * 3 + c] = unity[c] }
+        }
     }
 }

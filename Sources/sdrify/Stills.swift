@@ -68,6 +68,7 @@ struct Sheet: ParsableCommand {
     @Argument(help: ArgumentHelp("The image to write.", valueName: "OUT")) var output: String
     @Option(help: ArgumentHelp("Columns and rows of pictures (default 4x4).", valueName: "COLSxROWS")) var grid: String = "4x4"
     @Option(parsing: .unconditional, help: ArgumentHelp("The sheet's width (default 1920).", valueName: "PIXELS")) var width: Int = 1920
+    @Flag(name: .customLong("gain-map"), help: ArgumentHelp(CommandOptions.gainMapHelp)) var gainMap = false
     @OptionGroup var render: RenderFlags
     @OptionGroup var service: ServiceFlags
 
@@ -81,14 +82,18 @@ struct Sheet: ParsableCommand {
         guard let type = ImageFileType(path: output), type != .webp else {
             throw ValidationError("\(output): a contact sheet is a .jpg or .png file")
         }
+        if gainMap, type != .jpeg {
+            throw ValidationError("--gain-map: \(output): a gain map is written in JPEG (Ultra HDR): use .jpg, or leave --gain-map out")
+        }
     }
 
     func run() throws {
         FailureReport.identity = [("input", .string(input)), ("output", .string(output))]
         service.apply()
         let (columns, rows) = pair(grid)!
-        let request = ExportRequest(
-            render.conversion(input: try StreamInput.readable(input), output: output), into: .sheet(columns: columns, rows: rows, width: width))
+        var conversion = render.conversion(input: try StreamInput.readable(input), output: output)
+        conversion.output.gainMap = gainMap
+        let request = ExportRequest(conversion, into: .sheet(columns: columns, rows: rows, width: width))
         try Job(render, output: output, overwrite: render.overwrite, reads: request.filesRead).run { warn, report in
             let result = try Export.run(request, warn: warn, progress: report)
             return (result.json, result.decodeErrors, "sdrify: wrote \(output) (\(columns)x\(rows) pictures)")

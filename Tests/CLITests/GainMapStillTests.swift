@@ -87,6 +87,34 @@ final class GainMapStillTests: CLITestCase {
         try check(RealMediaTests.folder.appendingPathComponent("androidx_dolbyVision-hdr.MOV").path, at: 1, time: "0.05", minimum: 36)
     }
 
+    /// `sheet --gain-map`: the tiles' HDR above SDR white on an HDR screen, the time labels the base's own there.
+    func testContactSheetCarriesTheTilesHDRNotTheLabels() throws {
+        let sheet = file("sheet.jpg"), plain = file("plain.jpg")
+        let source = Support.vector("pq_hevc_hdr10.mp4")
+        XCTAssertEqual(try Support.sdrify(["sheet", source, sheet, "--grid", "2x2", "--width", "640", "--gain-map", "-q"]).status, 0)
+        XCTAssertEqual(try Support.sdrify(["sheet", source, plain, "--grid", "2x2", "--width", "640", "-q"]).status, 0)
+        let (hdr, base, w, h) = try rebuild(sheet)
+        XCTAssertGreaterThan(hdr.max() ?? 0, 1.5, "tiles brighter than SDR white on an HDR screen")
+        // The base is the plain sheet's picture (4:4:4 against 4:2:0 JPEG: close, not equal).
+        let psnr = Support.psnr(
+            try Support.rawFrame(sheet, index: 0, pixelFormat: "rgb24"), try Support.rawFrame(plain, index: 0, pixelFormat: "rgb24"))
+        XCTAssertGreaterThanOrEqual(psnr, 33, "the base is the plain sheet (\(psnr) dB; its labels' sharp edges in 4:4:4 against 4:2:0)")
+        // A label's white letters (the brightest base pixels low in the tiles, where only text is that white) rebuild
+        // as themselves: gain 1 where the labels are (within the map's 8 bits and its JPEG around the letters' edges).
+        let gap = 8, tileHeight = (h - 3 * gap) / 2
+        var checked = 0
+        for y in (gap + tileHeight * 3 / 4)..<(gap + tileHeight) {
+            for x in gap..<(w / 2) {
+                let i = (y * w + x) * 3
+                if base[i] > 0.95, base[i + 1] > 0.95, base[i + 2] > 0.95 {
+                    XCTAssertEqual(hdr[i + 1], base[i + 1], accuracy: 0.1, "label pixel (\(x), \(y))")
+                    checked += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 10, "white label pixels found")
+    }
+
     /// A poster beside the video (convert), with and without the HDR kept; SDR input gets a plain JPEG and says so;
     /// a gain map in PNG is refused.
     func testPosterAndWhatIsRefused() throws {

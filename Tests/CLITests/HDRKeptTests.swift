@@ -141,6 +141,19 @@ final class HDRKeptTests: CLITestCase {
         }
     }
 
+    /// One picture alone: x265's 10-bit library leaves its decode time unset (any value), which the muxer refused
+    /// (exit 4) most of the time. Three runs, each must write it.
+    func testOnePictureIsWritten() throws {
+        let one = file("one.mp4")
+        try ffmpeg(["-i", Support.vector("sdr_h264_aac.mp4"), "-frames:v", "1", "-an", one])
+        for run in 1...3 {
+            let out = file("one-hdr-\(run).mp4")
+            let r = try Support.sdrify([one, out, "--range", "hdr", "-q"])
+            XCTAssertEqual(r.status, 0, "run \(run): \(r.stderr)")
+            XCTAssertEqual(try video(out)["nb_frames"] as? String, "1")
+        }
+    }
+
     func testAV1CarriesHDR() throws {
         let out = file("av1.mp4")
         let json = try report(try Support.sdrify([Support.vector("pq_hevc_hdr10.mp4"), out, "--range", "hdr", "--codec", "av1", "--json"]))
