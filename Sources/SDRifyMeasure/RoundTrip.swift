@@ -41,28 +41,16 @@ public struct RoundTripScore: Sendable {
 }
 
 public enum RoundTrip {
-    /// `yuv` is one 8-bit 4:2:0 frame (Y plane then Cb then Cr, no padding); `reference` is the SDR picture as
-    /// packed 8-bit R'G'B'. `kind` is "pq" or "hlg" (which patch values the HDR file held).
     /// The photographic areas' difference: 4×4 block means in display light, then CIEDE2000; mean and 95th
     /// percentile. `yuv` is 8-bit 4:2:0 BT.709, `reference` 8-bit R'G'B', both of the layout's size.
     public static func photoDifference(yuv: [UInt8], reference: [UInt8], layout: RoundTripLayout) -> (mean: Double, p95: Double) {
-        let W = layout.width, H = layout.height
-        let cw = W / 2, ySize = W * H, cSize = cw * (H / 2)
-        precondition(yuv.count >= ySize + 2 * cSize && reference.count >= W * H * 3)
-        func out(_ x: Int, _ y: Int) -> ColorScience.RGB {
-            let c = (y / 2) * cw + x / 2
-            return ColorScience.displayLight(y: yuv[y * W + x], cb: yuv[ySize + c], cr: yuv[ySize + cSize + c])
-        }
-        func ref(_ x: Int, _ y: Int) -> ColorScience.RGB {
-            let i = (y * W + x) * 3
-            return ColorScience.displayLight(r: reference[i], g: reference[i + 1], b: reference[i + 2])
-        }
+        let pictures = Compared(yuv: yuv, reference: reference, layout: layout)
         var des: [Double] = []
         for p in layout.photos {
             for by in stride(from: p.y, to: p.y + p.h - 3, by: 4) {
                 for bx in stride(from: p.x, to: p.x + p.w - 3, by: 4) {
                     var a = ColorScience.RGB(repeating: 0), b = ColorScience.RGB(repeating: 0)
-                    for y in by..<by + 4 { for x in bx..<bx + 4 { a += out(x, y); b += ref(x, y) } }
+                    for y in by..<by + 4 { for x in bx..<bx + 4 { a += pictures.out(x, y); b += pictures.ref(x, y) } }
                     des.append(ColorScience.ciede2000(ColorScience.lab(a / 16), ColorScience.lab(b / 16)))
                 }
             }
@@ -71,19 +59,35 @@ public enum RoundTrip {
         return (des.reduce(0, +) / Double(des.count), des[min(des.count - 1, Int(Double(des.count) * 0.95))])
     }
 
-    public static func score(yuv: [UInt8], reference: [UInt8], layout: RoundTripLayout, kind: String) -> RoundTripScore {
-        let W = layout.width, H = layout.height
-        let cw = W / 2
-        let ySize = W * H, cSize = cw * (H / 2)
-        precondition(yuv.count >= ySize + 2 * cSize && reference.count >= W * H * 3)
-        func out(_ x: Int, _ y: Int) -> ColorScience.RGB {
-            let c = (y / 2) * cw + x / 2
-            return ColorScience.displayLight(y: yuv[y * W + x], cb: yuv[ySize + c], cr: yuv[ySize + cSize + c])
+    /// The output (8-bit 4:2:0 BT.709) and the reference (packed 8-bit R'G'B') of one layout, in display light.
+    struct Compared {
+        let yuv: [UInt8], reference: [UInt8]
+        let width: Int, ySize: Int, cSize: Int
+
+        init(yuv: [UInt8], reference: [UInt8], layout: RoundTripLayout) {
+            let (w, h) = (layout.width, layout.height)
+            (self.yuv, self.reference, width, ySize, cSize) = (yuv, reference, w, w * h, (w / 2) * (h / 2))
+            precondition(yuv.count >= ySize + 2 * cSize && reference.count >= w * h * 3)
         }
+
+        func out(_ x: Int, _ y: Int) -> ColorScience.RGB {
+            let c = (y / 2) * (width / 2) + x / 2
+            return ColorScience.displayLight(y: yuv[y * width + x], cb: yuv[ySize + c], cr: yuv[ySize + cSize + c])
+        }
+
         func ref(_ x: Int, _ y: Int) -> ColorScience.RGB {
-            let i = (y * W + x) * 3
+            let i = (y * width + x) * 3
             return ColorScience.displayLight(r: reference[i], g: reference[i + 1], b: reference[i + 2])
         }
+    }
+
+    /// `yuv` is one 8-bit 4:2:0 frame (Y plane then Cb then Cr, no padding); `reference` is the SDR picture as
+    /// packed 8-bit R'G'B'. `kind` is "pq" or "hlg" (which patch values the HDR file held).
+    public static func score(yuv: [UInt8], reference: [UInt8], layout: RoundTripLayout, kind: String) -> RoundTripScore {
+        let W = layout.width
+        let pictures = Compared(yuv: yuv, reference: reference, layout: layout)
+        func out(_ x: Int, _ y: Int) -> ColorScience.RGB { pictures.out(x, y) }
+        func ref(_ x: Int, _ y: Int) -> ColorScience.RGB { pictures.ref(x, y) }
 
         let (mean, p95) = photoDifference(yuv: yuv, reference: reference, layout: layout)
 

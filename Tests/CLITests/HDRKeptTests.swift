@@ -28,14 +28,6 @@ final class HDRKeptTests: CLITestCase {
         return bytes.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)) }
     }
 
-    static func psnr16(_ a: [UInt16], _ b: [UInt16]) -> Double {
-        precondition(a.count == b.count && !a.isEmpty)
-        var sse = 0.0
-        for i in 0..<a.count { let d = Double(a[i]) - Double(b[i]); sse += d * d }
-        let mse = sse / Double(a.count)
-        return mse == 0 ? 99 : 10 * log10(65535 * 65535 / mse)
-    }
-
     func assertHDRStream(_ v: [String: Any], transfer: String, codec: String = "hevc", file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(v["codec_name"] as? String, codec, file: file, line: line)
         XCTAssertEqual(v["pix_fmt"] as? String, "yuv420p10le", file: file, line: line)
@@ -71,7 +63,7 @@ final class HDRKeptTests: CLITestCase {
         XCTAssertEqual(light["max_average"] as? Int, 400)
         // Its light is the source's (only the encoder between them).
         for index in [0, 12, 24] {
-            let psnr = HDRKeptTests.psnr16(try pqFrame(source, index), try pqFrame(out, index))
+            let psnr = Support.psnr(try pqFrame(source, index), try pqFrame(out, index))
             print("PQ kept, picture \(index): \(psnr) dB")
             XCTAssertGreaterThanOrEqual(psnr, 40, "picture \(index): PQ-domain PSNR \(psnr) dB")
         }
@@ -88,7 +80,7 @@ final class HDRKeptTests: CLITestCase {
         let upright = try pqFrame(source, 3), ours = try pqFrame(out, 3)
         XCTAssertEqual(upright.count, ours.count, "the source's displayed size")
         if upright.count == ours.count {
-            let psnr = HDRKeptTests.psnr16(upright, ours)
+            let psnr = Support.psnr(upright, ours)
             XCTAssertGreaterThanOrEqual(psnr, 40, "PQ-domain PSNR \(psnr) dB")
         }
         XCTAssertLessThan(v["width"] as? Int ?? 0, v["height"] as? Int ?? 0, "portrait")
@@ -106,7 +98,7 @@ final class HDRKeptTests: CLITestCase {
         // The first picture is the source's first, turned a quarter clockwise (ffmpeg's transpose=clock).
         let turned = try Support.rawFrame(source, index: 0, pixelFormat: "rgb48le", filter: "transpose=clock,zscale=t=smpte2084:npl=203")
         let ours = try pqFrame(out, 0)
-        let psnr = HDRKeptTests.psnr16(turned.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)) }, ours)
+        let psnr = Support.psnr(turned.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)) }, ours)
         XCTAssertGreaterThanOrEqual(psnr, 40, "PQ-domain PSNR \(psnr) dB")
     }
 
@@ -133,7 +125,7 @@ final class HDRKeptTests: CLITestCase {
         let psnr = Support.psnr(
             try Support.rawFrame(sdr, index: 10, pixelFormat: "rgb24"), try Support.rawFrame(plain, index: 10, pixelFormat: "rgb24"))
         XCTAssertGreaterThanOrEqual(psnr, 40, "the SDR file shows a plain conversion's picture (\(psnr) dB)")
-        XCTAssertEqual(HDRKeptTests.psnr16(try pqFrame(hdr, 10), try pqFrame(kept, 10)), 99, "the HDR file is --range hdr's, bit for bit")
+        XCTAssertEqual(Support.psnr(try pqFrame(hdr, 10), try pqFrame(kept, 10)), 99, "the HDR file is --range hdr's, bit for bit")
         // The same file twice, or with --range hdr, is refused.
         for extra in [["--hdr-output", file("x.mp4")], ["--hdr-output", hdr, "--range", "hdr"]] {
             let r = try Support.sdrify([source, file("x.mp4")] + extra)
@@ -237,7 +229,7 @@ final class HDRKeptTests: CLITestCase {
         assertHDRStream(v, transfer: "smpte2084")
         XCTAssertEqual(v["nb_frames"] as? String, try video(plain)["nb_frames"] as? String, "the SDR composition's pictures")
         // The HDR clip as it was (picture 5, before the fade), in PQ.
-        let kept = HDRKeptTests.psnr16(try pqFrame(pq, 5), try pqFrame(out, 5))
+        let kept = Support.psnr(try pqFrame(pq, 5), try pqFrame(out, 5))
         XCTAssertGreaterThanOrEqual(kept, 40, "the HDR clip kept (\(kept) dB)")
         // The SDR clip's picture 15 (clip 2 starts at 30 − 12: a 0.4 s fade at 30 fps) and the colour's, as the SDR
         // screen shows them.
@@ -272,6 +264,6 @@ final class HDRKeptTests: CLITestCase {
         XCTAssertNil(side["Display Matrix"], "upright")
         let upright = try pqFrame(source, 1), ours = try pqFrame(out, 1)
         XCTAssertEqual(upright.count, ours.count)
-        if upright.count == ours.count { XCTAssertGreaterThanOrEqual(HDRKeptTests.psnr16(upright, ours), 40) }
+        if upright.count == ours.count { XCTAssertGreaterThanOrEqual(Support.psnr(upright, ours), 40) }
     }
 }

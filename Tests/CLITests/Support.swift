@@ -108,13 +108,13 @@ enum Support {
         return [UInt8](r.stdoutData)
     }
 
-    /// PSNR in dB between two 8-bit pictures of the same size.
-    static func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
+    /// PSNR in dB between two pictures of the same size and sample type (8-bit, or 16-bit words).
+    static func psnr<Sample: FixedWidthInteger & UnsignedInteger>(_ a: [Sample], _ b: [Sample]) -> Double {
         precondition(a.count == b.count && !a.isEmpty)
         var sse = 0.0
         for i in 0..<a.count { let d = Double(a[i]) - Double(b[i]); sse += d * d }
-        let mse = sse / Double(a.count)
-        return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
+        let mse = sse / Double(a.count), peak = Double(Sample.max)
+        return mse == 0 ? 99 : 10 * log10(peak * peak / mse)
     }
 
     static func tempDir() throws -> URL {
