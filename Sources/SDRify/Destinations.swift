@@ -98,28 +98,26 @@ extension Destination {
         case .video:
             let sources =
                 carried == nil ? plan.clips.compactMap(\.path) + (timeline.music.map { [$0.path] } ?? []) : Array(inputs.prefix(1))
-            let kind = out.range == .sdr ? HDRKind.sdr : plan.canvas.range
             let video = try EncodingSink(
                 path: out.path, inputs: sources, overwrite: out.overwrite,
-                settings: out.encoderSettings(threads: encodeThreads, range: kind, hdr: plan.hdrMetadata),
-                carryOver: carried, mixStage: mixStage)
-            // The SDR file beside the HDR kept (--hdr-output): the render's HDR picture tone mapped once.
+                settings: Destination.encoderSettings(out, range: out.range, plan: plan, threads: encodeThreads), carryOver: carried,
+                mixStage: mixStage)
+            // An SDR file from a render that keeps the HDR (beside --hdr-output, or for a gain map): its picture tone
+            // mapped once.
             let main: MediaSink =
-                kind == plan.canvas.range ? video : ToneMappedSink(video, toSDR: try plan.sdrPictures(toneMap: out.toneMap))
-            var kept: [MediaSink] = []
-            if let path = out.hdrOutput {
-                var hdr = out
-                hdr.range = .hdr
-                kept.append(
-                    try EncodingSink(
-                        path: path, inputs: sources, overwrite: out.overwrite,
-                        settings: hdr.encoderSettings(threads: encodeThreads, range: plan.canvas.range, hdr: plan.hdrMetadata),
-                        carryOver: carried, mixStage: mixStage))
+                out.range == .sdr && plan.canvas.range != .sdr
+                ? ToneMappedSink(video, toSDR: try plan.sdrPictures(toneMap: out.toneMap)) : video
+            let kept = try out.hdrOutput.map {
+                try EncodingSink(
+                    path: $0, inputs: sources, overwrite: out.overwrite,
+                    settings: Destination.encoderSettings(out, range: .hdr, plan: plan, threads: encodeThreads), carryOver: carried,
+                    mixStage: mixStage)
             }
             let poster = try out.poster.map {
                 try PosterSink($0, inputs: sources, overwrite: out.overwrite, outputLength: plan.expectedLength, hdr: try hdrStill(plan, out))
             }
-            return [main] + kept + (poster.map { [$0] } ?? [])
+            let others: [MediaSink?] = [kept, poster]
+            return [main] + others.compactMap { $0 }
         case .hls(let spec):
             let directory = try AtomicDirectory.open(finalPath: out.path, inputPaths: inputs, overwrite: out.overwrite)
             // One ladder per range, from the one render: SDR rungs from its SDR picture (tone mapped once, when the
@@ -127,11 +125,9 @@ extension Destination {
             let requests = spec.ranges.flatMap { range in
                 plan.renditions.map { r in
                     var output = out
-                    output.range = range
                     output.maxBitRate = spec.cap(forRung: r.rung)
-                    let kind = range == .sdr ? HDRKind.sdr : plan.canvas.range
                     return HLSRenditionRequest(
-                        rendition: r, settings: output.encoderSettings(threads: encodeThreads, range: kind, hdr: plan.hdrMetadata),
+                        rendition: r, settings: Destination.encoderSettings(output, range: range, plan: plan, threads: encodeThreads),
                         suffix: spec.ranges.count > 1 && range == .hdr ? "-hdr" : "")
                 }
             }
@@ -164,6 +160,14 @@ extension Destination {
             return [SpriteSink(directory: directory, every: every, columns: columns, rows: rows, length: length)]
         case .survey: return [DiscardingSink()]
         }
+    }
+
+    /// An encoder's settings for an output of `range` from this render: SDR, or the render's HDR kind with the static
+    /// metadata it carries; the codec as `out` chooses it for that range.
+    private static func encoderSettings(_ out: OutputSpec, range: RangeRequest, plan: RenderPlan, threads: Int) -> VideoEncoderSettings {
+        var output = out
+        output.range = range
+        return output.encoderSettings(threads: threads, range: range == .sdr ? .sdr : plan.canvas.range, hdr: plan.hdrMetadata)
     }
 
     /// A still's view of a render that keeps the HDR (nil for an SDR render): SDR by the output's tone map, with the
