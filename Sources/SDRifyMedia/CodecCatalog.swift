@@ -64,17 +64,10 @@ package enum CodecCatalog {
                 crfRange: 0...51, speedPresets: x26xPresets, codecTag: hvc1, paramsOption: "x265-params", params: { _ in ["log-level=error"] },
                 hdrProfile: ("main10", nil),
                 hdrParams: { hdr in
-                    // x265: chromaticities in 1/50000, luminance in 1/10000 cd/m², green first.
-                    var p: [String] = []
-                    if let md = hdr.masteringDisplay {
-                        func xy(_ x: Double, _ y: Double) -> String { "(\(Int((x * 50000).rounded())),\(Int((y * 50000).rounded())))" }
-                        let light = "L(\(Int((md.maxLuminance * 10000).rounded())),\(Int((md.minLuminance * 10000).rounded())))"
-                        p.append(
-                            "master-display=G\(xy(md.greenX, md.greenY))B\(xy(md.blueX, md.blueY))R\(xy(md.redX, md.redY))"
-                                + "WP\(xy(md.whitePointX, md.whitePointY))\(light)")
-                    }
-                    if let cll = hdr.contentLightLevel { p.append("max-cll=\(cll.maxCLL),\(cll.maxFALL)") }
-                    return p
+                    // x265: chromaticities in 1/50000, luminance in 1/10000 cd/m².
+                    staticHDRParams(
+                        hdr, display: "master-display", light: "max-cll", chromaticity: { String(Int(($0 * 50000).rounded())) },
+                        luminance: { String(Int(($0 * 10000).rounded())) })
                 },
                 environment: [], nsPerOutputPixel: 42, extensions: ["mp4", "m4v", "mov"], minimumSide: 2, crfForX264: { min($0 + 3, 51) },
                 speedForX264: { $0 })
@@ -90,22 +83,32 @@ package enum CodecCatalog {
                 params: { threads in ["enable-force-key-frames=1", "irefresh-type=2"] + (threads > 0 ? ["lp=\(threads)"] : []) },
                 hdrProfile: ("main", FF_PROFILE_AV1_MAIN),  // Main is 8- and 10-bit 4:2:0
                 hdrParams: { hdr in
-                    // SVT-AV1: the same order in plain numbers.
-                    var p: [String] = []
-                    if let md = hdr.masteringDisplay {
-                        func xy(_ x: Double, _ y: Double) -> String { String(format: "(%.5f,%.5f)", x, y) }
-                        let light = String(format: "L(%.4f,%.4f)", md.maxLuminance, md.minLuminance)
-                        p.append(
-                            "mastering-display=G\(xy(md.greenX, md.greenY))B\(xy(md.blueX, md.blueY))R\(xy(md.redX, md.redY))"
-                                + "WP\(xy(md.whitePointX, md.whitePointY))\(light)")
-                    }
-                    if let cll = hdr.contentLightLevel { p.append("content-light=\(cll.maxCLL),\(cll.maxFALL)") }
-                    return p
+                    // SVT-AV1: plain numbers.
+                    staticHDRParams(
+                        hdr, display: "mastering-display", light: "content-light", chromaticity: { String(format: "%.5f", $0) },
+                        luminance: { String(format: "%.4f", $0) })
                 },
                 environment: [("SVT_LOG", "1")], nsPerOutputPixel: 18, extensions: ["mp4", "m4v"], minimumSide: 64,
                 crfForX264: { x264 in min(max(Int((Double(x264) * 1.5 + 1).rounded(.down)), 1), 63) },
                 speedForX264: { name in svtSpeeds[name] ?? "10" })
         }
+    }
+
+    /// A source's static HDR metadata as an encoder's parameters: the mastering display as
+    /// `G(x,y)B(x,y)R(x,y)WP(x,y)L(max,min)` (the order x265 and SVT-AV1 both read), the light level as `cll,fall`;
+    /// the parameter names and the numbers' form are the encoder's.
+    static func staticHDRParams(
+        _ hdr: HDRMetadata, display: String, light: String, chromaticity: (Double) -> String, luminance: (Double) -> String
+    ) -> [String] {
+        var p: [String] = []
+        if let md = hdr.masteringDisplay {
+            func xy(_ x: Double, _ y: Double) -> String { "(\(chromaticity(x)),\(chromaticity(y)))" }
+            p.append(
+                "\(display)=G\(xy(md.greenX, md.greenY))B\(xy(md.blueX, md.blueY))R\(xy(md.redX, md.redY))"
+                    + "WP\(xy(md.whitePointX, md.whitePointY))L(\(luminance(md.maxLuminance)),\(luminance(md.minLuminance)))")
+        }
+        if let cll = hdr.contentLightLevel { p.append("\(light)=\(cll.maxCLL),\(cll.maxFALL)") }
+        return p
     }
 
     /// x264's speed names as SVT-AV1 presets (0 slowest … 13 fastest).

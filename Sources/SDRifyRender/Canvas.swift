@@ -4,6 +4,7 @@ import SDRifyMedia
 import SDRifyPresets
 import SDRifyToneMap
 import SDRifyValues
+import Synchronization
 
 /// The output picture of a composition: its size, what its pictures carry (SDR, or the HDR kept: `range`), its
 /// background, and how each clip's picture is fitted into it.
@@ -52,36 +53,30 @@ package struct Canvas: Sendable {
 
     /// Fills `frame` (canvas-sized, 4:2:0 of the canvas's range) with one colour.
     func fill(_ frame: Frame, with color: RGBColor) {
-        let layout = PlanarFormat.output(range)
         for (p, v) in Canvas.samples(of: color, in: range).enumerated() {
-            let (w, h) = layout.planeSize(p, width: frame.width, height: frame.height)
-            for y in 0..<h {
-                let row = frame.data(p) + y * frame.stride(p)
-                if layout.bytesPerSample == 1 {
-                    row.initializeMemory(as: UInt8.self, repeating: UInt8(v), count: w)
-                } else {
-                    row.initializeMemory(as: UInt16.self, repeating: UInt16(v), count: w)
-                }
-            }
+            let plane = Backdrop.Plane(frame, p)
+            for y in 0..<plane.height { plane.fill(y, 0, plane.width, v) }
         }
     }
+
+    /// The HDR samples of colours met so far (a fade to black or white asks for them every picture).
+    private static let placed = Mutex<[String: [Int]]>([:])
 
     /// A colour's Y', Cb, Cr samples in pictures of `range`: BT.709's 8-bit codes, or (the HDR kept) the colour
     /// as an SDR picture of it is placed there (SDR white at 203 cd/m²), by the colour stage itself.
     static func samples(of color: RGBColor, in range: HDRKind) -> [Int] {
         let c = color.ycbcr709
         guard range != .sdr else { return [Int(c.y), Int(c.cb), Int(c.cr)] }
-        do {
-            let sdr = try Frame(width: 2, height: 2, format: .yuv420p)
-            for (p, v) in [c.y, c.cb, c.cr].enumerated() {
-                let (w, h) = PlanarFormat.yuv420p.planeSize(p, width: 2, height: 2)
-                for y in 0..<h { (sdr.data(p) + y * sdr.stride(p)).initializeMemory(as: UInt8.self, repeating: v, count: w) }
-            }
-            let hdr = try FrameConverter.placingSDR(width: 2, height: 2, output: range).convert(sdr, format: .yuv420p)
-            return (0..<3).map { Int(hdr.data($0).assumingMemoryBound(to: UInt16.self)[0]) }
-        } catch {
-            return [64, 512, 512]  // a 2x2 conversion does not fail; black if it ever did
+        let key = "\(color.r),\(color.g),\(color.b),\(range.rawValue)"
+        if let known = placed.withLock({ $0[key] }) { return known }
+        var samples = [64, 512, 512]  // black, should a 2x2 conversion ever fail
+        if let sdr = try? StillPicture.color(color, canvas: Canvas(width: 2, height: 2, backdrop: .black(2, 2))),
+            let hdr = try? FrameConverter.placingSDR(width: 2, height: 2, output: range).convert(sdr, format: .yuv420p)
+        {
+            samples = (0..<3).map { Int(hdr.data($0).assumingMemoryBound(to: UInt16.self)[0]) }
         }
+        placed.withLock { $0[key] = samples }
+        return samples
     }
 
     /// An SDR picture (8-bit 4:2:0 BT.709: a still, a backdrop) in the canvas's range: itself, or placed in the HDR
