@@ -107,14 +107,15 @@ enum ConversionPlanning {
                 softSubtitles.append((onOutputClock(try CaptionFile.cues(ofTrack: track.index, in: input), shift: start), track.language))
             }
         }
-        // Overlay pictures are decoded now: a bad one fails before any output exists.
-        let overlays =
-            timeline.overlays.isEmpty
-            ? nil
-            : try OverlayStage(
-                spec: timeline.overlaysOnOutputClock(clock: cueClock), frameWidth: target.0, frameHeight: target.1, input: input, warn: warn)
         var plan = try RenderPlan.single(
             timeline, info: info, demuxer: demuxer, orientation: orientation, size: target, clock: clock, rate: out.fps)
+        // Overlay pictures are decoded now: a bad one fails before any output exists.
+        let layers =
+            timeline.overlays.isEmpty
+            ? nil
+            : try RenderLayers(
+                spec: timeline.overlaysOnOutputClock(clock: cueClock), width: target.0, height: target.1, range: plan.canvas.range,
+                input: input, warn: warn)
         plan.renditions = renditions
         var carryOver = InputCarryOver(path: input, clock: clock, videoStart: demuxer.videoStart)
         carryOver.keepLocation = carry.keepLocation
@@ -126,7 +127,7 @@ enum ConversionPlanning {
         carryOver.metadata = carry.metadata
         return .render(
             PlannedExport(
-                plan: plan, overlays: overlays, sound: .carried(carryOver),
+                plan: plan, layers: layers, sound: .carried(carryOver),
                 source: ConversionSource(hdr: video.hdrKind, orientation: orientation, flattened: retiming.flattened != nil)))
     }
 }

@@ -77,7 +77,10 @@ extension Destination {
 
     /// The sinks the render is written into (the output exists from here on: everything read is checked).
     /// `inputs` are the files the request names (a file may not replace what it is made from).
-    func sinks(_ timeline: Timeline, inputs: [String], plan: RenderPlan, encodeThreads: Int, sound: PlannedSound) throws -> [MediaSink] {
+    /// `layers`: the render's, drawn again in SDR on any SDR picture made of an HDR render.
+    func sinks(
+        _ timeline: Timeline, inputs: [String], plan: RenderPlan, layers: RenderLayers?, encodeThreads: Int, sound: PlannedSound
+    ) throws -> [MediaSink] {
         let out = timeline.output
         let carried: InputCarryOver?, mixStage: LoudnessNormalizer?
         switch sound {
@@ -106,7 +109,7 @@ extension Destination {
             // mapped once.
             let main: MediaSink =
                 out.range == .sdr && plan.canvas.range != .sdr
-                ? ToneMappedSink(video, toSDR: try plan.sdrPictures(toneMap: out.toneMap)) : video
+                ? ToneMappedSink(video, toSDR: try plan.sdrPictures(toneMap: out.toneMap, layers: layers)) : video
             let kept = try out.hdrOutput.map {
                 try EncodingSink(
                     path: $0, inputs: sources, overwrite: out.overwrite,
@@ -114,7 +117,7 @@ extension Destination {
                     mixStage: mixStage)
             }
             let poster = try out.poster.map {
-                try PosterSink($0, inputs: sources, overwrite: out.overwrite, outputLength: plan.expectedLength, hdr: try hdrStill(plan, out))
+                try PosterSink($0, inputs: sources, overwrite: out.overwrite, outputLength: plan.expectedLength, hdr: try hdrStill(plan, out, layers))
             }
             let others: [MediaSink?] = [kept, poster]
             return [main] + others.compactMap { $0 }
@@ -131,7 +134,7 @@ extension Destination {
                         suffix: spec.ranges.count > 1 && range == .hdr ? "-hdr" : "")
                 }
             }
-            let toSDR = plan.canvas.range == .sdr || !spec.ranges.contains(.sdr) ? nil : try plan.sdrPictures(toneMap: out.toneMap)
+            let toSDR = plan.canvas.range == .sdr || !spec.ranges.contains(.sdr) ? nil : try plan.sdrPictures(toneMap: out.toneMap, layers: layers)
             return [
                 try HLSSink(directory: directory, renditions: requests, segmentLength: spec.segmentLength, carryOver: carried, toSDR: toSDR)
             ]
@@ -139,20 +142,20 @@ extension Destination {
             if let window {
                 return [
                     try BestPictureSink(
-                        path: out.path, inputs: inputs, overwrite: out.overwrite, spacing: window.scaled(1, 32), hdr: try hdrStill(plan, out))
+                        path: out.path, inputs: inputs, overwrite: out.overwrite, spacing: window.scaled(1, 32), hdr: try hdrStill(plan, out, layers))
                 ]
             }
             return [
                 try PosterSink(
                     PosterRequest(path: out.path, at: at), inputs: inputs, overwrite: out.overwrite, outputLength: plan.expectedLength,
-                    hdr: try hdrStill(plan, out))
+                    hdr: try hdrStill(plan, out, layers))
             ]
         case .sheet(let columns, let rows, let width):
             guard let length = plan.expectedLength else { throw SDRifyError.invalidInput("\(timeline.input): its length is not known") }
             return [
                 try ContactSheetSink(
                     path: out.path, inputs: inputs, overwrite: out.overwrite, columns: columns, rows: rows, width: width, length: length,
-                    hdr: try hdrStill(plan, out))
+                    hdr: try hdrStill(plan, out, layers))
             ]
         case .sprites(let every, let columns, let rows, _):
             guard let length = plan.expectedLength else { throw SDRifyError.invalidInput("\(timeline.input): its length is not known") }
@@ -172,9 +175,9 @@ extension Destination {
 
     /// A still's view of a render that keeps the HDR (nil for an SDR render): SDR by the output's tone map, with the
     /// gain map when asked.
-    private func hdrStill(_ plan: RenderPlan, _ out: OutputSpec) throws -> HDRStill? {
+    private func hdrStill(_ plan: RenderPlan, _ out: OutputSpec, _ layers: RenderLayers?) throws -> HDRStill? {
         guard plan.canvas.range != .sdr else { return nil }
-        return HDRStill(kind: plan.canvas.range, toSDR: try plan.sdrPictures(toneMap: out.toneMap), gainMap: out.gainMap)
+        return HDRStill(kind: plan.canvas.range, toSDR: try plan.sdrPictures(toneMap: out.toneMap, layers: layers), gainMap: out.gainMap)
     }
 
     /// What the report says besides the conversion's fields, once the sinks are done.

@@ -57,19 +57,17 @@ package enum Export {
         if out.gainMap, plan.canvas.range == .sdr {
             warn("--gain-map: nothing HDR to keep (the input is SDR, or a composition): the still is a plain JPEG")
         }
-        if plan.canvas.range != .sdr, planned.overlays != nil {
-            // Layers are drawn on 8-bit SDR pictures: not on a render that keeps the HDR (for a gain map) yet.
-            throw SDRifyError.usage(
-                "the HDR kept (--range hdr, --hdr-output, --gain-map): stickers, titles, effects and burned-in captions are not drawn on it yet")
-        }
         let settings = out.decodeSettings
         let (decodeThreads, encodeThreads) = Renderer.threads(plan, settings: settings)
 
         var sound = planned.sound
         let loudness = try out.loudness.map { try loudnessPass(&sound, target: $0, warn: warn) } ?? nil
-        let sinks = try sinks ?? destination.sinks(timeline, inputs: inputs, plan: plan, encodeThreads: encodeThreads, sound: sound)
+        let sinks =
+            try sinks
+            ?? destination.sinks(
+                timeline, inputs: inputs, plan: plan, layers: planned.layers, encodeThreads: encodeThreads, sound: sound)
         let report = try Renderer.run(
-            plan, overlays: planned.overlays, mixer: sound.mixer, sinks: sinks,
+            plan, layers: planned.layers, mixer: sound.mixer, sinks: sinks,
             opening: ClipOpening(canvas: plan.canvas, toneMap: out.toneMap, settings: settings, decodeThreads: decodeThreads, warn: warn),
             progress: progress, started: started)
 
@@ -125,24 +123,24 @@ package enum Export {
                 return "\(clipName(i)) (\(c.source.name))"
             }, warn: warn)
         let canvas = plan.canvas
-        let overlays =
+        let layers =
             timeline.overlays.isEmpty
             ? nil
-            : try OverlayStage(spec: timeline.overlays, frameWidth: canvas.width, frameHeight: canvas.height, warn: warn)
+            : try RenderLayers(spec: timeline.overlays, width: canvas.width, height: canvas.height, range: canvas.range, warn: warn)
         let sound = plan.soundSegments(rate: AudioMixer.rate)
         let makeMixer = {
             try AudioMixer(
                 segments: sound.segments, totalSamples: sound.totalSamples, music: timeline.music, tolerateErrors: out.tolerateErrors
             ) { index in try plan.clips[index].sound(tolerateErrors: out.tolerateErrors) }
         }
-        return PlannedExport(plan: plan, overlays: overlays, sound: .mixed(try makeMixer(), normalizer: nil, make: makeMixer), source: nil)
+        return PlannedExport(plan: plan, layers: layers, sound: .mixed(try makeMixer(), normalizer: nil, make: makeMixer), source: nil)
     }
 }
 
 /// A render ready to run: its plan, its layers, its sound, and (a conversion) what the report says of its input.
 struct PlannedExport {
     var plan: RenderPlan
-    var overlays: OverlayStage?
+    var layers: RenderLayers?
     var sound: PlannedSound
     var source: ConversionSource?
 

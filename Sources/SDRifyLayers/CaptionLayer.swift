@@ -13,11 +13,14 @@ package final class CaptionLayer: @unchecked Sendable {
     private let renderer: OpaquePointer
     private let track: UnsafeMutablePointer<ASS_Track>
     private let frameWidth: Int, frameHeight: Int
+    private let signal: LayerSignal
     private var tile: StickerTile?
 
     /// `input`: the media file whose subtitle track `input:N` names (convert's input). A file beyond
     /// `CaptionLimits` is cut to them, with one warning.
-    package convenience init(track: CaptionTrack, frameWidth: Int, frameHeight: Int, input: String? = nil, warn: WarningHandler = { _ in }) throws {
+    package convenience init(
+        track: CaptionTrack, frameWidth: Int, frameHeight: Int, signal: LayerSignal = .sdr, input: String? = nil, warn: WarningHandler = { _ in }
+    ) throws {
         let script: String
         let content: CaptionContent
         if let n = track.inputTrack {
@@ -44,12 +47,13 @@ package final class CaptionLayer: @unchecked Sendable {
             if let clock = track.clock { shifted = CaptionFile.retimed(shifted, clock.output) }
             script = try CaptionLayer.assScript(shifted, style: track.style, width: frameWidth, height: frameHeight)
         }
-        try self.init(script: script, label: track.file, frameWidth: frameWidth, frameHeight: frameHeight)
+        try self.init(script: script, label: track.file, frameWidth: frameWidth, frameHeight: frameHeight, signal: signal)
     }
 
     /// Renders an ASS script (captions converted to one, or titles) at the output's size; `label` names it in errors.
-    package init(script: String, label: String, frameWidth: Int, frameHeight: Int) throws {
+    package init(script: String, label: String, frameWidth: Int, frameHeight: Int, signal: LayerSignal = .sdr) throws {
         self.frameWidth = frameWidth
+        self.signal = signal
         self.frameHeight = frameHeight
         (library, renderer) = try CaptionLayer.startLibass(width: frameWidth, height: frameHeight)
         guard let t = CaptionLayer.track(script, library) else {
@@ -152,12 +156,12 @@ package final class CaptionLayer: @unchecked Sendable {
         var changed: Int32 = 0
         let images = ass_render_frame(renderer, track, Int64((t * 1000).rounded()), &changed)
         if changed == 0 { return tile }
-        tile = CaptionLayer.flatten(images, frameWidth: frameWidth, frameHeight: frameHeight)
+        tile = CaptionLayer.flatten(images, frameWidth: frameWidth, frameHeight: frameHeight, signal: signal)
         return tile
     }
 
     /// Composites libass's alpha bitmaps, in order, into one premultiplied tile.
-    static func flatten(_ first: UnsafeMutablePointer<ASS_Image>?, frameWidth: Int, frameHeight: Int) -> StickerTile? {
+    static func flatten(_ first: UnsafeMutablePointer<ASS_Image>?, frameWidth: Int, frameHeight: Int, signal: LayerSignal) -> StickerTile? {
         var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
         var node = first
         while let img = node?.pointee {
@@ -194,7 +198,7 @@ package final class CaptionLayer: @unchecked Sendable {
             }
             node = img.next
         }
-        return StickerTile(premultipliedRGBA: canvas, x0: x0, y0: y0, width: w, height: h)
+        return StickerTile(premultipliedRGBA: canvas, x0: x0, y0: y0, width: w, height: h, signal: signal)
     }
 }
 

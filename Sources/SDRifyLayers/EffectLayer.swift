@@ -3,16 +3,18 @@ import SDRifyCaptions
 import SDRifyMedia
 import SDRifyValues
 
-/// A time-ranged effect on the upright 8-bit 4:2:0 picture, over its region (or all of it). Outside its time
-/// range it costs nothing; inside, only its region is touched. Works on Y'CbCr directly: luma at full size, chroma
-/// at half, with the same geometry.
+/// A time-ranged effect on the upright 4:2:0 picture (8-bit SDR or the 10-bit HDR kept), over its region (or all of
+/// it). Outside its time range it costs nothing; inside, only its region is touched. Works on Y'CbCr directly: luma
+/// at full size, chroma at half, with the same geometry; levels are stated as 8-bit codes and scaled to the depth.
 final class EffectLayer: VideoLayer {
     let spec: EffectSpec
     private let width: Int, height: Int
+    private let signal: LayerSignal
 
     /// Refuses (exit 64, naming the JSON path) a region that does not lie inside the `frameWidth`×`frameHeight` picture.
-    package init(spec: EffectSpec, frameWidth: Int, frameHeight: Int) throws {
+    package init(spec: EffectSpec, frameWidth: Int, frameHeight: Int, signal: LayerSignal = .sdr) throws {
         self.spec = spec
+        self.signal = signal
         width = frameWidth; height = frameHeight
         if let r = spec.region {
             let (x, y) = (r.x.resolve(against: frameWidth), r.y.resolve(against: frameHeight))
@@ -27,6 +29,11 @@ final class EffectLayer: VideoLayer {
     func apply(to frame: Frame, at outputTime: MediaTime) {
         let time = outputTime.seconds
         guard time >= spec.start, spec.end.map({ time < $0 }) ?? true else { return }
+        if signal.kind == .sdr { apply(to: frame, at: time, as: UInt8.self) } else { apply(to: frame, at: time, as: UInt16.self) }
+    }
+
+    private func apply<Sample: FixedWidthInteger & UnsignedInteger>(to frame: Frame, at time: Double, as: Sample.Type) {
+        func plane(_ p: Int) -> PlaneRef<Sample> { frame.plane(p, maxCode: signal.maxCode) }
         let (values, kx, ky) = spec.state(at: time - spec.start)
         let rect = self.rect(x: kx, y: ky)
         guard rect.w >= 2, rect.h >= 2 else { return }
@@ -34,33 +41,46 @@ final class EffectLayer: VideoLayer {
         switch spec.kind {
         case .pixelate:
             let block = max(2, Int(v("block").rounded()))
-            for p in 0..<3 { EffectKernels.pixelate(frame.plane(p), rect.scaled(p), block: p == 0 ? block : max(1, block / 2)) }
+            for p in 0..<3 { EffectKernels.pixelate(plane(p), rect.scaled(p), block: p == 0 ? block : max(1, block / 2)) }
         case .blur:
             let sigma = v("radius") / 2  // the radius spans about two standard deviations
             guard sigma > 0.2 else { return }
-            for p in 0..<3 { EffectKernels.gaussian(frame.plane(p), rect.scaled(p), sigma: p == 0 ? sigma : sigma / 2) }
+            for p in 0..<3 { EffectKernels.gaussian(plane(p), rect.scaled(p), sigma: p == 0 ? sigma : sigma / 2) }
         case .grayscale:
-            for p in 1...2 { EffectKernels.map(frame.plane(p), rect.scaled(p)) { _ in 128 } }
+            for p in 1...2 { EffectKernels.map(plane(p), rect.scaled(p)) { _ in signal.chroma(128) } }
         case .sepia:
             // A warm brown tint (Cb 114, Cr 142, about RGB 112/66/20 as a hue) replacing the colour by `strength`.
             let s = Float(v("strength"))
-            EffectKernels.map(frame.plane(1), rect.scaled(1)) { c in c + (114 - c) * s }
-            EffectKernels.map(frame.plane(2), rect.scaled(2)) { c in c + (142 - c) * s }
+            let (cb, cr) = signal.tint(cb: 114, cr: 142)
+            EffectKernels.map(plane(1), rect.scaled(1)) { c in c + (cb - c) * s }
+            EffectKernels.map(plane(2), rect.scaled(2)) { c in c + (cr - c) * s }
         case .adjust:
             let b = Float(v("brightness")), c = Float(v("contrast")), s = Float(v("saturation"))
-            EffectKernels.map(frame.plane(0), rect) { y in
-                let l = ((y - 16) / 219 - 0.5) * c + 0.5 + b
-                return min(max(16 + 219 * l, 16), 235)
+            // Luma as a share of black…white: contrast pivots about its middle, brightness moves by shares of it, and the
+            // result stays within them. On HDR it is done to the SDR grey each level places (graphics white its white),
+            // so it looks as on SDR; HDR highlights keep what they have above graphics white.
+            func adjusted(_ y: Float) -> Float { min(max(16 + 219 * (((y - 16) / 219 - 0.5) * c + 0.5 + b), 16), 235) }
+            if signal.kind == .sdr {
+                EffectKernels.map(plane(0), rect, adjusted)
+            } else {
+                EffectKernels.map(plane(0), rect) { y in
+                    let (level, excess) = signal.sdrLevel(ofLuma: y)
+                    return signal.luma(ofSDRLevel: adjusted(level)) + excess
+                }
             }
-            for p in 1...2 { EffectKernels.map(frame.plane(p), rect.scaled(p)) { ch in min(max(128 + (ch - 128) * s, 16), 240) } }
+            let (neutral, low, high) = (signal.chroma(128), signal.scale * 16, signal.scale * 240)
+            for p in 1...2 { EffectKernels.map(plane(p), rect.scaled(p)) { ch in min(max(neutral + (ch - neutral) * s, low), high) } }
         case .vignette:
             let strength = Float(v("strength"))
-            for p in 0..<3 { EffectKernels.vignette(frame.plane(p), rect.scaled(p), strength: strength, neutral: p == 0 ? 16 : 128) }
+            for p in 0..<3 {
+                EffectKernels.vignette(plane(p), rect.scaled(p), strength: strength, neutral: p == 0 ? signal.luma(16) : signal.chroma(128))
+            }
         case .pointillize:
             let dots = Pointillism.dots(in: rect, size: v("size"), jitter: v("jitter"))
-            let paper = (spec.background ?? RGBColor(r: 255, g: 255, b: 255)).ycbcr709
+            let paper = signal.codes(spec.background ?? RGBColor(r: 255, g: 255, b: 255))
             for (p, background) in [paper.y, paper.cb, paper.cr].enumerated() {
-                Pointillism.paint(frame.plane(p), rect.scaled(p), dots: dots, scale: p == 0 ? 1 : 0.5, background: background)
+                Pointillism.paint(
+                    plane(p), rect.scaled(p), dots: dots, scale: p == 0 ? 1 : 0.5, background: Sample(truncatingIfNeeded: Int(background)))
             }
         case .vortex:
             let short = Double(min(rect.w, rect.h))
@@ -69,7 +89,7 @@ final class EffectLayer: VideoLayer {
             let cy = spec.center.map { $0.y.resolve(against: height) } ?? Double(rect.y) + Double(rect.h) / 2
             for p in 0..<3 {
                 let k = p == 0 ? 1.0 : 0.5
-                EffectKernels.vortex(frame.plane(p), rect.scaled(p), centre: (cx * k, cy * k), radius: radius * k, angle: v("angle") * .pi / 180)
+                EffectKernels.vortex(plane(p), rect.scaled(p), centre: (cx * k, cy * k), radius: radius * k, angle: v("angle") * .pi / 180)
             }
         }
     }
@@ -96,27 +116,33 @@ package struct EffectRect {
     }
 }
 
-/// One 8-bit plane.
-package struct PlaneRef {
-    package let data: UnsafeMutablePointer<UInt8>
+/// One plane of 8-bit samples (SDR) or 16-bit ones holding 10-bit codes (the HDR kept). `stride` in samples.
+package struct PlaneRef<Sample: FixedWidthInteger & UnsignedInteger> {
+    package let data: UnsafeMutablePointer<Sample>
     package let stride: Int
     package let width: Int, height: Int
-    package func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { data + y * stride }
+    /// The largest code (255, or 1023 at 10 bits).
+    let maxCode: Float
+    package func row(_ y: Int) -> UnsafeMutablePointer<Sample> { data + y * stride }
+    /// A level rounded and clamped to a code.
+    /// (Through Int: the generic Float → FixedWidthInteger conversion is a slow library routine, Int's one instruction.)
+    @inline(__always) func clamp(_ v: Float) -> Sample { Sample(truncatingIfNeeded: Int(min(max(v.rounded(), 0), maxCode))) }
 }
 
 extension Frame {
-    package func plane(_ p: Int) -> PlaneRef {
+    /// Plane `p` of this 4:2:0 picture as `Sample`s.
+    package func plane<Sample>(_ p: Int, maxCode: Float) -> PlaneRef<Sample> {
         let (w, h) = PlanarFormat.yuv420p.planeSize(p, width: width, height: height)
-        return PlaneRef(data: data(p).assumingMemoryBound(to: UInt8.self), stride: stride(p), width: w, height: h)
+        return PlaneRef(
+            data: data(p).assumingMemoryBound(to: Sample.self), stride: stride(p) / MemoryLayout<Sample>.size, width: w, height: h, maxCode: maxCode)
     }
 }
 
 package enum EffectKernels {
-    static func clampByte(_ v: Float) -> UInt8 { UInt8(min(max(v.rounded(), 0), 255)) }
-
-    package static func map(_ plane: PlaneRef, _ r: EffectRect, _ f: (Float) -> Float) {
-        var table = [UInt8](repeating: 0, count: 256)  // per-sample functions become a lookup
-        for i in 0..<256 { table[i] = clampByte(f(Float(i))) }
+    package static func map<S>(_ plane: PlaneRef<S>, _ r: EffectRect, _ f: (Float) -> Float) {
+        let codes = Int(plane.maxCode) + 1
+        var table = [S](repeating: 0, count: codes)  // per-sample functions become a lookup
+        for i in 0..<codes { table[i] = plane.clamp(f(Float(i))) }
         for y in r.y..<(r.y + r.h) {
             let row = plane.row(y)
             for x in r.x..<(r.x + r.w) { row[x] = table[Int(row[x])] }
@@ -124,7 +150,7 @@ package enum EffectKernels {
     }
 
     /// Each block×block square (from the region's corner; partial ones at its far edges) becomes its mean.
-    static func pixelate(_ plane: PlaneRef, _ r: EffectRect, block: Int) {
+    static func pixelate<S>(_ plane: PlaneRef<S>, _ r: EffectRect, block: Int) {
         var by = r.y
         while by < r.y + r.h {
             let bh = min(block, r.y + r.h - by)
@@ -133,7 +159,7 @@ package enum EffectKernels {
                 let bw = min(block, r.x + r.w - bx)
                 var sum = 0
                 for y in by..<(by + bh) { let row = plane.row(y); for x in bx..<(bx + bw) { sum += Int(row[x]) } }
-                let mean = UInt8((sum + bw * bh / 2) / (bw * bh))
+                let mean = S(truncatingIfNeeded: (sum + bw * bh / 2) / (bw * bh))
                 for y in by..<(by + bh) { (plane.row(y) + bx).update(repeating: mean, count: bw) }
                 bx += block
             }
@@ -152,12 +178,12 @@ package enum EffectKernels {
     }
 
     /// A Gaussian blur inside the region (edges extended inward: nothing outside leaks in or is changed).
-    static func gaussian(_ plane: PlaneRef, _ r: EffectRect, sigma: Double) {
+    static func gaussian<S>(_ plane: PlaneRef<S>, _ r: EffectRect, sigma: Double) {
         guard r.w > 1, r.h > 1 else { return }
         var a = [Float](repeating: 0, count: r.w * r.h)
         for y in 0..<r.h { let row = plane.row(r.y + y); for x in 0..<r.w { a[y * r.w + x] = Float(row[r.x + x]) } }
         gaussian(&a, width: r.w, height: r.h, sigma: sigma)
-        for y in 0..<r.h { let row = plane.row(r.y + y); for x in 0..<r.w { row[r.x + x] = clampByte(a[y * r.w + x]) } }
+        for y in 0..<r.h { let row = plane.row(r.y + y); for x in 0..<r.w { row[r.x + x] = plane.clamp(a[y * r.w + x]) } }
     }
 
     /// A Gaussian blur of a `width`×`height` float image in place (edges extended).
@@ -220,7 +246,7 @@ package enum EffectKernels {
 
     /// Darkens (and desaturates) toward the region's corners: 1 − strength·(d/d_corner)², the squared distance
     /// split into a column table and a per-row term.
-    static func vignette(_ plane: PlaneRef, _ r: EffectRect, strength: Float, neutral: Float) {
+    static func vignette<S>(_ plane: PlaneRef<S>, _ r: EffectRect, strength: Float, neutral: Float) {
         let cx = Float(r.x) + Float(r.w) / 2, cy = Float(r.y) + Float(r.h) / 2
         let scale = strength / (Float(r.w * r.w + r.h * r.h) / 4)
         let columns = (0..<r.w).map { i -> Float in
@@ -232,7 +258,7 @@ package enum EffectKernels {
                 let rowTerm = 1 - dy * dy * scale
                 for i in 0..<r.w {
                     let v = neutral + (Float(row[i]) - neutral) * (rowTerm - cols[i]) + 0.5
-                    row[i] = UInt8(min(max(v, 0), 255))
+                    row[i] = S(truncatingIfNeeded: Int(min(max(v, 0), plane.maxCode)))
                 }
             }
         }
@@ -240,14 +266,14 @@ package enum EffectKernels {
 
     /// A swirl about `centre`: twisted by `angle` (radians) at the centre, falling to 0 at `radius`; only within
     /// the region, sampled bilinearly from the picture as it was.
-    static func vortex(_ plane: PlaneRef, _ r: EffectRect, centre: (Double, Double), radius: Double, angle: Double) {
+    static func vortex<S>(_ plane: PlaneRef<S>, _ r: EffectRect, centre: (Double, Double), radius: Double, angle: Double) {
         guard radius > 1, angle != 0 else { return }
         let x0 = max(r.x, Int(centre.0 - radius)), x1 = min(r.x + r.w, Int(centre.0 + radius) + 1)
         let y0 = max(r.y, Int(centre.1 - radius)), y1 = min(r.y + r.h, Int(centre.1 + radius) + 1)
         guard x0 < x1, y0 < y1 else { return }
         // The source: a copy of the whole plane rows touched (samples may come from anywhere in the circle).
         let sy0 = max(0, Int(centre.1 - radius) - 1), sy1 = min(plane.height, Int(centre.1 + radius) + 2)
-        var copy = [UInt8](repeating: 0, count: (sy1 - sy0) * plane.width)
+        var copy = [S](repeating: 0, count: (sy1 - sy0) * plane.width)
         for y in sy0..<sy1 {
             copy.withUnsafeMutableBufferPointer { ($0.baseAddress! + (y - sy0) * plane.width).update(from: plane.row(y), count: plane.width) }
         }
@@ -270,7 +296,7 @@ package enum EffectKernels {
                 let fall = 1 - d / radius
                 let t = angle * fall * fall
                 let (c, s) = (cos(t), sin(t))
-                row[x] = clampByte(sample(centre.0 + dx * c - dy * s - 0.5, centre.1 + dx * s + dy * c - 0.5))
+                row[x] = plane.clamp(sample(centre.0 + dx * c - dy * s - 0.5, centre.1 + dx * s + dy * c - 0.5))
             }
         }
     }

@@ -32,7 +32,7 @@ enum Pointillism {
     /// and the dots are painted over it in grid order. `scale`: the plane's size against luma (chroma 0.5). A dot is
     /// done a row at a time: the samples whose centres lie within its radius are summed, the span inside it half a
     /// sample from its edge is filled, and the samples across the edge are blended by how much of them it covers.
-    static func paint(_ plane: PlaneRef, _ r: EffectRect, dots: (dots: [Dot], radius: Double), scale: Double, background: UInt8) {
+    static func paint<S>(_ plane: PlaneRef<S>, _ r: EffectRect, dots: (dots: [Dot], radius: Double), scale: Double, background: S) {
         guard r.w > 0, r.h > 0 else { return }
         let radius = max(dots.radius * scale, 0.5)
         let inner = max(radius - 0.5, 0), outer = radius + 0.5
@@ -54,7 +54,7 @@ enum Pointillism {
         }
         for y in r.y..<(r.y + r.h) { (plane.row(y) + r.x).update(repeating: background, count: r.w) }
         for (n, dot) in dots.dots.enumerated() {
-            let mean = means[n], code = UInt8(mean.rounded())
+            let mean = means[n], code = S(truncatingIfNeeded: Int(mean.rounded()))
             let (cx, cy) = (dot.x * scale, dot.y * scale)
             for y in rows(r, cy, outer) {
                 let row = plane.row(y), dy = Double(y) + 0.5 - cy
@@ -70,12 +70,12 @@ enum Pointillism {
     }
 
     /// A sample across a dot's edge: `mean` over what is there by the share of the sample the dot covers.
-    @inline(__always) private static func blend(
-        _ row: UnsafeMutablePointer<UInt8>, _ x: Int, _ cx: Double, _ dy: Double, _ outer: Double, _ mean: Float
+    @inline(__always) private static func blend<S: FixedWidthInteger & UnsignedInteger>(
+        _ row: UnsafeMutablePointer<S>, _ x: Int, _ cx: Double, _ dy: Double, _ outer: Double, _ mean: Float
     ) {
         let dx = Double(x) + 0.5 - cx
         let cover = Float(min(max(outer - (dx * dx + dy * dy).squareRoot(), 0), 1))
-        row[x] = UInt8((Float(row[x]) + (mean - Float(row[x])) * cover).rounded())
+        row[x] = S(truncatingIfNeeded: Int((Float(row[x]) + (mean - Float(row[x])) * cover).rounded()))
     }
 
     /// The rows of `r` whose centres lie within `reach` of `cy`.

@@ -11,8 +11,8 @@ struct StickerState: Equatable {
     package var picture: Int  // index into the decoded pictures (animations)
 }
 
-/// A sticker rendered for one state: premultiplied 8-bit-code Y'CbCr with alpha, on the frame's 2×2 chroma
-/// grid (x0, y0 even), so blending is a multiply-add per sample.
+/// A sticker rendered for one state: premultiplied Y'CbCr codes (of the picture's signal) with alpha, on the frame's
+/// 2×2 chroma grid (x0, y0 even), so blending is a multiply-add per sample.
 package struct StickerTile {
     let x0: Int, y0: Int, width: Int, height: Int  // width, height even
     let luma: [Float]  // Y code × alpha
@@ -21,19 +21,24 @@ package struct StickerTile {
 }
 
 extension StickerTile {
-    /// Premultiplied R'G'B'A (0–1, BT.709 R'G'B') on an even-aligned box → Y'CbCr codes × alpha, chroma from
-    /// the alpha-weighted 2×2 block.
-    package init(premultipliedRGBA canvas: [Float], x0: Int, y0: Int, width w: Int, height h: Int) {
+    /// Premultiplied R'G'B'A (0–1, BT.709 R'G'B') on an even-aligned box → Y'CbCr codes of `signal` × alpha, chroma
+    /// from the alpha-weighted 2×2 block.
+    package init(premultipliedRGBA canvas: [Float], x0: Int, y0: Int, width w: Int, height h: Int, signal: LayerSignal) {
         var luma = [Float](repeating: 0, count: w * h), alpha = luma, cbFull = luma, crFull = luma
+        // HDR codes cost a few pow() a sample: a run of one colour (flat fills, letters) is coded once.
+        let memo = signal.kind != .sdr
+        var last: (rgba: SIMD4<Float>, codes: (y: Float, cb: Float, cr: Float))? = nil
         for i in 0..<(w * h) {
             let a = canvas[4 * i + 3]
             guard a > 0 else { continue }
-            let (r, g, b) = (canvas[4 * i], canvas[4 * i + 1], canvas[4 * i + 2])
-            let yp = 0.2126 * r + 0.7152 * g + 0.0722 * b
-            luma[i] = 16 * a + 219 * yp
+            let rgba = SIMD4(canvas[4 * i], canvas[4 * i + 1], canvas[4 * i + 2], a)
+            if memo, let last, last.rgba == rgba {
+                (luma[i], cbFull[i], crFull[i]) = last.codes
+            } else {
+                (luma[i], cbFull[i], crFull[i]) = signal.premultipliedCodes(r: rgba.x, g: rgba.y, b: rgba.z, a: a)
+                if memo { last = (rgba, (luma[i], cbFull[i], crFull[i])) }
+            }
             alpha[i] = a
-            cbFull[i] = 128 * a + 224 * (b - yp) / 1.8556
-            crFull[i] = 128 * a + 224 * (r - yp) / 1.5748
         }
         let cw = w / 2, ch = h / 2
         var cb = [Float](repeating: 0, count: cw * ch), cr = cb, ca = cb
@@ -54,6 +59,7 @@ extension StickerTile {
 final class StickerLayer: @unchecked Sendable {
     let spec: StickerSpec
     private let frameWidth: Int, frameHeight: Int
+    private let signal: LayerSignal
     private let baseX: Double, baseY: Double, baseWidth: Double, baseHeight: Double
     private let mips: [[Mip]]  // per picture: full size, half, quarter…
     private let durations: [Double]
@@ -62,8 +68,9 @@ final class StickerLayer: @unchecked Sendable {
 
     struct Mip { let width: Int, height: Int, rgba: [Float] }  // premultiplied, 0–1
 
-    package init(spec: StickerSpec, pictures: [RGBAImage], frameWidth: Int, frameHeight: Int) {
+    package init(spec: StickerSpec, pictures: [RGBAImage], frameWidth: Int, frameHeight: Int, signal: LayerSignal = .sdr) {
         self.spec = spec
+        self.signal = signal
         self.frameWidth = frameWidth
         self.frameHeight = frameHeight
         let natural = (Double(pictures[0].width), Double(pictures[0].height))
@@ -166,7 +173,7 @@ final class StickerLayer: @unchecked Sendable {
                 canvas[i] = c.0 * opacity; canvas[i + 1] = c.1 * opacity; canvas[i + 2] = c.2 * opacity; canvas[i + 3] = c.3 * opacity
             }
         }
-        return StickerTile(premultipliedRGBA: canvas, x0: x0, y0: y0, width: w, height: h)
+        return StickerTile(premultipliedRGBA: canvas, x0: x0, y0: y0, width: w, height: h, signal: signal)
     }
 
     /// Bilinear sample of premultiplied RGBA; transparent outside the picture.

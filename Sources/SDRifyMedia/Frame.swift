@@ -99,6 +99,10 @@ package final class Frame: @unchecked Sendable {
         return Frame(owning: f)
     }
 
+    /// The same picture before a render's layers were drawn on it, and the output time they were drawn for: kept by
+    /// a render that keeps the HDR, so an SDR picture made of it gets its layers drawn in SDR (RenderLayers).
+    package var underLayers: (picture: Frame, time: MediaTime)?
+
     package var width: Int { Int(av.pointee.width) }
     package var height: Int { Int(av.pointee.height) }
 

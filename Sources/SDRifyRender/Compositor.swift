@@ -10,7 +10,7 @@ import SDRifyValues
 /// a little early, so its decoder is running by then) and closes it when it is done: never more than two open.
 package final class Compositor: @unchecked Sendable {  // used by one thread at a time
     let plan: RenderPlan
-    private let overlays: OverlayStage?
+    private let layers: RenderLayers?
     private let open: (RenderPlan.Clip) throws -> ClipSource
     /// Told of each clip as it closes (what it turned out to be: its HDR kind, damage concealed).
     var closed: (RenderPlan.Clip, ClipSource) -> Void = { _, _ in }
@@ -24,8 +24,8 @@ package final class Compositor: @unchecked Sendable {  // used by one thread at 
     /// Pictures of the ring: one waiting between the compositor and the sinks, one in the sinks, one being made.
     package static let ringSize = 3
 
-    package init(plan: RenderPlan, overlays: OverlayStage?, open: @escaping (RenderPlan.Clip) throws -> ClipSource) throws {
-        self.plan = plan; self.overlays = overlays; self.open = open
+    package init(plan: RenderPlan, layers: RenderLayers?, open: @escaping (RenderPlan.Clip) throws -> ClipSource) throws {
+        self.plan = plan; self.layers = layers; self.open = open
         if case .constant = plan.clock {
             ring = try FrameRing(size: Compositor.ringSize, width: plan.canvas.width, height: plan.canvas.height, kind: plan.canvas.range)
         } else {
@@ -47,7 +47,7 @@ package final class Compositor: @unchecked Sendable {  // used by one thread at 
                 throw SDRifyError.conversion("timeline: the source's clock needs one video clip")  // the plan makes this impossible
             }
             guard let picture = try source.nextPicture() else { return nil }
-            overlays?.apply(to: picture, time: MediaTime(ticks: picture.pts ?? 0, tb))
+            try layers?.draw(on: picture, time: MediaTime(ticks: picture.pts ?? 0, tb))
             return picture
         }
     }
@@ -78,7 +78,7 @@ package final class Compositor: @unchecked Sendable {  // used by one thread at 
         if active.count == 1, let next = plan.clips.first(where: { $0.index == active[0].index + 1 }), sources[next.index] == nil {
             try openSource(next)
         }
-        overlays?.apply(to: out, time: plan.fps.time(ofFrame: n))
+        try layers?.draw(on: out, time: plan.fps.time(ofFrame: n))
         out.pts = Int64(n)
         out.duration = 1
         return out

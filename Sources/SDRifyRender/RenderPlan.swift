@@ -77,7 +77,7 @@ package struct RenderPlan {
     /// An HDR render's pictures made SDR, for the outputs that show SDR beside the HDR kept (`hls --ranges sdr,hdr`):
     /// tone mapped once, at the render's size, as a conversion tone maps its source (the scene curve follows the
     /// rendered pictures).
-    package func sdrPictures(toneMap: ToneMapping) throws -> (Frame) throws -> Frame {
+    package func sdrPictures(toneMap: ToneMapping, layers: RenderLayers?) throws -> (Frame) throws -> Frame {
         let kind = canvas.range
         precondition(kind != .sdr, "an SDR render is SDR already")
         let converter = try FrameConverter(
@@ -86,8 +86,10 @@ package struct RenderPlan {
             toneCurve: ToneCurve(toneMap.op, sourcePeak: hdrMetadata.sourcePeak(for: kind), exposure: toneMap.exposure),
             scenes: toneMap.op == .auto ? SceneTracker() : nil)
         return { picture in
-            let sdr = try converter.convert(picture, format: .output(kind))
+            let under = picture.underLayers
+            let sdr = try converter.convert(under?.picture ?? picture, format: .output(kind))
             sdr.duration = picture.duration
+            if let under, let layers = layers?.sdr { layers.apply(to: sdr, time: under.time) }
             return sdr
         }
     }

@@ -43,7 +43,7 @@ package enum Renderer {
     }
 
     package static func run(
-        _ plan: RenderPlan, overlays: OverlayStage?, mixer: AudioMixer?, sinks: [MediaSink], opening: ClipOpening,
+        _ plan: RenderPlan, layers: RenderLayers?, mixer: AudioMixer?, sinks: [MediaSink], opening: ClipOpening,
         progress: @escaping ProgressHandler, started: Date
     ) throws -> RenderReport {
         let inline = opening.settings.threads == 1
@@ -57,7 +57,7 @@ package enum Renderer {
         for sink in sinks { try sink.begin(format) }
 
         let outcomes = ClipOutcomes()
-        let compositor = try Compositor(plan: plan, overlays: overlays) { clip in
+        let compositor = try Compositor(plan: plan, layers: layers) { clip in
             try clip.open(opening, clock: plan.clock, inline: inline)
         }
         compositor.closed = { clip, source in outcomes.record(clip.index, source) }

@@ -101,11 +101,6 @@ package struct Timeline: Sendable {
             kept.range = .hdr
             _ = try CodecCatalog.muxer(forOutput: hdr, codec: kept.preset.codec)
         }
-        if output.writesHDR, !overlays.isEmpty {
-            // Layers are drawn on 8-bit SDR pictures: not on the HDR kept yet.
-            throw SDRifyError.usage(
-                "--range hdr keeps the picture as it is: stickers, titles, effects and burned-in captions are drawn on SDR output only")
-        }
         if carryOver != nil {
             guard clips.count == 1, case .video = clips[0].source, music == nil else {
                 throw SDRifyError.usage("a conversion is one video clip, without music")

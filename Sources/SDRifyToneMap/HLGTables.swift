@@ -1,4 +1,5 @@
 import Foundation
+import SDRifyValues
 
 /// Tables for HLG → display light (ITU-R BT.2100), evaluated in double precision once per conversion, so the
 /// per-pixel kernel needs no pow/log/exp (zimg's exact HLG path spends most of its time in libm, and its
@@ -6,13 +7,10 @@ import Foundation
 struct HLGTables: Sendable {
     static let oetfSize = 4097
     /// The BT.2100 OOTF sdrify renders HLG with: a 1000 cd/m² display, system gamma 1.2, on luminance.
-    static let nominalPeak = 1000.0, systemGamma = 1.2
-    static let a = 0.17883277, b = 1 - 4 * 0.17883277, c = 0.5 - 0.17883277 * log(4 * 0.17883277)
+    static let nominalPeak = HDRReference.hlgPeak, systemGamma = HDRReference.hlgSystemGamma
 
     /// HLG signal → normalised scene light E (0-1).
-    static func inverseOETF(_ v: Double) -> Double {
-        v <= 0.5 ? v * v / 3 : (exp((v - c) / a) + b) / 12
-    }
+    static func inverseOETF(_ v: Double) -> Double { HLG.inverseOETF(v) }
 
     let inverseOETF: [Float]
     let ootfGain: [Float]  // Ys^(γ−1) × 1000/203, indexed like GainTable

@@ -25,7 +25,7 @@ package struct ToneMapping: Equatable, Sendable {
 /// A tone curve on luminance: HDR display light in cd/m² → SDR display light in cd/m², where HDR reference white
 /// (203 cd/m², ITU-R BT.2408) is SDR 100 %. Monotonic, with curve(sourcePeak) = referenceWhite.
 package struct ToneCurve: Sendable {
-    static let referenceWhite = 203.0  // cd/m², = SDR 100 %
+    static let referenceWhite = HDRReference.white  // cd/m², = SDR 100 %
 
     package let op: ToneMapOperator
     let sourcePeak: Double  // cd/m², brightest the source is expected to get
