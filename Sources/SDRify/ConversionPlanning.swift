@@ -46,6 +46,13 @@ enum ConversionPlanning {
             // The HDR kept carries what only the first picture may say (SEI: mastering display, light level, HLG).
             info.video.hdrMetadata = probed.hdrMetadata
             info.video.color = probed.color
+            // Dolby Vision on a PQ base (profile 8.1) says its light only in each shot's level 1: the HDR kept
+            // carries what those add up to.
+            if out.writesHDR, probed.color.hdrKind == .pq, probed.hdrMetadata.contentLightLevel == nil,
+                let light = try Prober.dolbyVisionLight(path: input)
+            {
+                info.video.hdrMetadata.contentLightLevel = light
+            }
         }
         let video = info.video
         let orientation = try info.supportedOrientation().then(clip.framing.turn)

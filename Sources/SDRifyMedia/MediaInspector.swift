@@ -267,8 +267,8 @@ enum MediaInspector {
         video.frameMatrix = matrix
     }
 
-    /// The SEI of the first video packet (H.264, HEVC), parsed without decoding.
-    static func firstAccessUnitSEI(_ demuxer: Demuxer) throws -> SEIReader.Result? {
+    /// A reader of the video stream's access units (H.264, HEVC; nil for other codecs).
+    static func accessUnitReader(_ demuxer: Demuxer) -> SEIReader? {
         let par = demuxer.videoStream.pointee.codecpar.pointee
         let codec: SEIReader.Codec
         switch par.codec_id {
@@ -277,7 +277,12 @@ enum MediaInspector {
         default: return nil
         }
         let extradata = par.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(par.extradata_size))) } ?? []
-        let reader = SEIReader(codec: codec, lengthSize: SEIReader.lengthSize(codec: codec, extradata: extradata))
+        return SEIReader(codec: codec, lengthSize: SEIReader.lengthSize(codec: codec, extradata: extradata))
+    }
+
+    /// The SEI of the first video packet (H.264, HEVC), parsed without decoding.
+    static func firstAccessUnitSEI(_ demuxer: Demuxer) throws -> SEIReader.Result? {
+        guard let reader = accessUnitReader(demuxer) else { return nil }
         let packet = try Packet()
         for _ in 0..<500 {
             guard try demuxer.readPacket(into: packet) else { return nil }
@@ -314,6 +319,29 @@ package enum Prober {
     package static func probe(path: String) throws -> MediaInfo {
         let demuxer = try Demuxer(path: path)
         return try MediaInspector.inspect(demuxer)
+    }
+
+    /// The content light level a Dolby Vision stream's level-1 metadata gives over the whole stream, read from every
+    /// access unit's RPU without decoding (profile 8.1 and other PQ bases carry no MaxCLL of their own): MaxCLL is
+    /// the brightest shot's maximum, MaxFALL the brightest shot's average. Level 1's average is of each pixel's
+    /// largest component in PQ, so MaxFALL is a bound on the frame-average light, not its measure. nil when no
+    /// access unit has level 1, and at once when the first has none (a stream without Dolby Vision costs one packet).
+    package static func dolbyVisionLight(path: String) throws -> ContentLightLevel? {
+        let demuxer = try Demuxer(path: path)
+        guard let reader = MediaInspector.accessUnitReader(demuxer) else { return nil }
+        let packet = try Packet()
+        var peak: Double? = nil, average = 0.0, units = 0
+        while try demuxer.readPacket(into: packet) {
+            guard packet.streamIndex == demuxer.videoStreamIndex, let data = packet.av.pointee.data else { continue }
+            units += 1
+            guard let l1 = reader.dolbyVisionLevel1(Array(UnsafeBufferPointer(start: data, count: Int(packet.av.pointee.size)))) else {
+                if units == 1 { return nil }
+                continue
+            }
+            peak = max(peak ?? 0, l1.maxLuminance)
+            average = max(average, l1.averageLuminance)
+        }
+        return peak.map { ContentLightLevel(maxCLL: Int($0.rounded()), maxFALL: Int(average.rounded())) }
     }
 
     /// Headers only, with the open input positioned at its start, for a conversion to go on reading.

@@ -42,6 +42,15 @@ package struct SEIReader {
         return result
     }
 
+    /// The Dolby Vision level-1 metadata of an HEVC access unit's RPU (NAL unit type 62), if it has one.
+    package func dolbyVisionLevel1(_ unit: [UInt8]) -> DolbyVisionLevel1? {
+        guard codec == .hevc else { return nil }
+        for nal in nalUnits(unit) where nal.count > 2 && (nal[nal.startIndex] >> 1) & 0x3F == 62 {
+            return DolbyVisionLevel1.read(rpu: Array(nal.dropFirst(2)))
+        }
+        return nil
+    }
+
     /// Splits an access unit into NAL units (without prefixes or start codes).
     func nalUnits(_ d: [UInt8]) -> [ArraySlice<UInt8>] {
         var units: [ArraySlice<UInt8>] = []

@@ -78,6 +78,70 @@ final class DolbyVisionRPUTests: XCTestCase {
         }
     }
 
+    /// A Dolby Vision stream on a PQ base without MaxCLL of its own (profile 8.1-like: x265's PQ pictures, an RPU after
+    /// each): the light its level-1 metadata adds up to, read without decoding, and carried by the HDR kept.
+    func testLevel1AddsUpToTheLightTheHDRKeptCarries() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dv81-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func run(_ tool: String, _ args: [String]) throws -> Int32 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            p.arguments = [tool] + args
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            p.waitUntilExit()
+            return p.terminationStatus
+        }
+        let plain = dir.appendingPathComponent("pq.h265").path
+        XCTAssertEqual(
+            try run(
+                "ffmpeg",
+                [
+                    "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=128x72:r=10:d=0.3", "-pix_fmt", "yuv420p10le", "-c:v", "libx265",
+                    "-x265-params", "log-level=none:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc", "-f", "hevc", plain
+                ]), 0)
+        // Each picture's slice gets an RPU NAL unit (type 62) after it; the shots' peaks and averages differ.
+        let shots = [(max: 2000, avg: 900), (max: 3100, avg: 1300), (max: 2600, avg: 1500)]
+        let stream = try [UInt8](Data(contentsOf: URL(fileURLWithPath: plain)))
+        var starts: [Int] = []
+        for i in 0..<(stream.count - 3) where stream[i] == 0 && stream[i + 1] == 0 && stream[i + 2] == 1 { starts.append(i) }
+        var out: [UInt8] = [], picture = 0
+        for (k, start) in starts.enumerated() {
+            let end = k + 1 < starts.count ? starts[k + 1] : stream.count
+            out += stream[start..<end]
+            if (stream[start + 3] >> 1) & 0x3F < 32 {  // a slice: this picture's RPU follows it
+                let shot = shots[min(picture, shots.count - 1)]
+                out += [0, 0, 0, 1, 0x7C, 0x01] + rpu(min: 10, max: shot.max, avg: shot.avg)
+                picture += 1
+            }
+        }
+        XCTAssertEqual(picture, 3, "three pictures")
+        let dv = dir.appendingPathComponent("dv81.h265").path
+        try Data(out).write(to: URL(fileURLWithPath: dv))
+
+        let light = try XCTUnwrap(try Prober.dolbyVisionLight(path: dv))
+        XCTAssertEqual(light.maxCLL, Int(PQ.decode(3100.0 / 4095).rounded()), "the brightest shot's peak")
+        XCTAssertEqual(light.maxFALL, Int(PQ.decode(1500.0 / 4095).rounded()), "the brightest shot's average")
+        XCTAssertNil(try Prober.dolbyVisionLight(path: plain), "no RPU, no light (after one packet)")
+
+        // The HDR kept carries it in the MP4's clli box.
+        let sdrify = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("sdrify").path
+        guard FileManager.default.isExecutableFile(atPath: sdrify) else { return XCTFail("no sdrify beside the tests at \(sdrify)") }
+        let kept = dir.appendingPathComponent("kept.mp4").path
+        XCTAssertEqual(try run(sdrify, [dv, kept, "--range", "hdr", "-q"]), 0)
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        probe.arguments = ["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream_side_data=max_content,max_average", "-of", "csv=p=0", kept]
+        let pipe = Pipe()
+        probe.standardOutput = pipe
+        try probe.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        probe.waitUntilExit()
+        XCTAssertTrue(text.contains("\(light.maxCLL),\(light.maxFALL)"), "clli in the output: \(text)")
+    }
+
     /// The real iPhone clip's level 1 must describe its own pictures: its peak agrees with the peak sdrify
     /// measures on them, its average lies between its min and max.
     func testLevel1OfARealIPhoneClipAgreesWithItsPictures() throws {
