@@ -49,7 +49,7 @@ enum ConversionPlanning {
             // Dolby Vision on a PQ base (profile 8.1) says its light only in each shot's level 1: the HDR kept
             // carries what those add up to.
             if out.writesHDR, probed.color.hdrKind == .pq, probed.hdrMetadata.contentLightLevel == nil,
-                let light = try Prober.dolbyVisionLight(path: input)
+                let light = (try? Prober.dolbyVisionLight(path: input)) ?? nil  // a damaged stream converts without it
             {
                 info.video.hdrMetadata.contentLightLevel = light
             }

@@ -3,28 +3,36 @@ import SDRifyMedia
 import SDRifyValues
 
 /// A render's layers (effects, stickers, titles, captions). The compositor draws `stage` on the render's pictures. A
-/// render that keeps the HDR also has `sdr`, the same layers for SDR pictures: before drawing, the compositor keeps a
-/// copy of the picture as it was (`Frame.underLayers`), and an SDR picture made of it (the SDR file beside the HDR
-/// kept, the SDR rungs, a still's base) is tone mapped from that copy and gets its layers in SDR. So graphics are SDR
-/// white there rather than tone-mapped graphics white, and an effect is done once, in each range's own levels.
-package final class RenderLayers: @unchecked Sendable {  // used by the compositor's thread, then the sinks'
+/// render that keeps the HDR also has the same layers for SDR pictures: once an SDR picture is to be made of the
+/// render (`sdrLayers()`: the SDR file beside the HDR kept, the SDR rungs, a still's base), the compositor keeps a
+/// copy of each picture as it was before its layers (`Frame.underLayers`), and the SDR picture is tone mapped from
+/// that copy and gets its layers in SDR. So graphics are SDR white there rather than tone-mapped graphics white, and
+/// an effect is done once, in each range's own levels.
+package final class RenderLayers: @unchecked Sendable {  // set up before the render; then the compositor's thread and the sinks'
     package let stage: OverlayStage
-    package let sdr: OverlayStage?
-    private let copies: FrameRing?
+    private let sdr: OverlayStage?
+    private let range: HDRKind, width: Int, height: Int
+    private var copies: FrameRing?
 
     /// Decodes every picture and reads every caption file now (twice for a render that keeps the HDR), so a bad file
     /// fails before any output exists.
     package init(
         spec: OverlaySpec, width: Int, height: Int, range: HDRKind, input: String? = nil, warn: @escaping WarningHandler = { _ in }
     ) throws {
+        (self.range, self.width, self.height) = (range, width, height)
         stage = try OverlayStage(spec: spec, frameWidth: width, frameHeight: height, range: range, input: input, warn: warn)
-        guard range != .sdr else {
-            sdr = nil; copies = nil
-            return
-        }
-        sdr = try OverlayStage(spec: spec, frameWidth: width, frameHeight: height, range: .sdr, input: input, warn: { _ in })
+        sdr =
+            range == .sdr
+            ? nil : try OverlayStage(spec: spec, frameWidth: width, frameHeight: height, range: .sdr, input: input, warn: { _ in })
+    }
+
+    /// The layers for SDR pictures made of this HDR render (nil for an SDR render). Asked before the render starts:
+    /// from then on the compositor keeps each picture as it was before its layers.
+    func sdrLayers() throws -> OverlayStage? {
+        guard let sdr else { return nil }
         // As many copies as pictures the compositor can have made and the sinks not yet finished (Compositor.ringSize).
-        copies = try FrameRing(size: Compositor.ringSize, width: width, height: height, kind: range)
+        if copies == nil { copies = try FrameRing(size: Compositor.ringSize, width: width, height: height, kind: range) }
+        return sdr
     }
 
     /// Draws the layers on `picture` for output time `time`, first keeping it as it was when SDR is made of it later.

@@ -76,7 +76,7 @@ package struct RenderPlan {
 
     /// An HDR render's pictures made SDR, for the outputs that show SDR beside the HDR kept (`hls --ranges sdr,hdr`):
     /// tone mapped once, at the render's size, as a conversion tone maps its source (the scene curve follows the
-    /// rendered pictures).
+    /// rendered pictures). With `layers`, each is made of the picture as it was before them and gets them in SDR.
     package func sdrPictures(toneMap: ToneMapping, layers: RenderLayers?) throws -> (Frame) throws -> Frame {
         let kind = canvas.range
         precondition(kind != .sdr, "an SDR render is SDR already")
@@ -85,11 +85,12 @@ package struct RenderPlan {
             outputWidth: canvas.width, outputHeight: canvas.height,
             toneCurve: ToneCurve(toneMap.op, sourcePeak: hdrMetadata.sourcePeak(for: kind), exposure: toneMap.exposure),
             scenes: toneMap.op == .auto ? SceneTracker() : nil)
+        let sdrLayers = try layers?.sdrLayers()
         return { picture in
             let under = picture.underLayers
             let sdr = try converter.convert(under?.picture ?? picture, format: .output(kind))
             sdr.duration = picture.duration
-            if let under, let layers = layers?.sdr { layers.apply(to: sdr, time: under.time) }
+            if let under, let sdrLayers { sdrLayers.apply(to: sdr, time: under.time) }
             return sdr
         }
     }
