@@ -133,7 +133,9 @@ final class DolbyVisionRPUTests: XCTestCase {
         XCTAssertEqual(try run(sdrify, [dv, kept, "--range", "hdr", "-q"]), 0)
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream_side_data=max_content,max_average", "-of", "csv=p=0", kept]
+        probe.arguments = [
+            "ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream_side_data=max_content,max_average", "-of", "csv=p=0", kept
+        ]
         let pipe = Pipe()
         probe.standardOutput = pipe
         try probe.run()
