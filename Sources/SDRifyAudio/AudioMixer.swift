@@ -31,8 +31,8 @@ package final class AudioMixer {
     package let totalSamples: Int
     private let segments: [Segment]
     private let music: MusicTrack?
-    private let openClip: (Int) throws -> PCMReader?
-    private var readers: [Int: PCMReader?] = [:]
+    private let openClip: (Int) throws -> SoundReader?
+    private var readers: [Int: SoundReader?] = [:]
     private var musicReader: PCMReader? = nil
     private var position = 0
     private var scratchL = [Float](), scratchR = [Float]()  // one clip's or the music's samples
@@ -43,7 +43,7 @@ package final class AudioMixer {
     /// `segments`: where each clip with sound plays (silent ones left out); `totalSamples`: the output's length.
     package init(
         segments: [Segment], totalSamples: Int, music: MusicTrack?, tolerateErrors: Bool,
-        openClip: @escaping (Int) throws -> PCMReader?
+        openClip: @escaping (Int) throws -> SoundReader?
     ) throws {
         self.totalSamples = totalSamples
         self.segments = segments.filter { $0.volume > 0 }
@@ -143,5 +143,33 @@ package final class AudioMixer {
             l[i] += scratchL[i] * Float(g)
             r[i] += scratchR[i] * Float(g)
         }
+    }
+}
+
+/// Several sounds played together, each at its gain (a split screen's cells): as long as the longest.
+package final class SoundMix: SoundReader {
+    private let parts: [(reader: SoundReader, gain: Float)]
+    private var left: [Float] = [], right: [Float] = []
+
+    package init(_ parts: [(reader: SoundReader, gain: Float)]) { self.parts = parts }
+
+    package var errorsConcealed: Int { parts.reduce(0) { $0 + $1.reader.errorsConcealed } }
+
+    package func read(_ count: Int, left l: UnsafeMutablePointer<Float>, right r: UnsafeMutablePointer<Float>) throws -> Int {
+        if left.count < count { left = [Float](repeating: 0, count: count); right = left }
+        l.update(repeating: 0, count: count)
+        r.update(repeating: 0, count: count)
+        var longest = 0
+        for (reader, gain) in parts {
+            let got = try left.withUnsafeMutableBufferPointer { sl in
+                try right.withUnsafeMutableBufferPointer { sr in try reader.read(count, left: sl.baseAddress!, right: sr.baseAddress!) }
+            }
+            for i in 0..<got {
+                l[i] += left[i] * gain
+                r[i] += right[i] * gain
+            }
+            longest = max(longest, got)
+        }
+        return longest
     }
 }

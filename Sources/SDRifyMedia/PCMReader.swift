@@ -1,11 +1,19 @@
 import CFFmpeg
 import SDRifyValues
 
+/// Sound read in order as 48 kHz stereo float: one file's (PCMReader), or several mixed (a split screen's cells).
+package protocol SoundReader: AnyObject {
+    /// Up to `count` samples into `left`/`right`; fewer only at the end.
+    func read(_ count: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) throws -> Int
+    /// Damage concealed so far (tolerate-errors).
+    var errorsConcealed: Int { get }
+}
+
 /// Decoded audio of one file as 48 kHz stereo float, read in order from a chosen instant: a composition's clip
 /// audio and its music. Opens its own input (audio stream only; other streams are discarded unread), so a clip's
 /// sound does not depend on how far its pictures have been read. A retimed clip's sound (a speed, slow motion: a
 /// time map) is time-stretched on the way (SoundRetimer), so sample n is at output time n / 48000 of the clip.
-package final class PCMReader {
+package final class PCMReader: SoundReader {
     package static let sampleRate = Int(AACEncoder.sampleRate)
     package let path: String
     private let ctx: UnsafeMutablePointer<AVFormatContext>

@@ -1,4 +1,5 @@
 import Foundation
+import SDRifyAudio
 import SDRifyMedia
 import SDRifyProbe
 import SDRifyTimeline
@@ -29,15 +30,27 @@ package struct ClipReport: Sendable {
     var start: Double  // seconds into the output
     var duration: Double  // seconds shown (transitions included)
     var transition: Transition  // into the next clip
+    var cells: [ClipReport] = []  // a split screen's
 
     package var json: JSONValue {
-        .object([
-            ("file", kind == "color" ? .null : .string(source)), ("source", .string(source)), ("kind", .string(kind)),
+        var fields: [(String, JSONValue)] = [
+            ("file", kind == "color" || kind == "split" ? .null : .string(source)), ("source", .string(source)), ("kind", .string(kind)),
             ("hdr", .string(hdr.rawValue)),
             ("orientation", .object([("exif", .int(Int64(orientationExif)))])),
             ("from", from.map { .double($0) } ?? .null), ("to", to.map { .double($0) } ?? .null),
             ("start", .double(start)), ("duration", .double(duration)),
             ("transition", .object([("type", .string(transition.kind.rawValue)), ("duration", .double(transition.duration.seconds))]))
+        ]
+        if !cells.isEmpty { fields.append(("cells", .array(cells.map(\.cellJSON)))) }
+        return .object(fields)
+    }
+
+    /// A split screen's cell: what it shows.
+    private var cellJSON: JSONValue {
+        .object([
+            ("source", .string(source)), ("kind", .string(kind)), ("hdr", .string(hdr.rawValue)),
+            ("orientation", .object([("exif", .int(Int64(orientationExif)))])), ("from", from.map { .double($0) } ?? .null),
+            ("to", to.map { .double($0) } ?? .null)
         ])
     }
 }
@@ -54,6 +67,19 @@ extension RenderPlan.Clip {
     ) throws -> (clip: RenderPlan.Clip, shape: (width: Int, height: Int)?, rate: FrameRate?) {
         let fit = spec.fit ?? out.fit
         switch spec.source {
+        case .split(let cellSpecs, let layout):
+            // Each cell planned as a clip (its fit the cell's own, else the split's); the split shows for its duration,
+            // else as long as its longest video cell (a shorter one holds its last picture), else as a still does.
+            let cells = try cellSpecs.enumerated().map { k, cell in
+                var cell = cell
+                cell.fit = cell.fit ?? spec.fit
+                return try plan(cell, index: i, label: "\(label), cell \(k + 1)", output: out, shapeKnown: true, warn: warn)
+            }
+            let videoLengths = cells.compactMap { c -> MediaTime? in if case .video = c.clip.content { c.clip.length } else { nil } }
+            let clip = RenderPlan.Clip(
+                index: i, name: label, spec: spec, content: .split(cells: cells.map(\.clip), layout: layout), fit: fit, from: .zero,
+                length: spec.duration ?? videoLengths.max() ?? out.imageDuration)
+            return (clip, nil, cells.lazy.compactMap(\.rate).first)
         case .color(let c):
             let clip = RenderPlan.Clip(
                 index: i, name: label, spec: spec, content: .color(c), fit: fit, from: .zero, length: spec.duration ?? out.imageDuration)
@@ -124,6 +150,23 @@ extension RenderPlan.Clip {
         case .image(let path):
             let shown = try StillPicture.image(path, framing: spec.framing, fit: fit, canvas: with.canvas, toneMap: with.toneMap)
             return StillClipSource(shown.frame, photo: shown.origin)
+        case .split(let cells, let layout):
+            let places = layout.cells(width: with.canvas.width, height: with.canvas.height)
+            var opened: [ClipSource] = []
+            do {
+                for (cell, place) in zip(cells, places) {
+                    var inCell = with
+                    inCell.canvas = Canvas(
+                        width: place.width, height: place.height,
+                        backdrop: try Backdrop(with.canvas.backdrop.background, width: place.width, height: place.height, range: with.canvas.range),
+                        range: with.canvas.range)
+                    opened.append(try cell.open(inCell, clock: pictureClock, inline: inline))
+                }
+                return try SplitClipSource(cells: opened, places: places, canvas: with.canvas)
+            } catch {
+                for source in opened { source.close() }
+                throw error
+            }
         case .video(let info, let orientation):
             let ringSize: Int
             if case .source = pictureClock { ringSize = Compositor.ringSize } else { ringSize = 1 }
@@ -136,9 +179,16 @@ extension RenderPlan.Clip {
     }
 
     /// The clip's own sound from where it starts showing, retimed as its pictures are; nil for a clip without.
-    package func sound(tolerateErrors: Bool) throws -> PCMReader? {
-        guard case .video(let info, _) = content else { return nil }
-        return try PCMReader(path: info.path, start: sourceStart + from, tolerateErrors: tolerateErrors, map: clock.map)
+    package func sound(tolerateErrors: Bool) throws -> SoundReader? {
+        switch content {
+        case .video(let info, _):
+            return try PCMReader(path: info.path, start: sourceStart + from, tolerateErrors: tolerateErrors, map: clock.map)
+        case .split(let cells, _):
+            // The cells' sounds together, each at its own volume (the split's volume is the segment's).
+            let parts = try cells.compactMap { cell in try cell.sound(tolerateErrors: tolerateErrors).map { ($0, Float(cell.spec.volume)) } }
+            return parts.isEmpty ? nil : SoundMix(parts)
+        case .image, .color: return nil
+        }
     }
 
     /// The clip as the report names it, given what the render found (a video's HDR kind by its SEI, a photo's own).
@@ -158,6 +208,13 @@ extension RenderPlan.Clip {
             return ClipReport(
                 source: "color:\(color.hex)", kind: "color", hdr: .sdr, orientationExif: 1, from: nil, to: nil, start: start, duration: shown,
                 transition: spec.transition)
+        case .split(let cells, let layout):
+            var report = ClipReport(
+                source: "split:\(layout.rawValue)", kind: "split",
+                hdr: cells.lazy.flatMap(\.videos).map(\.video.hdrKind).first { $0 != .sdr } ?? .sdr,
+                orientationExif: 1, from: nil, to: nil, start: start, duration: shown, transition: spec.transition)
+            report.cells = cells.map { $0.report(nil, fps: fps) }
+            return report
         }
     }
 }

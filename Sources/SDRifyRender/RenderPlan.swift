@@ -26,6 +26,8 @@ package struct RenderPlan {
         case video(info: MediaInfo, orientation: Orientation)
         case image(path: String)
         case color(RGBColor)
+        /// A split screen: its cells, each planned as a clip of its own, shown together in the layout's cells.
+        case split(cells: [Clip], layout: SplitLayout)
     }
 
     package struct Clip {
@@ -49,14 +51,28 @@ package struct RenderPlan {
         var givenClock: ClipClock? = nil
         /// The input already open, its headers read through it (a conversion's): the render reads on from there.
         var demuxer: Demuxer? = nil
-        var hasAudio: Bool { if case .video(let info, _) = content { return !info.audio.isEmpty } else { return false } }
+        var hasAudio: Bool {
+            switch content {
+            case .video(let info, _): !info.audio.isEmpty
+            case .split(let cells, _): cells.contains(where: \.hasAudio)
+            case .image, .color: false
+            }
+        }
+        /// The videos it shows (a split screen's cells').
+        var videos: [MediaInfo] {
+            switch content {
+            case .video(let info, _): [info]
+            case .split(let cells, _): cells.flatMap(\.videos)
+            case .image, .color: []
+            }
+        }
         var endFrame: Int { startFrame + frames }
 
         package var path: String? {
             switch content {
             case .video(let info, _): info.path;
             case .image(let p): p;
-            case .color: nil
+            case .color, .split: nil
             }
         }
     }
@@ -99,9 +115,7 @@ package struct RenderPlan {
     /// (none for SDR renders, or HDR made of SDR sources).
     package var hdrMetadata: HDRMetadata {
         guard canvas.range != .sdr else { return HDRMetadata() }
-        for clip in clips {
-            if case .video(let info, _) = clip.content, info.video.color.hdrKind == canvas.range { return info.video.hdrMetadata }
-        }
+        for info in clips.flatMap(\.videos) where info.video.color.hdrKind == canvas.range { return info.video.hdrMetadata }
         return HDRMetadata()
     }
 
@@ -179,10 +193,7 @@ package struct RenderPlan {
         }
         let size = Canvas.size(firstShape: firstShape, largest: largest, box: out.preset.box)
         // The HDR kept (`--range hdr`): the first HDR clip's kind; SDR clips, stills and colours are placed in it.
-        let firstHDR = clips.lazy.compactMap { clip -> HDRKind? in
-            guard case .video(let info, _) = clip.content, info.video.color.hdrKind != .sdr else { return nil }
-            return info.video.color.hdrKind
-        }.first
+        let firstHDR = clips.lazy.flatMap(\.videos).map(\.video.color.hdrKind).first { $0 != .sdr }
         let range = out.renderKind(firstHDRSource: firstHDR)
         let canvas = Canvas(
             width: size.width, height: size.height,

@@ -33,10 +33,7 @@ package enum Renderer {
     /// Decoder and encoder thread counts for `plan` (the sinks that encode are made with the second).
     package static func threads(_ plan: RenderPlan, settings: DecodeSettings) -> (decode: Int, encode: Int) {
         let largestSource =
-            plan.clips.map { c -> Int in
-                if case .video(let info, _) = c.content { return info.video.width * info.video.height }
-                return 0
-            }.max() ?? 0
+            plan.clips.flatMap(\.videos).map { $0.video.width * $0.video.height }.max() ?? 0
         return ThreadBudget.split(
             settings.threads, sourcePixels: largestSource, outputPixels: plan.canvas.width * plan.canvas.height,
             encoder: plan.timeline.output.preset.codec)
@@ -140,6 +137,13 @@ final class ClipOutcomes: @unchecked Sendable {
         if let still = source as? StillClipSource, let photo = still.photo {
             let outcome = ClipOutcome(photo: photo, sourceColor: nil, toneMapped: photo.hdr != .sdr, errorsConcealed: 0)
             lock.lock(); outcomes[index] = outcome; lock.unlock()
+        }
+        if let split = source as? SplitClipSource {
+            let videos = split.cells.compactMap { $0 as? VideoClipSource }
+            let outcome = ClipOutcome(
+                sourceColor: nil, toneMapped: videos.contains { $0.chain.toneMapped }, errorsConcealed: videos.reduce(0) { $0 + $1.errorsConcealed })
+            lock.lock(); outcomes[index] = outcome; lock.unlock()
+            return
         }
         guard let video = source as? VideoClipSource else { return }
         let chain = video.chain

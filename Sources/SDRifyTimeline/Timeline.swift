@@ -35,7 +35,7 @@ package struct Timeline: Sendable {
 
     /// Every file the composition reads: clips, music, layers, background (the sandbox allows these).
     package var filesRead: [String] {
-        let clipFiles = clips.compactMap { c -> String? in if case .color = c.source { nil } else { c.source.name } }
+        let clipFiles = clips.flatMap(\.source.files)
         return clipFiles + (carryOver?.subtitleFiles.map(\.file) ?? []) + (music.map { [$0.path] } ?? []) + overlays.filesRead
             + (output.background.file.map { [$0] } ?? [])
     }
@@ -66,24 +66,12 @@ package struct Timeline: Sendable {
         if let problem = output.encodingProblem() { throw SDRifyError.usage("\(problem.setting) \(problem.message)") }
         if !(output.imageDuration > .zero) { throw SDRifyError.usage("the image duration must be more than 0 seconds") }
         for (i, clip) in clips.enumerated() {
-            let at = name(i)
-            if let f = clip.from, !(f >= .zero) { throw SDRifyError.usage("\(at): the start must be 0 or more seconds") }
-            if let t = clip.to, !(t > .zero) { throw SDRifyError.usage("\(at): to must be more than 0 seconds") }
-            if let f = clip.from, let t = clip.to, t <= f {
-                throw SDRifyError.usage("\(at): to (\(t.seconds) s) must be after from (\(f.seconds) s)")
-            }
-            if let d = clip.duration, !(d > .zero) { throw SDRifyError.usage("\(at): the duration must be more than 0 seconds") }
-            if case .video = clip.source {
-            } else if clip.from != nil || clip.to != nil {
-                throw SDRifyError.usage("\(at): from/to apply to video clips; an image or colour takes a duration")
-            }
-            if case .color = clip.source, !clip.framing.isIdentity {
-                throw SDRifyError.usage("\(at): rotate, flip and crop apply to videos and images")
-            }
-            if !(clip.volume >= 0 && clip.volume.isFinite) { throw SDRifyError.usage("\(at): volume must be 0 or more") }
-            let t = clip.transition
-            if t.kind != .none, !(t.duration > .zero) {
-                throw SDRifyError.usage("\(at): the transition's duration must be more than 0 seconds")
+            try Timeline.check(clip, at: name(i))
+            if case .split(let cells, let layout) = clip.source {
+                guard cells.count == layout.cellCount else {
+                    throw SDRifyError.usage("\(name(i)): a \(layout.rawValue) split screen has \(layout.cellCount) cells, not \(cells.count)")
+                }
+                for (k, cell) in cells.enumerated() { try Timeline.check(cell, at: "\(name(i)), cell \(k + 1)") }
             }
         }
         if case .image(let path, _) = background, !FileManager.default.isReadableFile(atPath: path) {
@@ -111,6 +99,28 @@ package struct Timeline: Sendable {
             if !(music.volume >= 0 && music.volume.isFinite) { throw SDRifyError.usage("music: volume must be 0 or more") }
             if !(music.fadeIn >= .zero) { throw SDRifyError.usage("music: fade_in must be 0 or more seconds") }
             if !(music.fadeOut >= .zero) { throw SDRifyError.usage("music: fade_out must be 0 or more seconds") }
+        }
+    }
+
+    /// The values of one clip (or a split screen's cell) that need no media.
+    private static func check(_ clip: TimelineClip, at: String) throws {
+        if let f = clip.from, !(f >= .zero) { throw SDRifyError.usage("\(at): the start must be 0 or more seconds") }
+        if let t = clip.to, !(t > .zero) { throw SDRifyError.usage("\(at): to must be more than 0 seconds") }
+        if let f = clip.from, let t = clip.to, t <= f {
+            throw SDRifyError.usage("\(at): to (\(t.seconds) s) must be after from (\(f.seconds) s)")
+        }
+        if let d = clip.duration, !(d > .zero) { throw SDRifyError.usage("\(at): the duration must be more than 0 seconds") }
+        if case .video = clip.source {
+        } else if clip.from != nil || clip.to != nil {
+            throw SDRifyError.usage("\(at): from/to apply to video clips; an image or colour takes a duration")
+        }
+        if case .color = clip.source, !clip.framing.isIdentity {
+            throw SDRifyError.usage("\(at): rotate, flip and crop apply to videos and images")
+        }
+        if !(clip.volume >= 0 && clip.volume.isFinite) { throw SDRifyError.usage("\(at): volume must be 0 or more") }
+        let t = clip.transition
+        if t.kind != .none, !(t.duration > .zero) {
+            throw SDRifyError.usage("\(at): the transition's duration must be more than 0 seconds")
         }
     }
 

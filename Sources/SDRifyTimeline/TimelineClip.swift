@@ -10,13 +10,48 @@ package enum ClipMedia: Equatable, Sendable {
     case video(String)  // a video file
     case image(String)  // a still picture, held `duration` seconds
     case color(RGBColor)  // a solid colour, held `duration` seconds
+    case split([TimelineClip], SplitLayout)  // a split screen: each cell a clip of its own, shown together
 
-    /// `color:#RRGGBB[:SECONDS]`, or a file (video or image: told apart when its headers are read).
+    /// `color:#RRGGBB[:SECONDS]`, a file (video or image: told apart when its headers are read), or `split:2x1`.
     package var name: String {
         switch self {
         case .video(let p), .image(let p): p
         case .color(let c): "color:\(c.hex)"
+        case .split(_, let layout): "split:\(layout.rawValue)"
         }
+    }
+
+    /// The files it reads (a split screen's cells').
+    package var files: [String] {
+        switch self {
+        case .video(let p), .image(let p): [p]
+        case .color: []
+        case .split(let cells, _): cells.flatMap(\.source.files)
+        }
+    }
+}
+
+/// How a split screen's cells share the picture: side by side (`2x1`), stacked (`1x2`) or two by two (`2x2`),
+/// filled left to right, then top to bottom.
+package enum SplitLayout: String, CaseIterable, Sendable {
+    case sideBySide = "2x1", stacked = "1x2", grid = "2x2"
+
+    var columns: Int { self == .stacked ? 1 : 2 }
+    var rows: Int { self == .sideBySide ? 1 : 2 }
+    package var cellCount: Int { columns * rows }
+
+    /// The cells of a `width`×`height` picture (both even): rectangles on even pixels that tile it exactly.
+    package func cells(width: Int, height: Int) -> [(x: Int, y: Int, width: Int, height: Int)] {
+        // Column and row edges on even pixels, the last at the picture's edge.
+        func edges(_ size: Int, _ parts: Int) -> [Int] {
+            (0...parts).map { k -> Int in k == parts ? size : (size * k / parts) & ~1 }
+        }
+        let xs = edges(width, columns), ys = edges(height, rows)
+        var cells: [(x: Int, y: Int, width: Int, height: Int)] = []
+        for r in 0..<rows {
+            for c in 0..<columns { cells.append((x: xs[c], y: ys[r], width: xs[c + 1] - xs[c], height: ys[r + 1] - ys[r])) }
+        }
+        return cells
     }
 }
 

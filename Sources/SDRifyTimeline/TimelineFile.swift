@@ -112,16 +112,44 @@ extension Parser {
         return zoom
     }
 
-    package func clip(_ v: Any, at path: String, transition: Transition) throws -> TimelineClip {
-        let o = try object(
-            v, at: path,
-            allowed: [
-                "file", "image", "color", "from", "to", "duration", "fit", "volume", "transition", "rotate", "flip", "crop", "speed", "zoom", "motion"
-            ])
-        let sources = ["file", "image", "color"].filter { o[$0] != nil }
-        guard sources.count == 1 else { throw fail(path, "needs exactly one of file, image or color") }
+    /// A clip, or (`cell`) one cell of a split screen: a clip without a transition, zoom or split of its own.
+    package func clip(_ v: Any, at path: String, transition: Transition, cell: Bool = false) throws -> TimelineClip {
+        let pictureKeys: Set<String> = [
+            "file", "image", "color", "from", "to", "duration", "fit", "volume", "rotate", "flip", "crop", "speed", "motion"
+        ]
+        let o = try object(v, at: path, allowed: cell ? pictureKeys : pictureKeys.union(["transition", "zoom", "split", "layout"]))
+        let sources = ["file", "image", "color", "split"].filter { o[$0] != nil }
+        guard sources.count == 1 else {
+            throw fail(path, cell ? "needs exactly one of file, image or color" : "needs exactly one of file, image, color or split")
+        }
         let source: ClipMedia
-        if let f = try file(o["file"], at: "\(path).file") {
+        if let cells = o["split"] {
+            // A split screen shows its cells for its duration (or its longest video cell's): nothing of a clip's own
+            // picture (from/to, a speed, a turn or crop, a zoom) applies to it, only to its cells.
+            for key in ["from", "to", "speed", "motion", "rotate", "flip", "crop", "zoom"] where o[key] != nil {
+                throw fail("\(path).\(key)", "applies to a split screen's cells, not to the split screen")
+            }
+            guard let list = cells as? [Any], (2...4).contains(list.count) else {
+                throw fail("\(path).split", "expected a list of 2 or 4 cells (each a clip: file, image or color)")
+            }
+            let layout: SplitLayout
+            if let name = try string(o["layout"], at: "\(path).layout") {
+                guard let l = SplitLayout(rawValue: name) else {
+                    throw fail("\(path).layout", unknownChoice("layout", name, SplitLayout.allCases.map(\.rawValue)))
+                }
+                layout = l
+            } else {
+                layout = list.count == 4 ? .grid : .sideBySide
+            }
+            guard list.count == layout.cellCount else {
+                throw fail("\(path).split", "a \(layout.rawValue) split screen has \(layout.cellCount) cells, not \(list.count)")
+            }
+            source = .split(
+                try list.enumerated().map { k, cell in try self.clip(cell, at: "\(path).split[\(k)]", transition: Transition.cut, cell: true) },
+                layout)
+        } else if o["layout"] != nil {
+            throw fail("\(path).layout", "applies to a split screen (\"split\": [...])")
+        } else if let f = try file(o["file"], at: "\(path).file") {
             source = .video(f)
         } else if let f = try file(o["image"], at: "\(path).image") {
             source = .image(f)
