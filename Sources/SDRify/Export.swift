@@ -131,7 +131,7 @@ package enum Export {
         let makeMixer = {
             try AudioMixer(
                 segments: sound.segments, totalSamples: sound.totalSamples, music: timeline.music, tolerateErrors: out.tolerateErrors
-            ) { index in try plan.clips[index].sound(tolerateErrors: out.tolerateErrors) }
+            ) { voice in try plan.sound(voice: voice, tolerateErrors: out.tolerateErrors) }
         }
         return PlannedExport(plan: plan, layers: layers, sound: .mixed(try makeMixer(), normalizer: nil, make: makeMixer), source: nil)
     }

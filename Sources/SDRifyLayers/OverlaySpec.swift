@@ -14,11 +14,11 @@ struct StickerKeyframe: Equatable, Sendable {
 }
 
 package struct StickerSpec: Equatable, Sendable {
-    var image: String
+    package var image: String
     var x: Length, y: Length  // top-left of the unscaled, unrotated sticker
     package var width: Length? = nil, height: Length? = nil
-    var start: Double = 0  // seconds of output
-    var end: Double? = nil
+    package var start: Double = 0  // seconds of output
+    package var end: Double? = nil
     var opacity: Double = 1
     var fadeIn: Double = 0, fadeOut: Double = 0
     var keyframes: [StickerKeyframe] = []

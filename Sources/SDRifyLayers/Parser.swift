@@ -52,15 +52,19 @@ package struct Parser {
         return try number(v, at: path).map { .pixels($0) }
     }
 
+    /// The keys of a placement (`placement`): where, how large, when, how opaque, and its keyframes.
+    package static let placementKeys: Set<String> = ["x", "y", "width", "height", "start", "end", "opacity", "fade_in", "fade_out", "keyframes"]
+
     mutating func sticker(_ v: Any, at path: String) throws -> StickerSpec {
-        let o = try object(
-            v, at: path,
-            allowed: [
-                "image", "x", "y", "width", "height", "start", "end", "opacity",
-                "fade_in", "fade_out", "keyframes"
-            ])
+        let o = try object(v, at: path, allowed: Parser.placementKeys.union(["image"]))
         guard var image = o["image"] as? String, !image.isEmpty else { throw fail("\(path).image", "expected an image file name") }
         if let base, !image.hasPrefix("/") { image = base.appendingPathComponent(image).path }
+        return try placement(o, at: path, image: image)
+    }
+
+    /// A sticker's placement read from its object `o` (a sticker's, or a picture in a picture's: `image` its file).
+    /// `turns`: whether keyframes may turn it.
+    package func placement(_ o: [String: Any], at path: String, image: String, turns: Bool = true) throws -> StickerSpec {
         guard let x = try length(o["x"], at: "\(path).x") else { throw fail("\(path).x", "missing") }
         guard let y = try length(o["y"], at: "\(path).y") else { throw fail("\(path).y", "missing") }
         var s = StickerSpec(image: image, x: x, y: y)
@@ -82,6 +86,7 @@ package struct Parser {
                 f.y = try length(k["y"], at: "\(kp).y")
                 f.scale = try number(k["scale"], at: "\(kp).scale")
                 f.rotation = try number(k["rotation"], at: "\(kp).rotation")
+                if f.rotation != nil, !turns { throw fail("\(kp).rotation", "a picture in a picture does not turn") }
                 f.opacity = try number(k["opacity"], at: "\(kp).opacity")
                 if t < 0 { throw fail("\(kp).t", "must be 0 or more") }
                 if let last = s.keyframes.last, t <= last.t { throw fail("\(kp).t", "keyframes must be in time order") }
@@ -95,7 +100,7 @@ package struct Parser {
     }
 
     /// Value checks shared by the JSON and the shorthand.
-    mutating func check(_ s: StickerSpec, at path: String) throws {
+    func check(_ s: StickerSpec, at path: String) throws {
         func sub(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
         for (key, l) in [("width", s.width), ("height", s.height)] {
             if let l, l.resolve(against: 100) <= 0 { throw fail(sub(key), "must be more than 0") }

@@ -3,12 +3,60 @@ import SDRifyMedia
 import SDRifyValues
 
 /// Where and how a sticker shows at one moment (output pixels of the upright frame).
-struct StickerState: Equatable {
-    var centreX: Double, centreY: Double
+package struct StickerState: Equatable {
+    package var centreX: Double, centreY: Double
     package var width: Double, height: Double  // scaled size
-    var rotation: Double  // degrees clockwise
-    var opacity: Double
+    package var rotation: Double  // degrees clockwise
+    package var opacity: Double
     package var picture: Int  // index into the decoded pictures (animations)
+}
+
+/// How a sticker's place, size, turn and opacity go over time: its position and size resolved for the output frame
+/// (a size missing on one side keeps the picture's `natural` aspect), keyframed, faded. Stickers and pictures in
+/// pictures move alike.
+package struct StickerMotion: Sendable {
+    package let spec: StickerSpec
+    private let frameWidth: Int, frameHeight: Int
+    package let baseX: Double, baseY: Double, baseWidth: Double, baseHeight: Double
+
+    package init(spec: StickerSpec, natural: (width: Double, height: Double), frameWidth: Int, frameHeight: Int) {
+        self.spec = spec
+        self.frameWidth = frameWidth
+        self.frameHeight = frameHeight
+        let w = spec.width?.resolve(against: frameWidth), h = spec.height?.resolve(against: frameHeight)
+        baseWidth = w ?? h.map { $0 * natural.width / natural.height } ?? natural.width
+        baseHeight = h ?? w.map { $0 * natural.height / natural.width } ?? natural.height
+        baseX = spec.x.resolve(against: frameWidth)
+        baseY = spec.y.resolve(against: frameHeight)
+    }
+
+    /// The state at `t` seconds of output (its picture 0), or nil when it is not showing.
+    package func state(at t: Double) -> StickerState? {
+        guard t >= spec.start, spec.end.map({ t < $0 }) ?? true else { return nil }
+        let local = t - spec.start
+        var x = baseX, y = baseY, scale = 1.0, rotation = 0.0, opacity = 1.0
+        if let first = spec.keyframes.first {
+            // Interpolation between the keyframes around `local` (shaped by the later one's easing); held before the
+            // first and after the last.
+            let after = spec.keyframes.firstIndex { $0.t > local } ?? spec.keyframes.count
+            let a = spec.keyframes[max(after - 1, 0)], b = spec.keyframes[min(after, spec.keyframes.count - 1)]
+            let f = local <= first.t || b.t <= a.t ? (local <= first.t ? 0 : 1) : b.easing.apply((local - a.t) / (b.t - a.t))
+            func mix(_ p: Double?, _ q: Double?, _ base: Double) -> Double { (p ?? base) + ((q ?? base) - (p ?? base)) * f }
+            let k = local <= first.t ? (first, first) : (a, b)
+            x = mix(k.0.x?.resolve(against: frameWidth), k.1.x?.resolve(against: frameWidth), baseX)
+            y = mix(k.0.y?.resolve(against: frameHeight), k.1.y?.resolve(against: frameHeight), baseY)
+            scale = mix(k.0.scale, k.1.scale, 1)
+            rotation = mix(k.0.rotation, k.1.rotation, 0)
+            opacity = mix(k.0.opacity, k.1.opacity, 1)
+        }
+        opacity *= spec.opacity
+        if spec.fadeIn > 0 { opacity *= min(1, local / spec.fadeIn) }
+        if spec.fadeOut > 0, let end = spec.end { opacity *= min(1, (end - t) / spec.fadeOut) }
+        guard opacity > 0.001 else { return nil }
+        return StickerState(
+            centreX: x + baseWidth / 2, centreY: y + baseHeight / 2, width: baseWidth * scale,
+            height: baseHeight * scale, rotation: rotation, opacity: opacity, picture: 0)
+    }
 }
 
 /// A sticker rendered for one state: premultiplied Y'CbCr codes (of the picture's signal) with alpha, on the frame's
@@ -58,9 +106,8 @@ extension StickerTile {
 /// geometry resolved for the output frame, and the last rendered tile kept while its state does not change.
 final class StickerLayer: @unchecked Sendable {
     let spec: StickerSpec
-    private let frameWidth: Int, frameHeight: Int
+    private let motion: StickerMotion
     private let signal: LayerSignal
-    private let baseX: Double, baseY: Double, baseWidth: Double, baseHeight: Double
     private let mips: [[Mip]]  // per picture: full size, half, quarter…
     private let durations: [Double]
     private let loop: Double
@@ -71,14 +118,8 @@ final class StickerLayer: @unchecked Sendable {
     package init(spec: StickerSpec, pictures: [RGBAImage], frameWidth: Int, frameHeight: Int, signal: LayerSignal = .sdr) {
         self.spec = spec
         self.signal = signal
-        self.frameWidth = frameWidth
-        self.frameHeight = frameHeight
-        let natural = (Double(pictures[0].width), Double(pictures[0].height))
-        let w = spec.width?.resolve(against: frameWidth), h = spec.height?.resolve(against: frameHeight)
-        baseWidth = w ?? h.map { $0 * natural.0 / natural.1 } ?? natural.0
-        baseHeight = h ?? w.map { $0 * natural.1 / natural.0 } ?? natural.1
-        baseX = spec.x.resolve(against: frameWidth)
-        baseY = spec.y.resolve(against: frameHeight)
+        motion = StickerMotion(
+            spec: spec, natural: (Double(pictures[0].width), Double(pictures[0].height)), frameWidth: frameWidth, frameHeight: frameHeight)
         mips = pictures.map(StickerLayer.mipChain)
         durations = pictures.map { max($0.duration, 0.02) }
         loop = pictures.count > 1 ? durations.reduce(0, +) : 0
@@ -109,37 +150,15 @@ final class StickerLayer: @unchecked Sendable {
         return chain
     }
 
-    /// The state at `t` seconds of output, or nil when the sticker is not showing.
+    /// The state at `t` seconds of output, or nil when the sticker is not showing: its motion, and which picture of
+    /// an animation shows.
     func state(at t: Double) -> StickerState? {
-        guard t >= spec.start, spec.end.map({ t < $0 }) ?? true else { return nil }
-        let local = t - spec.start
-        var x = baseX, y = baseY, scale = 1.0, rotation = 0.0, opacity = 1.0
-        if let first = spec.keyframes.first {
-            // Interpolation between the keyframes around `local` (shaped by the later one's easing); held before the
-            // first and after the last.
-            let after = spec.keyframes.firstIndex { $0.t > local } ?? spec.keyframes.count
-            let a = spec.keyframes[max(after - 1, 0)], b = spec.keyframes[min(after, spec.keyframes.count - 1)]
-            let f = local <= first.t || b.t <= a.t ? (local <= first.t ? 0 : 1) : b.easing.apply((local - a.t) / (b.t - a.t))
-            func mix(_ p: Double?, _ q: Double?, _ base: Double) -> Double { (p ?? base) + ((q ?? base) - (p ?? base)) * f }
-            let k = local <= first.t ? (first, first) : (a, b)
-            x = mix(k.0.x?.resolve(against: frameWidth), k.1.x?.resolve(against: frameWidth), baseX)
-            y = mix(k.0.y?.resolve(against: frameHeight), k.1.y?.resolve(against: frameHeight), baseY)
-            scale = mix(k.0.scale, k.1.scale, 1)
-            rotation = mix(k.0.rotation, k.1.rotation, 0)
-            opacity = mix(k.0.opacity, k.1.opacity, 1)
-        }
-        opacity *= spec.opacity
-        if spec.fadeIn > 0 { opacity *= min(1, local / spec.fadeIn) }
-        if spec.fadeOut > 0, let end = spec.end { opacity *= min(1, (end - t) / spec.fadeOut) }
-        guard opacity > 0.001 else { return nil }
-        var picture = 0
+        guard var state = motion.state(at: t) else { return nil }
         if loop > 0 {
-            var p = local.truncatingRemainder(dividingBy: loop)
-            while picture < durations.count - 1 && p >= durations[picture] { p -= durations[picture]; picture += 1 }
+            var p = (t - spec.start).truncatingRemainder(dividingBy: loop)
+            while state.picture < durations.count - 1 && p >= durations[state.picture] { p -= durations[state.picture]; state.picture += 1 }
         }
-        return StickerState(
-            centreX: x + baseWidth / 2, centreY: y + baseHeight / 2, width: baseWidth * scale,
-            height: baseHeight * scale, rotation: rotation, opacity: opacity, picture: picture)
+        return state
     }
 
     func tile(for state: StickerState) -> StickerTile {

@@ -31,6 +31,7 @@ package struct ClipReport: Sendable {
     var duration: Double  // seconds shown (transitions included)
     var transition: Transition  // into the next clip
     var cells: [ClipReport] = []  // a split screen's
+    var pip: [(file: String, start: Double, duration: Double)] = []  // its pictures in the picture, on the output
 
     package var json: JSONValue {
         var fields: [(String, JSONValue)] = [
@@ -42,6 +43,10 @@ package struct ClipReport: Sendable {
             ("transition", .object([("type", .string(transition.kind.rawValue)), ("duration", .double(transition.duration.seconds))]))
         ]
         if !cells.isEmpty { fields.append(("cells", .array(cells.map(\.cellJSON)))) }
+        if !pip.isEmpty {
+            fields.append(
+                ("pip", .array(pip.map { .object([("file", .string($0.file)), ("start", .double($0.start)), ("duration", .double($0.duration))]) })))
+        }
         return .object(fields)
     }
 
@@ -63,6 +68,23 @@ extension RenderPlan.Clip {
     /// long it shows. Also its upright shape, which sizes the canvas (nil for a colour; `shapeKnown`: an earlier clip
     /// set the output's shape already), and a video's nominal rate.
     static func plan(
+        _ spec: TimelineClip, index i: Int, label: String, output out: OutputSpec, shapeKnown: Bool, warn: WarningHandler
+    ) throws -> (clip: RenderPlan.Clip, shape: (width: Int, height: Int)?, rate: FrameRate?) {
+        var planned = try planPicture(spec, index: i, label: label, output: out, shapeKnown: shapeKnown, warn: warn)
+        // Its pictures in the picture: each video planned as a clip of its own part.
+        planned.clip.insets = try spec.pip.enumerated().map { k, pip in
+            var video = TimelineClip(source: .video(pip.file))
+            (video.from, video.to) = (pip.from, pip.to)
+            let inset = try plan(video, index: i, label: "\(label), pip \(k + 1)", output: out, shapeKnown: true, warn: warn)
+            guard case .video = inset.clip.content, let shape = inset.shape else {
+                throw SDRifyError.usage("\(label), pip \(k + 1): \(pip.file) is a still picture: a picture in a picture is a video")
+            }
+            return RenderPlan.Inset(clip: inset.clip, spec: pip, shape: shape)
+        }
+        return planned
+    }
+
+    private static func planPicture(
         _ spec: TimelineClip, index i: Int, label: String, output out: OutputSpec, shapeKnown: Bool, warn: WarningHandler
     ) throws -> (clip: RenderPlan.Clip, shape: (width: Int, height: Int)?, rate: FrameRate?) {
         let fit = spec.fit ?? out.fit
@@ -178,6 +200,15 @@ extension RenderPlan.Clip {
         }
     }
 
+    /// A picture in a picture opened: its video at its base size (the placement's, in the picture's own shape).
+    static func openInset(
+        _ inset: RenderPlan.Inset, size: (width: Int, height: Int), _ with: ClipOpening, clock: PictureClock, inline: Bool
+    ) throws -> ClipSource {
+        var inPlace = with
+        inPlace.canvas = Canvas(width: size.width, height: size.height, backdrop: Backdrop.black(size.width, size.height), range: with.canvas.range)
+        return try inset.clip.open(inPlace, clock: clock, inline: inline)
+    }
+
     /// The clip's own sound from where it starts showing, retimed as its pictures are; nil for a clip without.
     package func sound(tolerateErrors: Bool) throws -> SoundReader? {
         switch content {
@@ -193,6 +224,12 @@ extension RenderPlan.Clip {
 
     /// The clip as the report names it, given what the render found (a video's HDR kind by its SEI, a photo's own).
     package func report(_ outcome: ClipOutcome?, fps: FrameRate) -> ClipReport {
+        var report = pictureReport(outcome, fps: fps)
+        report.pip = insets.map { ($0.spec.file, fps.time(ofFrame: $0.startFrame).seconds, fps.time(ofFrame: $0.endFrame - $0.startFrame).seconds) }
+        return report
+    }
+
+    private func pictureReport(_ outcome: ClipOutcome?, fps: FrameRate) -> ClipReport {
         let start = fps.time(ofFrame: startFrame).seconds, shown = fps.time(ofFrame: frames).seconds
         switch content {
         case .video(let info, let orientation):

@@ -51,6 +51,8 @@ package struct RenderPlan {
         var givenClock: ClipClock? = nil
         /// The input already open, its headers read through it (a conversion's): the render reads on from there.
         var demuxer: Demuxer? = nil
+        /// Its pictures in the picture (`"pip"`), in drawing order.
+        package var insets: [Inset] = []
         var hasAudio: Bool {
             switch content {
             case .video(let info, _): !info.audio.isEmpty
@@ -75,6 +77,18 @@ package struct RenderPlan {
             case .color, .split: nil
             }
         }
+    }
+
+    /// A picture in a picture as planned: its video planned as a clip of its own (its part, clock and length, its
+    /// upright shape), its motion over the carrying clip, and the output frames it shows (within its clip's).
+    package struct Inset {
+        let clip: Clip
+        let spec: PictureInPicture
+        let shape: (width: Int, height: Int)
+        package var startFrame = 0
+        package var endFrame = 0
+        /// Its sound's number for the mixer, after the clips' (RenderPlan.sound(voice:)).
+        var voice = 0
     }
 
     package let timeline: Timeline
@@ -219,6 +233,21 @@ package struct RenderPlan {
             }
             start += clips[i].frames - clips[i].transitionFrames
         }
+        // Each picture in a picture from its start (seconds from its clip's first picture) to its end, or for as long
+        // as its video lasts, never past its clip.
+        var voice = clips.count
+        for i in clips.indices {
+            for k in clips[i].insets.indices {
+                let inset = clips[i].insets[k], placement = inset.spec.placement
+                let first = clips[i].startFrame + fps.frames(in: MediaTime(seconds: placement.start))
+                let last =
+                    placement.end.map { clips[i].startFrame + fps.frames(in: MediaTime(seconds: $0)) } ?? first + fps.frames(in: inset.clip.length)
+                clips[i].insets[k].startFrame = min(first, clips[i].endFrame)
+                clips[i].insets[k].endFrame = max(clips[i].insets[k].startFrame, min(last, clips[i].endFrame))
+                clips[i].insets[k].voice = voice
+                voice += 1
+            }
+        }
         let total = clips.last!.endFrame
         return RenderPlan(timeline: timeline, canvas: canvas, fps: fps, clock: .constant(fps), clips: clips, totalFrames: total)
     }
@@ -258,6 +287,18 @@ extension RenderPlan {
             previousOverlap = s.fadeOut
             return s
         }.filter { clips[$0.clip].hasAudio }
-        return (segments, sample(totalFrames))
+        let insets = clips.flatMap(\.insets).filter { $0.clip.hasAudio && $0.endFrame > $0.startFrame }.map { inset in
+            AudioMixer.Segment(
+                clip: inset.voice, start: sample(inset.startFrame), length: sample(inset.endFrame) - sample(inset.startFrame), fadeIn: 0,
+                fadeOut: 0, volume: Float(inset.spec.volume))
+        }
+        return (segments + insets, sample(totalFrames))
+    }
+
+    /// The sound of mixer voice `voice`: a clip's (its index), or a picture in a picture's (`Inset.voice`).
+    package func sound(voice: Int, tolerateErrors: Bool) throws -> SoundReader? {
+        if voice < clips.count { return try clips[voice].sound(tolerateErrors: tolerateErrors) }
+        guard let inset = clips.lazy.flatMap(\.insets).first(where: { $0.voice == voice }) else { return nil }
+        return try inset.clip.sound(tolerateErrors: tolerateErrors)
     }
 }

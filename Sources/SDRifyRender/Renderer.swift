@@ -54,9 +54,9 @@ package enum Renderer {
         for sink in sinks { try sink.begin(format) }
 
         let outcomes = ClipOutcomes()
-        let compositor = try Compositor(plan: plan, layers: layers) { clip in
-            try clip.open(opening, clock: plan.clock, inline: inline)
-        }
+        let compositor = try Compositor(
+            plan: plan, layers: layers, open: { clip in try clip.open(opening, clock: plan.clock, inline: inline) },
+            openInset: { inset, size in try RenderPlan.Clip.openInset(inset, size: size, opening, clock: plan.clock, inline: inline) })
         compositor.closed = { clip, source in outcomes.record(clip.index, source) }
 
         // The compositor on its own thread (or inline), the sinks here.

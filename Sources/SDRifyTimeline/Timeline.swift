@@ -35,7 +35,7 @@ package struct Timeline: Sendable {
 
     /// Every file the composition reads: clips, music, layers, background (the sandbox allows these).
     package var filesRead: [String] {
-        let clipFiles = clips.flatMap(\.source.files)
+        let clipFiles = clips.flatMap { $0.source.files + $0.pip.map(\.file) }
         return clipFiles + (carryOver?.subtitleFiles.map(\.file) ?? []) + (music.map { [$0.path] } ?? []) + overlays.filesRead
             + (output.background.file.map { [$0] } ?? [])
     }

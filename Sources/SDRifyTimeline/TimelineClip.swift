@@ -31,6 +31,22 @@ package enum ClipMedia: Equatable, Sendable {
     }
 }
 
+/// A picture in a picture: a video shown over its clip, placed and moved as a sticker is (`placement`: x, y, width,
+/// height, opacity, fades, keyframes without turns; start and end in seconds from the clip's first picture), showing
+/// its own `from`…`to`, with rounded corners (`radius` px) inside a border (`border` px of `borderColor`), its sound
+/// at `volume`.
+package struct PictureInPicture: Equatable, Sendable {
+    package var placement: StickerSpec  // its `image` is the video
+    package var from: MediaTime? = nil, to: MediaTime? = nil
+    package var radius = 0.0, border = 0.0
+    package var borderColor = RGBColor(r: 255, g: 255, b: 255)
+    package var volume = 1.0
+
+    package init(placement: StickerSpec) { self.placement = placement }
+
+    package var file: String { placement.image }
+}
+
 /// How a split screen's cells share the picture: side by side (`2x1`), stacked (`1x2`) or two by two (`2x2`),
 /// filled left to right, then top to bottom.
 package enum SplitLayout: String, CaseIterable, Sendable {
@@ -71,6 +87,8 @@ package struct TimelineClip: Equatable, Sendable {
     package var zoom: Zoom? = nil
     /// A motion photo shows its movie rather than its still (`"motion": true`).
     package var motion = false
+    /// Videos shown over it (`"pip"`), in order.
+    package var pip: [PictureInPicture] = []
 
     package init(source: ClipMedia) { self.source = source }
 }

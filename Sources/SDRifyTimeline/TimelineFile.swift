@@ -117,7 +117,7 @@ extension Parser {
         let pictureKeys: Set<String> = [
             "file", "image", "color", "from", "to", "duration", "fit", "volume", "rotate", "flip", "crop", "speed", "motion"
         ]
-        let o = try object(v, at: path, allowed: cell ? pictureKeys : pictureKeys.union(["transition", "zoom", "split", "layout"]))
+        let o = try object(v, at: path, allowed: cell ? pictureKeys : pictureKeys.union(["transition", "zoom", "split", "layout", "pip"]))
         let sources = ["file", "image", "color", "split"].filter { o[$0] != nil }
         guard sources.count == 1 else {
             throw fail(path, cell ? "needs exactly one of file, image or color" : "needs exactly one of file, image, color or split")
@@ -181,6 +181,9 @@ extension Parser {
             clip.speed = speed
         }
         clip.framing = Framing(turn: try turn(rotate: o["rotate"], flip: o["flip"], at: path), crop: try crop(o["crop"], at: "\(path).crop"))
+        if let list = o["pip"] {
+            clip.pip = try array(list, at: "\(path).pip").enumerated().map { try pictureInPicture($1, at: "\(path).pip[\($0)]") }
+        }
         if let t = o["transition"] {
             let tp = "\(path).transition"
             if let name = t as? String {
@@ -203,6 +206,22 @@ extension Parser {
             }
         }
         return clip
+    }
+
+    /// A picture in a picture: a video file, its part (`from`, `to`), its place and motion as a sticker's, its corners,
+    /// border and volume.
+    func pictureInPicture(_ v: Any, at path: String) throws -> PictureInPicture {
+        let o = try object(v, at: path, allowed: Parser.placementKeys.union(["file", "from", "to", "radius", "border", "border_color", "volume"]))
+        guard let f = try file(o["file"], at: "\(path).file") else { throw fail("\(path).file", "missing") }
+        var pip = PictureInPicture(placement: try placement(o, at: path, image: f, turns: false))
+        pip.from = try nonNegativeTime(o["from"], at: "\(path).from")
+        pip.to = try positiveTime(o["to"], at: "\(path).to")
+        if let from = pip.from, let to = pip.to, to <= from { throw fail("\(path).to", "must be after from") }
+        pip.radius = try nonNegative(o["radius"], at: "\(path).radius") ?? 0
+        pip.border = try nonNegative(o["border"], at: "\(path).border") ?? 0
+        pip.borderColor = try color(o["border_color"], at: "\(path).border_color") ?? pip.borderColor
+        pip.volume = try nonNegative(o["volume"], at: "\(path).volume") ?? 1
+        return pip
     }
 
     package func music(_ v: Any, at path: String) throws -> MusicTrack {
