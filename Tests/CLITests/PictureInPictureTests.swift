@@ -33,6 +33,9 @@ final class PictureInPictureTests: CLITestCase {
         let (report, out) = try compose(
             #"{"file": "\#(main)", "pip": [{"file": "\#(inset)", "x": 100, "y": 50, "width": 160, "start": 0.5, "end": 2}]}"#)
         XCTAssertEqual(report["frames"] as? Int, 90)
+        let pip = ((report["clips"] as? [[String: Any]])?.first?["pip"] as? [[String: Any]])?.first
+        XCTAssertEqual(pip?["start"] as? Double ?? -1, 0.5, accuracy: 0.001, "the report: where it starts on the output")
+        XCTAssertEqual(pip?["duration"] as? Double ?? -1, 1.5, accuracy: 0.001, "and how long it shows")
         let before = try luma(out, 10), during = try luma(out, 30), after = try luma(out, 65)
         func at(_ l: [UInt8], _ x: Int, _ y: Int) -> Double { Double(l[y * 640 + x]) }
         XCTAssertEqual(at(before, 180, 95), 64, accuracy: 4, "not yet")
