@@ -8,7 +8,9 @@ let package = Package(
         .executable(name: "sdrify", targets: ["sdrify"])
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // sdrify tap's page server: small, no SwiftNIO (BENCHMARKS.md: what it adds to a clean build).
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1")
     ],
     targets: [
         // C libraries from Debian bookworm (scripts/setup installs them).
@@ -73,11 +75,12 @@ let package = Package(
         .target(name: "SDRifyRender", dependencies: ["SDRifyOutput", "CKernels"]),
         // The entry points: convert, compose, hls, the stills, captions, the scene survey.
         .target(name: "SDRify", dependencies: ["SDRifyRender"]),
+        .target(name: "SDRifyTap", dependencies: ["SDRifyOutput", .product(name: "FlyingFox", package: "FlyingFox")]),
         // Every parser of untrusted bytes behind one entry, for the fuzz targets.
         .target(name: "SDRifyFuzzing", dependencies: ["SDRifyTimeline"]),
         .executableTarget(
             name: "sdrify",
-            dependencies: ["SDRify", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["SDRify", "SDRifyTap", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Measurement code shared by the tests and the benchmark/comparison tools (CIEDE2000, round trip).
         .target(

@@ -9,12 +9,12 @@ import SDRifyValues
 /// An input with sound and no pictures (a song, a voice memo, a podcast) becomes a video: the background (an image,
 /// or a colour; black by default) held as a still for as long as the sound lasts, with the layers over it
 /// (lyrics as captions, titles). It is the one-clip composition of that still, with the input as its music.
-enum AudioOnlyConversion {
+package enum AudioOnlyConversion {
     /// The still's frame rate: captions and titles change on whole frames of it.
     static let rate = FrameRate(num: 30, den: 1)
 
     /// Whether `path` is such an input: it decodes as sound and holds no pictures. Its length, or nil.
-    static func length(of path: String) -> MediaTime? {
+    package static func length(of path: String) -> MediaTime? {
         guard let reader = try? PCMReader(path: path, start: .zero, tolerateErrors: false), !reader.hasVideo else { return nil }
         return reader.duration
     }

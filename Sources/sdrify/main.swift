@@ -70,7 +70,8 @@ struct SDRifyCommand: ParsableCommand {
         discussion: "Every clip comes out upright, tone mapped to BT.709 SDR, H.264/AAC in a fast-start MP4.\n\n" + examples,
         version: SDRifyVersion.report,
         subcommands: [
-            Convert.self, Compose.self, Hls.self, Thumbnail.self, Sheet.self, Sprites.self, Captions.self, Probe.self, Presets.self, SandboxCheck.self
+            Convert.self, Compose.self, Hls.self, Thumbnail.self, Sheet.self, Sprites.self, Captions.self, Tap.self, Probe.self, Presets.self,
+            SandboxCheck.self
         ],
         defaultSubcommand: Convert.self)
 
