@@ -4,13 +4,8 @@ import XCTest
 /// Pictures in pictures (issue 45): videos shown over a clip (`"pip"`), placed and moved as stickers are, from their
 /// own `from`, with rounded corners and a border, their sound mixed; opened only while they show.
 final class PictureInPictureTests: CLITestCase {
-    /// A grey clip (`grey` its level), 640×360 at 30 fps, with a sine of `tone` Hz or none.
     func clip(_ name: String, grey: Int, seconds: Double, tone: Int? = nil) throws -> String {
-        var args = ["-f", "lavfi", "-i", "color=c=0x\(String(format: "%02X%02X%02X", grey, grey, grey)):s=640x360:r=30:d=\(seconds)"]
-        if let tone { args += ["-f", "lavfi", "-i", "sine=f=\(tone):r=48000:d=\(seconds)", "-ac", "2", "-c:a", "aac", "-b:a", "128k"] }
-        args += ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-shortest", file(name)]
-        try ffmpeg(args)
-        return file(name)
+        try greyClip(name, grey: grey, size: "640x360", seconds: seconds, tone: tone)
     }
 
     func compose(_ clips: String, _ name: String = "pip.mp4") throws -> (report: [String: Any], out: String) {
@@ -124,20 +119,13 @@ final class PictureInPictureTests: CLITestCase {
     func testBadInsetsAreRefusedWithTheirPath() throws {
         let main = try clip("main.mp4", grey: 64, seconds: 1)
         try ffmpeg(["-f", "lavfi", "-i", "color=c=white:s=64x64", "-frames:v", "1", file("still.png")])
-        let cases: [(String, String)] = [
+        let cases: [(clip: String, named: String)] = [
             (#"{"file": "\#(main)", "pip": [{"file": "\#(main)", "x": 0, "y": 0, "keyframes": [{"t": 0, "rotation": 30}]}]}"#, "rotation"),
             (#"{"file": "\#(main)", "pip": [{"file": "\#(file("still.png"))", "x": 0, "y": 0}]}"#, "a picture in a picture is a video"),
             (#"{"file": "\#(main)", "pip": [{"x": 0, "y": 0}]}"#, "clips[0].pip[0].file"),
             (#"{"file": "\#(main)", "pip": [{"file": "\#(main)", "x": 0, "y": 0, "from": 2, "to": 1}]}"#, "clips[0].pip[0].to"),
             (#"{"split": [{"file": "\#(main)", "pip": []}, {"file": "\#(main)"}]}"#, "split[0].pip")
         ]
-        for (clip, named) in cases {
-            let timeline = file("bad.json")
-            try #"{"clips": [\#(clip)]}"#.write(toFile: timeline, atomically: true, encoding: .utf8)
-            let r = try Support.sdrify(["compose", "--timeline", timeline, "--output", file("bad.mp4")])
-            XCTAssertEqual(r.status, 64, "\(clip): \(r.stderr)")
-            XCTAssertTrue(r.stderr.contains(named), "\(clip) names \(named): \(r.stderr)")
-            XCTAssertFalse(FileManager.default.fileExists(atPath: file("bad.mp4")))
-        }
+        try assertComposeRefuses(cases)
     }
 }

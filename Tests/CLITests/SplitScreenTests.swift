@@ -12,13 +12,8 @@ final class SplitScreenTests: CLITestCase {
         return ((try? JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any]) ?? [:], out)
     }
 
-    /// A grey clip with a sine, `seconds` long.
     func clip(_ name: String, grey: Int, seconds: Double, tone: Int? = nil) throws -> String {
-        var args = ["-f", "lavfi", "-i", "color=c=0x\(String(format: "%02X%02X%02X", grey, grey, grey)):s=320x240:r=30:d=\(seconds)"]
-        if let tone { args += ["-f", "lavfi", "-i", "sine=f=\(tone):r=48000:d=\(seconds)", "-ac", "2", "-c:a", "aac", "-b:a", "128k"] }
-        args += ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-shortest", file(name)]
-        try ffmpeg(args)
-        return file(name)
+        try greyClip(name, grey: grey, size: "320x240", seconds: seconds, tone: tone)
     }
 
     /// R'G'B' of picture `index` (width×height, packed).
@@ -108,7 +103,7 @@ final class SplitScreenTests: CLITestCase {
 
     func testBadSplitsAreRefusedWithTheirPath() throws {
         let a = Support.vector("sdr_h264_aac.mp4")
-        let cases: [(String, String)] = [
+        let cases: [(clip: String, named: String)] = [
             (#"{"split": [{"file": "\#(a)"}, {"file": "\#(a)"}, {"file": "\#(a)"}]}"#, "clips[0].split"),
             (#"{"split": [{"file": "\#(a)"}, {"file": "\#(a)"}], "layout": "2x2"}"#, "has 4 cells, not 2"),
             (#"{"split": [{"file": "\#(a)"}, {"file": "\#(a)"}], "layout": "3x1"}"#, "clips[0].layout"),
@@ -117,13 +112,6 @@ final class SplitScreenTests: CLITestCase {
             (#"{"split": [{"file": "\#(a)"}, {"file": "\#(a)"}], "from": 1}"#, "clips[0].from"),
             (#"{"file": "\#(a)", "layout": "2x1"}"#, "clips[0].layout")
         ]
-        for (clip, named) in cases {
-            let timeline = file("bad.json")
-            try #"{"clips": [\#(clip)]}"#.write(toFile: timeline, atomically: true, encoding: .utf8)
-            let r = try Support.sdrify(["compose", "--timeline", timeline, "--output", file("bad.mp4")])
-            XCTAssertEqual(r.status, 64, "\(clip): \(r.stderr)")
-            XCTAssertTrue(r.stderr.contains(named), "\(clip) names \(named): \(r.stderr)")
-            XCTAssertFalse(FileManager.default.fileExists(atPath: file("bad.mp4")))
-        }
+        try assertComposeRefuses(cases)
     }
 }

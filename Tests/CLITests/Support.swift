@@ -142,4 +142,25 @@ class CLITestCase: XCTestCase {
         let r = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-y"] + args)
         XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
     }
+
+    /// A grey clip (`grey` its 8-bit level) of `size` at 30 fps, with a sine of `tone` Hz or silent.
+    func greyClip(_ name: String, grey: Int, size: String, seconds: Double, tone: Int? = nil) throws -> String {
+        var args = ["-f", "lavfi", "-i", "color=c=0x\(String(format: "%02X%02X%02X", grey, grey, grey)):s=\(size):r=30:d=\(seconds)"]
+        if let tone { args += ["-f", "lavfi", "-i", "sine=f=\(tone):r=48000:d=\(seconds)", "-ac", "2", "-c:a", "aac", "-b:a", "128k"] }
+        args += ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-shortest", file(name)]
+        try ffmpeg(args)
+        return file(name)
+    }
+
+    /// Each timeline clip (JSON) is refused by compose with exit 64, its error naming the given words, and no output.
+    func assertComposeRefuses(_ cases: [(clip: String, named: String)], file path: StaticString = #filePath, line: UInt = #line) throws {
+        for (clip, named) in cases {
+            let timeline = file("bad.json")
+            try #"{"clips": [\#(clip)]}"#.write(toFile: timeline, atomically: true, encoding: .utf8)
+            let r = try Support.sdrify(["compose", "--timeline", timeline, "--output", file("bad.mp4")])
+            XCTAssertEqual(r.status, 64, "\(clip): \(r.stderr)", file: path, line: line)
+            XCTAssertTrue(r.stderr.contains(named), "\(clip) names \(named): \(r.stderr)", file: path, line: line)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: file("bad.mp4")), file: path, line: line)
+        }
+    }
 }
