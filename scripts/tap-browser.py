@@ -3,7 +3,8 @@
 media times (the medium paused and sought, so each hold starts and ends at an exact time), saves, and closes the
 page. Prints one JSON object: the page's cues and what saving answered.
 
-    scripts/tap-browser.py URL HOLDS_JSON      HOLDS_JSON: [[key, "down"|"up", seconds], ...] in order
+    scripts/tap-browser.py URL HOLDS_JSON      HOLDS_JSON: [[key, "down"|"up", seconds], ...] in order; a key
+                                               "line:N" is the pointer held on line N of the list
 """
 import json
 import sys
@@ -26,7 +27,13 @@ def main():
                 """(t) => new Promise((done) => { const m = document.querySelector('video, audio');
                    if (Math.abs(m.currentTime - t) < 1e-6) return done(); m.addEventListener('seeked', done, { once: true }); m.currentTime = t; })""",
                 seconds)
-            if action == "down":
+            if key.startswith("line:"):  # the pointer on a line of the list
+                if action == "down":
+                    page.locator("#lines li").nth(int(key[5:])).hover()
+                    page.mouse.down()
+                else:
+                    page.mouse.up()
+            elif action == "down":
                 page.keyboard.down(key)
             else:
                 page.keyboard.up(key)

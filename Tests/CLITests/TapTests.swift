@@ -64,23 +64,28 @@ final class TapTests: CLITestCase {
     }
 
     func testHoldsInTheBrowserBecomeCuesBurnedInOverExactlyTheirHolds() throws {
-        let media = try song(), text = try lyrics()
+        let media = try song(), text = try lyrics("First line here\nSecond line\n\nThird one\nFourth, by the pointer\n")
         let server = try Server([media, text])
         XCTAssertTrue(server.address.hasPrefix("http://127.0.0.1:"), server.address)
-        // Line 1 held 0.2–0.5 s; lines 2 and 3 a duet: Space from 1.0, J from 1.2 (before Space is let go at 1.5), to 1.7.
-        let holds = #"[["Space","down",0.2],["Space","up",0.5],["Space","down",1.0],["KeyJ","down",1.2],["Space","up",1.5],["KeyJ","up",1.7]]"#
+        // Line 1 held 0.2–0.5 s; lines 2 and 3 a duet: Space from 1.0, J from 1.2 (before Space is let go at 1.5), to 1.7;
+        // line 4 held with the pointer on it, 2.0–2.4 s.
+        let holds =
+            #"[["Space","down",0.2],["Space","up",0.5],["Space","down",1.0],["KeyJ","down",1.2],["Space","up",1.5],["KeyJ","up",1.7],"#
+            + #"["line:3","down",2.0],["line:3","up",2.4]]"#
         let r = try Support.run(
             "/usr/bin/env", ["python3", Support.packageRoot.appendingPathComponent("scripts/tap-browser.py").path, server.address, holds])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(server.wait(), 0, "closing the page stops the server: \(server.stderr)")
         let page = (try? JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any]) ?? [:]
-        XCTAssertEqual((page["saved"] as? [String: Any])?["cues"] as? Int, 3, "\(page)")
+        XCTAssertEqual((page["saved"] as? [String: Any])?["cues"] as? Int, 4, "\(page)")
         XCTAssertNotNil((page["again"] as? [String: Any])?["exists"], "a second save asks before replacing: \(page)")
         // The saved file, next to the medium: each cue within a frame of its hold.
         let srt = try String(contentsOfFile: file("song.srt"), encoding: .utf8)
-        let expected: [(String, Double, Double)] = [("First line here", 0.2, 0.5), ("Second line", 1.0, 1.5), ("Third one", 1.2, 1.7)]
+        let expected: [(String, Double, Double)] = [
+            ("First line here", 0.2, 0.5), ("Second line", 1.0, 1.5), ("Third one", 1.2, 1.7), ("Fourth, by the pointer", 2.0, 2.4)
+        ]
         let blocks = srt.components(separatedBy: "\n\n").filter { !$0.isEmpty }
-        XCTAssertEqual(blocks.count, 3, srt)
+        XCTAssertEqual(blocks.count, 4, srt)
         func seconds(_ s: Substring) -> Double {
             let p = s.split(whereSeparator: { ":,".contains($0) }).compactMap { Double($0) }
             return p.count == 4 ? p[0] * 3600 + p[1] * 60 + p[2] + p[3] / 1000 : -1
@@ -103,8 +108,11 @@ final class TapTests: CLITestCase {
             let b = try Support.lumaFrame(plain, index: n, filter: "crop=iw:ih/4:0:ih*3/4")
             return zip(a, b).filter { abs(Int($0) - Int($1)) > 60 }.count > 100
         }
-        // Frame n is at n/30 s: line 1 shows on frames 6–14, lines 2 and 3 on 30–50.
-        for (n, shown) in [(5, false), (6, true), (14, true), (15, false), (29, false), (30, true), (40, true), (50, true), (51, false)] {
+        // Frame n is at n/30 s: line 1 shows on frames 6–14, lines 2 and 3 on 30–50, line 4 on 60–71.
+        for (n, shown) in [
+            (5, false), (6, true), (14, true), (15, false), (29, false), (30, true), (40, true), (50, true), (51, false), (59, false),
+            (60, true), (71, true), (72, false)
+        ] {
             XCTAssertEqual(try captioned(n), shown, "picture \(n) (\(Double(n) / 30) s)")
         }
     }
@@ -126,6 +134,15 @@ final class TapTests: CLITestCase {
         XCTAssertEqual(try status(address, "/close", method: "POST"), 200)
         XCTAssertEqual(server.wait(), 0)
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("out.lrc")), "nothing saved, nothing written")
+        // A song (sound only) plays in the page's audio element, as it is.
+        try ffmpeg(["-f", "lavfi", "-i", "sine=f=440:d=2", "-c:a", "aac", file("song.m4a")])
+        let song = try Server([file("song.m4a"), try lyrics()])
+        let r = try Support.run(
+            "/usr/bin/env",
+            ["python3", "-c", "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1] + 'session').read().decode())", song.address])
+        XCTAssertTrue(r.stdout.contains(#""kind":"audio""#), r.stdout)
+        XCTAssertEqual(try status(song.address, "/close", method: "POST"), 200)
+        XCTAssertEqual(song.wait(), 0)
     }
 
     func testBadInputGetsOneClearLine() throws {
