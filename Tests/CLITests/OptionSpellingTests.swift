@@ -24,7 +24,7 @@ final class OptionSpellingTests: CLITestCase {
         let positional: [String: [String]] = [
             "convert": ["in.mov", "out.mp4"], "compose": ["in.mov", "-o", "out.mp4"], "hls": ["in.mov", "ladder"],
             "thumbnail": ["in.mov", "t.jpg"], "sheet": ["in.mov", "s.jpg"], "sprites": ["in.mov", "sprites"],
-            "captions": ["in.srt", "out.vtt"], "probe": ["in.mov"], "presets": []
+            "captions": ["in.srt", "out.vtt"], "tap": ["in.mov", "lyrics.txt"], "probe": ["in.mov"], "presets": []
         ]
         let options = try longOptions()
         XCTAssertEqual(Set(options.keys), Set(positional.keys), "a command without a line here")
