@@ -134,6 +134,11 @@ TEXT_SEEDS = {
                       ' {"image": "b.png", "duration": 2, "fit": "contain"}, {"color": "#ffffff", "duration": 1}],'
                       ' "music": {"file": "m.m4a", "volume": 0.5, "fade_out": 1},'
                       ' "overlays": {"stickers": [{"image": "s.png", "x": "10%", "y": 20, "start": 0, "end": 2}]}}',
+        "split-pip.json": '{"clips": [{"split": [{"file": "a.mp4", "from": 1, "volume": 0.5}, {"color": "#ff0000"},'
+                          ' {"image": "b.png", "fit": "cover"}, {"file": "a.mp4", "rotate": 90}], "layout": "2x2", "duration": 2},'
+                          ' {"file": "a.mp4", "pip": [{"file": "a.mp4", "x": "62%", "y": "5%", "width": "33%", "start": 0.5,'
+                          ' "end": 3, "from": 2, "to": 4.5, "radius": 24, "border": 4, "border_color": "#ffffff", "opacity": 0.8,'
+                          ' "volume": 1, "keyframes": [{"t": 0, "x": 0, "scale": 1.2}, {"t": 1, "x": "50%", "easing": "ease-in"}]}]}]}',
     },
     "overlay": {
         "basic.json": '{"stickers": [{"image": "s.png", "x": "50%", "y": "10%", "width": 100, "start": 0.5, "end": 3,'
