@@ -7,7 +7,8 @@ import SDRifyValues
 /// their pictures, mixes a transition where two overlap, and draws them on its own ring of canvas-sized pictures;
 /// on the source's clock (a conversion) it hands on the one clip's pictures as they come, with their own times.
 /// Either way the layers go on top, on the output's clock. Opens each clip when it is first needed (the next one
-/// a little early, so its decoder is running by then) and closes it when it is done: never more than two open.
+/// a little early, so its decoder is running by then) and closes it when it is done: never more than two open. A
+/// clip's pictures in the picture are drawn on a copy of its picture, each opened while it shows.
 package final class Compositor: @unchecked Sendable {  // used by one thread at a time
     let plan: RenderPlan
     private let layers: RenderLayers?

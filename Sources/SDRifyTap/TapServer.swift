@@ -64,11 +64,10 @@ package final class TapServer: @unchecked Sendable {
     }
 
     private static func describe(_ error: Error) -> SDRifyError {
-        let text = "\(error)"
-        if text.contains("EADDRINUSE") || text.contains("Address already in use") || text.contains("98") {
+        if case .failed(_, let code, _)? = error as? SocketError, code == EADDRINUSE {
             return SDRifyError.usage("the port is in use: choose another with --port, or 0 for any free one")
         }
-        return SDRifyError.conversion("the page's server failed: \(text)")
+        return SDRifyError.conversion("the page's server failed: \(error.localizedDescription)")
     }
 
     private func routes() async {
