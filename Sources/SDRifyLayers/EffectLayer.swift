@@ -47,7 +47,7 @@ final class EffectLayer: VideoLayer {
             guard sigma > 0.2 else { return }
             for p in 0..<3 { EffectKernels.gaussian(plane(p), rect.scaled(p), sigma: p == 0 ? sigma : sigma / 2) }
         case .grayscale:
-            for p in 1...2 { EffectKernels.map(plane(p), rect.scaled(p)) { _ in signal.chroma(128) } }
+            for p in 1...2 { EffectKernels.map(plane(p), rect.scaled(p)) { _ in signal.neutral } }
         case .sepia:
             // A warm brown tint (Cb 114, Cr 142, about RGB 112/66/20 as a hue) replacing the colour by `strength`.
             let s = Float(v("strength"))
@@ -68,12 +68,12 @@ final class EffectLayer: VideoLayer {
                     return signal.luma(ofSDRLevel: adjusted(level)) + excess
                 }
             }
-            let (neutral, low, high) = (signal.chroma(128), signal.scale * 16, signal.scale * 240)
+            let (neutral, low, high) = (signal.neutral, signal.scale * 16, signal.scale * 240)
             for p in 1...2 { EffectKernels.map(plane(p), rect.scaled(p)) { ch in min(max(neutral + (ch - neutral) * s, low), high) } }
         case .vignette:
             let strength = Float(v("strength"))
             for p in 0..<3 {
-                EffectKernels.vignette(plane(p), rect.scaled(p), strength: strength, neutral: p == 0 ? signal.luma(16) : signal.chroma(128))
+                EffectKernels.vignette(plane(p), rect.scaled(p), strength: strength, neutral: p == 0 ? signal.black : signal.neutral)
             }
         case .pointillize:
             let dots = Pointillism.dots(in: rect, size: v("size"), jitter: v("jitter"))

@@ -3,14 +3,12 @@ import SDRifyValues
 
 /// What the layers draw on: the render's pictures (8-bit BT.709 for SDR; 10-bit BT.2020 PQ or HLG for the HDR
 /// kept) and how a graphic's colour is coded in them. Effects state their levels as 8-bit SDR codes (black 16, white
-/// 235, neutral chroma 128); in HDR those levels are scaled to graphics white, so a tint or a brightening keeps the
-/// size it has on SDR pictures instead of reaching into the highlights.
+/// 235, neutral chroma 128); in HDR a level goes through the SDR grey it places (`greyAxis`) and a tint through its
+/// SDR colour placed in HDR, so both keep the size they have on SDR pictures instead of reaching into the highlights.
 package struct LayerSignal: Sendable {
     package let kind: HDRKind
     /// Codes per 8-bit code (1, or 4 at 10 bits), and the largest code.
     let scale: Float, maxCode: Float
-    /// The signal of graphics white (1 in SDR; PQ 0.58, HLG 0.75).
-    let white: Float
     /// HDR's grey axis: the luma code of the SDR grey at each 8-bit level from 16 to 235 in steps of 1/`greySteps`,
     /// placed in this signal (empty for SDR).
     private let greyAxis: [Float]
@@ -21,7 +19,6 @@ package struct LayerSignal: Sendable {
         let depth = kind.renderBitDepth
         scale = Float(1 << (depth - 8))
         maxCode = Float((1 << depth) - 1)
-        white = kind == .sdr ? 1 : Float(HDRGraphics.signal(r: 1, g: 1, b: 1, kind: kind).y)
         let steps = Int(219 * LayerSignal.greySteps)
         greyAxis =
             kind == .sdr
@@ -56,10 +53,9 @@ package struct LayerSignal: Sendable {
 
     package static let sdr = LayerSignal(.sdr)
 
-    /// The luma code of an 8-bit SDR luma level (16 black … 235 white) in this signal.
-    func luma(_ eightBit: Float) -> Float { (16 + (eightBit - 16) * white) * scale }
-    /// The chroma code of an 8-bit SDR chroma level (128 neutral) in this signal.
-    func chroma(_ eightBit: Float) -> Float { (128 + (eightBit - 128) * white) * scale }
+    /// Black's luma code and neutral chroma's (the same share of the range at any depth and in any transfer).
+    var black: Float { 16 * scale }
+    var neutral: Float { 128 * scale }
 
     /// The chroma codes of an 8-bit BT.709 tint (Cb, Cr about 128): in HDR, the chroma of the SDR colour of that tint
     /// at middle luma, placed in HDR, so the tint keeps its hue.

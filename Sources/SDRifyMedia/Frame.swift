@@ -124,6 +124,25 @@ package final class Frame: @unchecked Sendable {
         }
     }
 
+    /// A `size` region of `picture` (the same layout), its top-left at `source`, copied into this frame with its
+    /// top-left at `origin` (all even, so chroma lines up).
+    package func copy(
+        _ size: (width: Int, height: Int), of picture: Frame, from source: (x: Int, y: Int) = (0, 0), to origin: (x: Int, y: Int) = (0, 0)
+    ) {
+        let layout = format ?? .yuv420p, bytes = layout.bytesPerSample
+        for p in 0..<layout.planeCount {
+            let (w, h) = layout.planeSize(p, width: size.width, height: size.height)
+            let (sx, sy, dx, dy) =
+                p == 0
+                ? (source.x, source.y, origin.x, origin.y)
+                : (source.x >> layout.chromaShiftX, source.y >> layout.chromaShiftY, origin.x >> layout.chromaShiftX, origin.y >> layout.chromaShiftY)
+            for y in 0..<h {
+                (data(p) + (dy + y) * stride(p) + dx * bytes).copyMemory(
+                    from: picture.data(p) + (sy + y) * picture.stride(p) + sx * bytes, byteCount: w * bytes)
+            }
+        }
+    }
+
     /// Each plane's samples, row after row without padding (for tools that hand a picture to another program).
     package func planeBytes(_ format: PlanarFormat) -> [[UInt8]] {
         (0..<format.planeCount).map { p in

@@ -92,15 +92,7 @@ package struct Canvas: Sendable {
         let dx = max(0, (width - picture.width) / 2) & ~1, dy = max(0, (height - picture.height) / 2) & ~1
         backdrop.fill(frame, around: picture, at: (dx, dy))
         let sx = max(0, (picture.width - width) / 2) & ~1, sy = max(0, (picture.height - height) / 2) & ~1
-        let w = min(picture.width, width), h = min(picture.height, height)
-        let bytes = PlanarFormat.output(range).bytesPerSample
-        for p in 0..<3 {
-            let shift = p == 0 ? 0 : 1
-            let (pw, ph) = ((w + shift) >> shift, (h + shift) >> shift)
-            let src = picture.data(p) + (sy >> shift) * picture.stride(p) + (sx >> shift) * bytes
-            let dst = frame.data(p) + (dy >> shift) * frame.stride(p) + (dx >> shift) * bytes
-            for y in 0..<ph { (dst + y * frame.stride(p)).copyMemory(from: src + y * picture.stride(p), byteCount: pw * bytes) }
-        }
+        frame.copy((min(picture.width, width), min(picture.height, height)), of: picture, from: (sx, sy), to: (dx, dy))
     }
 }
 

@@ -40,14 +40,7 @@ enum TransitionMixer {
         }
     }
 
-    static func copy(_ src: Frame, into out: Frame) {
-        let layout = out.format ?? .yuv420p
-        for p in 0..<3 {
-            let (w, h) = layout.planeSize(p, width: out.width, height: out.height)
-            let row = w * layout.bytesPerSample
-            for y in 0..<h { (out.data(p) + y * out.stride(p)).copyMemory(from: src.data(p) + y * src.stride(p), byteCount: row) }
-        }
-    }
+    static func copy(_ src: Frame, into out: Frame) { out.copy((out.width, out.height), of: src) }
 
     /// Rows of one plane mixed (CKernels, at the samples' size): `b`'s stride 0 repeats one row.
     private static func mixRows(

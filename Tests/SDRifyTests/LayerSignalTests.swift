@@ -14,8 +14,8 @@ final class LayerSignalTests: XCTestCase {
         let half = sdr.premultipliedCodes(r: 0.5, g: 0.5, b: 0.5, a: 0.5)  // white at half cover
         XCTAssertEqual(half.y, 16 * 0.5 + 219 * 0.5, accuracy: 1e-4)
         XCTAssertEqual(half.cb, 64, accuracy: 1e-4)
-        XCTAssertEqual(sdr.luma(235), 235)
-        XCTAssertEqual(sdr.chroma(128), 128)
+        XCTAssertEqual(sdr.black, 16)
+        XCTAssertEqual(sdr.neutral, 128)
     }
 
     func testHDRGraphicsWhiteIsBT2408s() {
@@ -26,7 +26,9 @@ final class LayerSignalTests: XCTestCase {
             XCTAssertEqual(Double(white.y), 64 + 876 * signal, accuracy: 1, "\(kind)")
             XCTAssertEqual(white.cb, 512)
             XCTAssertEqual(white.cr, 512)
-            XCTAssertEqual(Double(s.luma(235)), 64 + 876 * signal, accuracy: 1, "graphics white as an effect's white")
+            XCTAssertEqual(Double(s.luma(ofSDRLevel: 235)), 64 + 876 * signal, accuracy: 1, "graphics white as an effect's white")
+            XCTAssertEqual(s.black, 64)
+            XCTAssertEqual(s.neutral, 512)
             XCTAssertEqual(s.codes(.black).y, 64, "black is black")
             // Premultiplied: a white at 40 % cover is 40 % of white's codes.
             let partial = s.premultipliedCodes(r: 0.4, g: 0.4, b: 0.4, a: 0.4)
