@@ -23,6 +23,8 @@
 #include <libswscale/swscale.h>
 #include <libswresample/swresample.h>
 
+// LIBAVFORMAT_IDENT ("Lavf59.27.100") is built by function-like macros (the movie's encoder tag names it).
+static inline const char *cffmpeg_libavformat_ident(void) { return LIBAVFORMAT_IDENT; }
 // AVERROR(e) is a function-like macro.
 static inline int cffmpeg_averror(int e) { return AVERROR(e); }
 static inline int cffmpeg_eagain(void) { return AVERROR(EAGAIN); }

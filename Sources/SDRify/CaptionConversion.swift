@@ -11,14 +11,14 @@ package enum CaptionConversion {
         package let repairs: [String]
     }
 
-    package static func run(input: String, output: String, fix: Bool, offset: Double = 0, overwrite: Bool) throws -> Result {
+    package static func run(input: String, output: String, fix: Bool, offset: Double = 0, overwrite: OverwritePolicy) throws -> Result {
         guard let format = CaptionFormat(path: output) else {
             throw SDRifyError.usage("\(output): unsupported caption extension (one of .srt, .vtt, .ass, .ttml, .itt, .scc, .lrc)")
         }
         let cues = CaptionFile.shifted(try CaptionFile.cues(input), by: MediaTime(seconds: offset))
         guard !cues.isEmpty else { throw SDRifyError.invalidInput("\(input): no captions") }
         let (text, repairs) = try CaptionWriter.text(cues, format: format, fix: fix)
-        let out = try AtomicOutput.open(finalPath: output, inputPaths: [input], overwrite: overwrite)
+        let out = try AtomicOutput.open(finalPath: output, inputPaths: [input], policy: overwrite)
         defer { out.discard() }
         try out.write(Array(text.utf8))
         try out.commit()

@@ -122,7 +122,7 @@ extension Destination {
             let others: [MediaSink?] = [kept, poster]
             return [main] + others.compactMap { $0 }
         case .hls(let spec):
-            let directory = try AtomicDirectory.open(finalPath: out.path, inputPaths: inputs, overwrite: out.overwrite)
+            let directory = try AtomicDirectory.open(finalPath: out.path, inputPaths: inputs, policy: out.overwrite)
             // One ladder per range, from the one render: SDR rungs from its SDR picture (tone mapped once, when the
             // render keeps the HDR), HDR ones from the render's own.
             let requests = spec.ranges.flatMap { range in
@@ -159,7 +159,7 @@ extension Destination {
             ]
         case .sprites(let every, let columns, let rows, _):
             guard let length = plan.expectedLength else { throw SDRifyError.invalidInput("\(timeline.input): its length is not known") }
-            let directory = try AtomicDirectory.open(finalPath: out.path, inputPaths: inputs, overwrite: out.overwrite)
+            let directory = try AtomicDirectory.open(finalPath: out.path, inputPaths: inputs, policy: out.overwrite)
             return [SpriteSink(directory: directory, every: every, columns: columns, rows: rows, length: length)]
         case .survey: return [DiscardingSink()]
         }

@@ -39,7 +39,7 @@ enum Passthrough {
                 softSubtitles.append((CaptionFile.shifted(try CaptionFile.cues(ofTrack: track.index, in: input), by: -start), track.language))
             }
         }
-        let output = try AtomicOutput.open(finalPath: out.path, inputPaths: [input], overwrite: out.overwrite)
+        let output = try AtomicOutput.open(finalPath: out.path, inputPaths: [input], policy: out.overwrite)
         defer { output.discard() }
         let muxer = try Muxer(fd: output.fd, path: out.path, formatName: try CodecCatalog.muxer(forOutput: out.path))
         let tb = demuxer.videoTimeBase

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import SDRifyProbe
 import SDRifyValues
 
 /// Still pictures written as image files (posters): an output picture (8-bit 4:2:0 BT.709 limited range) in the
@@ -107,7 +108,7 @@ package enum ImageEncoder {
             av_packet_unref(packet.av)
         }
         guard !bytes.isEmpty else { throw SDRifyError.conversion("the \(encoderName) encoder gave no picture") }
-        return bytes
+        return OutputMark.stamped(bytes)  // what -y may replace
     }
 
     /// `source` in pixel format `format`: Y'CbCr ↔ RGB with `matrix` on the Y'CbCr side, limited or full range.

@@ -1,4 +1,5 @@
 import CFFmpeg
+import SDRifyProbe
 import SDRifyValues
 
 /// What a conversion keeps of its input's container tags (`--metadata`).
@@ -218,6 +219,14 @@ package final class Muxer {
             av_dict_set(&opts, "movflags", writesMetadataKeys ? "+faststart+use_metadata_tags" : "+faststart", 0)
         }
         defer { av_dict_free(&opts) }
+        // The movie's encoder tag is sdrify's mark, what -y may replace. MP4's ©too is written from "encoding_tool";
+        // QuickTime's ©swr (and a metadata key) from "encoder", which libavformat sets to its own name while it
+        // initialises: ours goes in after that, before the movie box is written (at the header when segmented, at
+        // the trailer otherwise).
+        let mark = OutputMark.movieEncoder(libavformat: String(cString: cffmpeg_libavformat_ident()))
+        setMetadata("encoding_tool", mark)
+        try ffCheck(avformat_init_output(ctx, &opts), "\(path): writing the header", status: .outputProblem)
+        setMetadata("encoder", mark)
         try ffCheck(avformat_write_header(ctx, &opts), "\(path): writing the header", status: .outputProblem)
         headerWritten = true
     }

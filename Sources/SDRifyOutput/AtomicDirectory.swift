@@ -12,9 +12,9 @@ import SDRifyValues
 /// worker ends without placing it (a failure, a signal, SIGKILL, the OOM killer), the helper empties and removes
 /// the temporary directory.
 ///
-/// Only flat directories are made or replaced. With `-y` an existing output is replaced when it holds nothing but
-/// files (an earlier run's); a directory holding subdirectories is refused, so a mistaken path cannot cost more than
-/// the files directly in it.
+/// Only flat directories are made or replaced. With `-y` an existing output is replaced when it is an earlier run's
+/// (`ExistingOutput`); with `--overwrite-original` when it holds nothing but files; a directory holding
+/// subdirectories is always refused, so a mistaken path cannot cost more than the files directly in it.
 package final class AtomicDirectory {
     let finalPath: String
     private let tempPath: String
@@ -24,19 +24,22 @@ package final class AtomicDirectory {
     private var cleanupSlot = 0
 
     nonisolated(unsafe) private static var reserved: [AtomicDirectory] = []
+    nonisolated(unsafe) static var refused: [String: Error] = [:]
 
-    /// Makes the temporary directory and its helper now, before the sandbox closes (see AtomicOutput.reserve).
-    static func reserve(finalPath: String, overwrite: Bool) throws {
-        reserved.append(try AtomicDirectory(finalPath: finalPath, overwrite: overwrite))
+    /// Makes the temporary directory and its helper now, before the sandbox closes (see AtomicOutput.reserve: a
+    /// refusal is said when the run opens the output).
+    static func reserve(finalPath: String, policy: OverwritePolicy) {
+        do { reserved.append(try AtomicDirectory(finalPath: finalPath, policy: policy)) } catch { refused[trimmed(finalPath)] = error }
     }
 
     static func releaseReserved() {
         for r in reserved { r.discard() }
         reserved = []
+        refused = [:]
     }
 
     /// The directory output at `finalPath`: the reserved one, or a new one. No input may lie inside it.
-    package static func open(finalPath: String, inputPaths: [String], overwrite: Bool) throws -> AtomicDirectory {
+    package static func open(finalPath: String, inputPaths: [String], policy: OverwritePolicy) throws -> AtomicDirectory {
         var outStat = stat()
         if stat(finalPath, &outStat) == 0 {
             for input in inputPaths {
@@ -47,8 +50,9 @@ package final class AtomicDirectory {
                 }
             }
         }
+        if let error = refused.removeValue(forKey: trimmed(finalPath)) { throw error }
         if let i = reserved.firstIndex(where: { $0.finalPath == trimmed(finalPath) }) { return reserved.remove(at: i) }
-        return try AtomicDirectory(finalPath: finalPath, overwrite: overwrite)
+        return try AtomicDirectory(finalPath: finalPath, policy: policy)
     }
 
     /// `out/` and `out` name the same directory.
@@ -58,10 +62,10 @@ package final class AtomicDirectory {
         return p
     }
 
-    private init(finalPath: String, overwrite: Bool) throws {
+    private init(finalPath: String, policy: OverwritePolicy) throws {
         let trimmed = AtomicDirectory.trimmed(finalPath)
         self.finalPath = trimmed
-        try AtomicDirectory.checkReplaceable(trimmed, overwrite: overwrite)
+        try AtomicDirectory.checkReplaceable(trimmed, policy: policy)
         let parent = URL(fileURLWithPath: trimmed).deletingLastPathComponent().path
         var made: String? = nil
         for _ in 0..<16 {
@@ -73,7 +77,7 @@ package final class AtomicDirectory {
         }
         guard let made else { throw SDRifyError.output("\(parent): cannot create a temporary directory") }
         tempPath = made
-        let socket = sdrify_directory_helper_start(made, trimmed, AtomicOutput.tempName(in: parent), parent, overwrite ? 1 : 0)
+        let socket = sdrify_directory_helper_start(made, trimmed, AtomicOutput.tempName(in: parent), parent, policy.replaces ? 1 : 0)
         guard socket >= 0 else {
             rmdir(made)
             throw SDRifyError.output("cannot start the output helper (\(String(cString: strerror(-socket))))")
@@ -82,12 +86,9 @@ package final class AtomicDirectory {
         cleanupSlot = SignalCleanup.register(temp: nil, helper: socket)
     }
 
-    /// An existing output may be replaced only with `overwrite`, and only when it is a directory of files.
-    private static func checkReplaceable(_ path: String, overwrite: Bool) throws {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return }
-        guard (st.st_mode & S_IFMT) == S_IFDIR else { throw SDRifyError.output("\(path): exists and is not a directory") }
-        guard overwrite else { throw SDRifyError.output("\(path): already exists (use -y to replace it)") }
+    /// An existing output may be replaced only as `ExistingOutput` says, and only when it is a directory of files.
+    private static func checkReplaceable(_ path: String, policy: OverwritePolicy) throws {
+        try ExistingOutput.check(path, policy: policy, directory: true)
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         for entry in entries {
             var e = stat()
@@ -150,7 +151,9 @@ package final class AtomicDirectory {
         let err = sdrify_output_helper_request(helper, CChar(UInt8(ascii: "P")))
         guard err == 0 else {
             SignalCleanup.abandonCommit(cleanupSlot)
-            if err == EEXIST || err == ENOTEMPTY { throw SDRifyError.output("\(finalPath): already exists (use -y to replace it)") }
+            if err == EEXIST || err == ENOTEMPTY {
+                throw SDRifyError.output("\(finalPath): already exists (it appeared during the run; nothing was replaced)")
+            }
             throw SDRifyError.output("\(finalPath): cannot move the output into place (\(String(cString: strerror(err))))")
         }
         committed = true

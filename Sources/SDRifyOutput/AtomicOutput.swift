@@ -8,8 +8,8 @@ import SDRifyValues
 
 /// The output file contract: the output is written into an unnamed file in its directory (Linux `O_TMPFILE`)
 /// and linked into place only when complete and fsynced, so nothing is ever left behind, not even on SIGKILL, a
-/// power cut or the OOM killer. Without --overwrite the link fails atomically if the output appeared meanwhile;
-/// with it, the file is linked under a short temporary name and renamed over the output. Where the filesystem
+/// power cut or the OOM killer. What may be replaced is `ExistingOutput`'s rule; where nothing may, the link fails
+/// atomically if the output appeared meanwhile; where it may, the file is linked under a short temporary name and renamed over the output. Where the filesystem
 /// has no `O_TMPFILE`, a named temporary (short, so any output name the filesystem allows works) stands in and is
 /// removed on every failure path and by the signal handler.
 ///
@@ -23,7 +23,7 @@ package final class AtomicOutput {
     private let directory: String
     private let namedTemp: String?  // the fallback's name; nil for an unnamed file
     private let spareTemp: String  // the name an unnamed file is linked under before replacing an output
-    private let overwrite: Bool
+    private let policy: OverwritePolicy
     private var helper: Int32 = -1  // the output helper's socket, when the sandbox will be on
     private var committed = false
     private var cleanupSlot = 0  // this output's entry in SignalCleanup
@@ -33,22 +33,26 @@ package final class AtomicOutput {
 
     /// The outputs the command line opened before the sandbox closed (see `reserve`).
     nonisolated(unsafe) private static var reserved: [AtomicOutput] = []
+    /// Why an output could not be reserved, said when the run reaches it: after every value has been checked.
+    nonisolated(unsafe) static var refused: [String: Error] = [:]
 
     /// Opens the output now, before any input is read, so the sandbox can close before a hostile byte is parsed;
-    /// the run's `open` for the same path then takes it.
-    static func reserve(finalPath: String, overwrite: Bool) throws {
-        reserved.append(try AtomicOutput(finalPath: finalPath, overwrite: overwrite))
+    /// the run's `open` for the same path then takes it. An output that cannot be opened (one already there, say)
+    /// is not reported here but when the run opens it, so that a bad value is reported first.
+    static func reserve(finalPath: String, policy: OverwritePolicy) {
+        do { reserved.append(try AtomicOutput(finalPath: finalPath, policy: policy)) } catch { refused[finalPath] = error }
     }
 
     /// Drops a reserved output the run never took (it failed before).
     static func releaseReserved() {
         for r in reserved { r.discard() }
         reserved = []
+        refused = [:]
     }
 
     /// The output at `finalPath`: the reserved one, or a new one. `inputPaths`: every file the output is made from;
     /// none may be the output itself.
-    package static func open(finalPath: String, inputPaths: [String], overwrite: Bool) throws -> AtomicOutput {
+    package static func open(finalPath: String, inputPaths: [String], policy: OverwritePolicy) throws -> AtomicOutput {
         var outStat = stat()
         if stat(finalPath, &outStat) == 0 {
             for input in inputPaths {
@@ -58,20 +62,17 @@ package final class AtomicOutput {
                 }
             }
         }
-        if let i = reserved.firstIndex(where: { $0.finalPath == finalPath && $0.overwrite == overwrite }) {
+        if let error = refused.removeValue(forKey: finalPath) { throw error }
+        if let i = reserved.firstIndex(where: { $0.finalPath == finalPath && $0.policy == policy }) {
             return reserved.remove(at: i)
         }
-        return try AtomicOutput(finalPath: finalPath, overwrite: overwrite)
+        return try AtomicOutput(finalPath: finalPath, policy: policy)
     }
 
-    private init(finalPath: String, overwrite: Bool) throws {
+    private init(finalPath: String, policy: OverwritePolicy) throws {
         self.finalPath = finalPath
-        self.overwrite = overwrite
-        var linkStat = stat()
-        if lstat(finalPath, &linkStat) == 0 {
-            if (linkStat.st_mode & S_IFMT) == S_IFDIR { throw SDRifyError.output("\(finalPath): is a directory") }
-            if !overwrite { throw SDRifyError.output("\(finalPath): already exists (use --overwrite to replace it)") }
-        }
+        self.policy = policy
+        try ExistingOutput.check(finalPath, policy: policy)
         let dir = URL(fileURLWithPath: finalPath).deletingLastPathComponent().path
         directory = dir
         spareTemp = AtomicOutput.tempName(in: dir)
@@ -97,7 +98,7 @@ package final class AtomicOutput {
             namedTemp = name
         }
         if Sandbox.requested {
-            let socket = sdrify_output_helper_start(fd, directory, finalPath, namedTemp, spareTemp, overwrite ? 1 : 0)
+            let socket = sdrify_output_helper_start(fd, directory, finalPath, namedTemp, spareTemp, policy.replaces ? 1 : 0)
             guard socket >= 0 else {
                 if let namedTemp { unlink(namedTemp) }
                 close(fd)
@@ -145,10 +146,10 @@ package final class AtomicOutput {
         let err =
             helper >= 0
             ? sdrify_output_helper_request(helper, CChar(UInt8(ascii: "P")))
-            : sdrify_place_output(fd, directory, finalPath, namedTemp, spareTemp, overwrite ? 1 : 0)
+            : sdrify_place_output(fd, directory, finalPath, namedTemp, spareTemp, policy.replaces ? 1 : 0)
         guard err == 0 else {
             SignalCleanup.abandonCommit(cleanupSlot)
-            if err == EEXIST { throw SDRifyError.output("\(finalPath): already exists (use --overwrite to replace it)") }
+            if err == EEXIST { throw SDRifyError.output("\(finalPath): already exists (it appeared during the run; nothing was replaced)") }
             throw SDRifyError.output("\(finalPath): cannot move the output into place (\(String(cString: strerror(err))))")
         }
         committed = true
@@ -160,9 +161,14 @@ package final class AtomicOutput {
 /// The command line's side of the output contract (see AtomicOutput.reserve).
 package enum OutputReservation {
     /// Opens the output file (unnamed until finished) before anything reads an input.
-    package static func reserve(path: String, overwrite: Bool) throws { try AtomicOutput.reserve(finalPath: path, overwrite: overwrite) }
+    package static func reserve(path: String, policy: OverwritePolicy) { AtomicOutput.reserve(finalPath: path, policy: policy) }
     /// The same for an output that is a directory (`hls`, `sprites`): its temporary directory and helper.
-    package static func reserveDirectory(path: String, overwrite: Bool) throws { try AtomicDirectory.reserve(finalPath: path, overwrite: overwrite) }
+    package static func reserveDirectory(path: String, policy: OverwritePolicy) {
+        AtomicDirectory.reserve(finalPath: path, policy: policy)
+    }
+    /// The first output the run was to write but never opened, and why it could not be: a run that ends without
+    /// opening one of its outputs has not done its job.
+    package static func unreported() -> Error? { AtomicOutput.refused.values.first ?? AtomicDirectory.refused.values.first }
     /// Drops them if the run failed before using them.
     package static func release() {
         AtomicOutput.releaseReserved()

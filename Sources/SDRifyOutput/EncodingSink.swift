@@ -28,11 +28,11 @@ package final class EncodingSink: MediaSink {
 
     /// Creates the output file now (so an output problem shows before any work); `inputs` may not be it.
     package init(
-        path: String, inputs: [String], overwrite: Bool, settings: VideoEncoderSettings, carryOver: InputCarryOver? = nil,
+        path: String, inputs: [String], overwrite: OverwritePolicy, settings: VideoEncoderSettings, carryOver: InputCarryOver? = nil,
         mixStage: LoudnessNormalizer? = nil
     ) throws {
         self.mixStage = mixStage
-        output = try AtomicOutput.open(finalPath: path, inputPaths: inputs, overwrite: overwrite)
+        output = try AtomicOutput.open(finalPath: path, inputPaths: inputs, policy: overwrite)
         muxer = try Muxer(fd: output.fd, path: path, formatName: try CodecCatalog.muxer(forOutput: path, codec: settings.codec))
         self.settings = settings
         self.carryOver = carryOver

@@ -60,7 +60,7 @@ package final class PosterSink: MediaSink {
 
     /// Opens the file now (an output problem shows before any work). `outputLength`: the output's length as far
     /// as known, for the default time and to refuse a time past the end.
-    package init(_ request: PosterRequest, inputs: [String], overwrite: Bool, outputLength: MediaTime?, hdr: HDRStill? = nil) throws {
+    package init(_ request: PosterRequest, inputs: [String], overwrite: OverwritePolicy, outputLength: MediaTime?, hdr: HDRStill? = nil) throws {
         self.hdr = hdr
         guard let type = ImageFileType(path: request.path) else {
             throw SDRifyError.usage("\(request.path): a poster is a \(ImageFileType.extensions) file")
@@ -70,7 +70,7 @@ package final class PosterSink: MediaSink {
             throw SDRifyError.usage("the poster time (\(time)) is past the end of the output (\(outputLength))")
         }
         self.request = request; self.type = type
-        output = try AtomicOutput.open(finalPath: request.path, inputPaths: inputs, overwrite: overwrite)
+        output = try AtomicOutput.open(finalPath: request.path, inputPaths: inputs, policy: overwrite)
     }
 
     deinit { output.discard() }

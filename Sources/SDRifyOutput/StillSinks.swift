@@ -52,12 +52,12 @@ package final class BestPictureSink: MediaSink {
     package private(set) var chosen: (time: MediaTime, look: PictureLook)? = nil
 
     /// `hdr`: the render keeps the HDR (every picture is made SDR and looked at so; the gain map from the chosen one's HDR).
-    package init(path: String, inputs: [String], overwrite: Bool, spacing: MediaTime, hdr: HDRStill? = nil) throws {
+    package init(path: String, inputs: [String], overwrite: OverwritePolicy, spacing: MediaTime, hdr: HDRStill? = nil) throws {
         self.hdr = hdr
         guard let type = ImageFileType(path: path) else { throw SDRifyError.usage("\(path): a thumbnail is a \(ImageFileType.extensions) file") }
         self.type = type
         self.spacing = spacing
-        output = try AtomicOutput.open(finalPath: path, inputPaths: inputs, overwrite: overwrite)
+        output = try AtomicOutput.open(finalPath: path, inputPaths: inputs, policy: overwrite)
     }
 
     deinit { output.discard() }

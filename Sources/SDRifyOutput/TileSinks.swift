@@ -85,7 +85,7 @@ package final class ContactSheetSink: MediaSink {
     private var hdrPicker: StillPicker?
 
     package init(
-        path: String, inputs: [String], overwrite: Bool, columns: Int, rows: Int, width: Int, length: MediaTime, hdr: HDRStill? = nil
+        path: String, inputs: [String], overwrite: OverwritePolicy, columns: Int, rows: Int, width: Int, length: MediaTime, hdr: HDRStill? = nil
     ) throws {
         guard let type = ImageFileType(path: path), type != .webp else { throw SDRifyError.usage("\(path): a contact sheet is a .jpg or .png file") }
         self.hdr = hdr
@@ -95,7 +95,7 @@ package final class ContactSheetSink: MediaSink {
         let count = Int64(columns * rows)
         picker = StillPicker(times: (0..<count).map { length.scaled(2 * $0 + 1, 2 * count) })
         hdrPicker = hdr?.gainMap == true ? picker : nil
-        output = try AtomicOutput.open(finalPath: path, inputPaths: inputs, overwrite: overwrite)
+        output = try AtomicOutput.open(finalPath: path, inputPaths: inputs, policy: overwrite)
     }
 
     deinit { output.discard() }

@@ -87,7 +87,8 @@ enum TapPage {
                                            body: JSON.stringify({ cues, overwrite }) });
           const body = await r.json();
           if (r.status === 409) {
-            if (window.confirm(body.exists + " exists. Replace it?")) return save(true);
+            const whose = body.madeBy === "sdrify" ? " (an earlier save)" : " and sdrify did not make it: it may be an original";
+            if (window.confirm(body.exists + " exists" + whose + ". Replace it?")) return save(true);
             status("not saved: " + body.exists + " exists");
             return body;
           }

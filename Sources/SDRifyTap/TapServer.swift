@@ -99,7 +99,8 @@ package final class TapServer: @unchecked Sendable {
             do {
                 switch try session.save(body.cues, overwrite: body.overwrite ?? false) {
                 case .saved(let path, let cues): return try reply(.ok, ["saved": path, "cues": cues])
-                case .exists(let path): return try reply(.conflict, ["exists": path])
+                case .exists(let path, let ours):
+                    return try reply(.conflict, ["exists": path, "madeBy": ours ? "sdrify" : "someone else"])
                 }
             } catch let e as SDRifyError {
                 return try reply(e.status == .usage ? .badRequest : .internalServerError, ["error": e.message])

@@ -35,9 +35,11 @@ package final class TapSession: @unchecked Sendable {
         package var end: Double
     }
 
-    package enum SaveOutcome: Equatable { case saved(path: String, cues: Int), exists(path: String) }
+    /// `exists`: the file is there, and whether sdrify made it (the page says which before it asks to replace it).
+    package enum SaveOutcome: Equatable { case saved(path: String, cues: Int), exists(path: String, madeBySdrify: Bool) }
 
-    /// Writes `timed` (in any order; sorted by start) to the output. An existing file is kept unless `overwrite`.
+    /// Writes `timed` (in any order; sorted by start) to the output. An existing file is kept unless `overwrite`: the
+    /// person confirmed it on the page, having been told whether sdrify made it (the page's --overwrite-original).
     package func save(_ timed: [Timed], overwrite: Bool) throws -> SaveOutcome {
         lock.lock()
         defer { lock.unlock() }
@@ -48,12 +50,14 @@ package final class TapSession: @unchecked Sendable {
             }
         }
         guard !timed.isEmpty else { throw SDRifyError.usage("nothing is timed yet") }
-        if !overwrite, FileManager.default.fileExists(atPath: output) { return .exists(path: output) }
+        if !overwrite, FileManager.default.fileExists(atPath: output) {
+            return .exists(path: output, madeBySdrify: ExistingOutput.madeBySdrify(file: output))
+        }
         let cues = timed.sorted { ($0.start, $0.line) < ($1.start, $1.line) }.map { t in
             Cue(start: MediaTime(seconds: t.start), end: MediaTime(seconds: t.end), lines: [lines[t.line]])
         }
         let (text, _) = try CaptionWriter.text(cues, format: format, fix: false)
-        let file = try AtomicOutput.open(finalPath: output, inputPaths: [media], overwrite: overwrite)
+        let file = try AtomicOutput.open(finalPath: output, inputPaths: [media], policy: overwrite ? .anything : .keep)
         do {
             try file.write(Array(text.utf8))
             try file.commit()

@@ -45,7 +45,7 @@ package struct OutputSpec: Sendable {
     package var background = Background.black
     package var fit = Fit.contain
     package var imageDuration: MediaTime = 3  // for images given without one
-    package var overwrite = false
+    package var overwrite = OverwritePolicy.keep
     /// `--codec`: the preset is written with this codec instead of its own.
     package var codec: VideoCodec? = nil
     /// `--range`: SDR, or the HDR kept where the source has it.

@@ -21,7 +21,7 @@ struct Captions: ParsableCommand {
         name: .customLong("offset"), parsing: .unconditional,
         help: ArgumentHelp("Time added to every caption (negative: earlier).", valueName: "TIME"))
     var offsetTime: TimeArgument?
-    @Flag(name: [.customShort("y"), .long], help: "Replace an existing output file.") var overwrite = false
+    @OptionGroup var replacing: OverwriteFlags
     @Flag(name: [.short, .long], help: "Print nothing but the error line.") var quiet = false
     @OptionGroup var service: ServiceFlags
 
@@ -30,8 +30,8 @@ struct Captions: ParsableCommand {
     func run() throws {
         FailureReport.json = false  // it has no report to give
         service.apply()
-        try ServiceFlags.beginOutput(path: output, overwrite: overwrite, reading: [input])
-        let result = try CaptionConversion.run(input: input, output: output, fix: fix, offset: offset, overwrite: overwrite)
+        ServiceFlags.beginOutput(path: output, overwrite: replacing.policy, reading: [input])
+        let result = try CaptionConversion.run(input: input, output: output, fix: fix, offset: offset, overwrite: replacing.policy)
         SignalCleanup.checkpoint()
         SignalCleanup.conclude()
         guard !quiet else { return }

@@ -4,6 +4,7 @@ import SDRifyTimeline
 import SDRifyValues
 import SDRifyLayers
 import SDRify
+import SDRifyOutput
 
 struct Compose: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,7 +16,7 @@ struct Compose: ParsableCommand {
 
     @Argument(help: ArgumentHelp("Clips in order.", valueName: "CLIP")) var clips: [String] = []
     @Option(help: ArgumentHelp("An edit description (JSON) instead of CLIP arguments.", valueName: "EDIT.json")) var timeline: String?
-    @Option(name: [.short, .long], help: "Output file (.mp4, .m4v or .mov).") var output: String
+    @Option(name: [.customShort("o"), .customLong("output")], help: "Output file (.mp4, .m4v or .mov).") var outputOption: String?
     @Option(name: CommandOptions.fps.long, help: CommandOptions.fps.argumentHelp) var fps: String?
     @Option(
         help: ArgumentHelp(
@@ -37,7 +38,19 @@ struct Compose: ParsableCommand {
     @OptionGroup var posterFlags: PosterFlags
     @OptionGroup var service: ServiceFlags
 
+    /// The output, named by -o: never the last CLIP (a glob's last file would be replaced).
+    var output: String { outputOption ?? "" }
+
     func validate() throws {
+        if outputOption == nil {
+            // A last CLIP named like a movie that is not there yet (or is sdrify's) was most likely meant as the output.
+            if let last = clips.last, clips.count > 1, ["mp4", "m4v", "mov"].contains(URL(fileURLWithPath: last).pathExtension.lowercased()),
+                !FileManager.default.fileExists(atPath: last) || ExistingOutput.madeBySdrify(file: last)
+            {
+                throw ValidationError("no output: did you mean -o \(last)? (compose takes its output with -o OUT)")
+            }
+            throw ValidationError("no output: give -o OUT (compose takes its output with -o, never as the last CLIP)")
+        }
         try encoding.checkOneBitRate()
         if timeline != nil && !clips.isEmpty { throw ValidationError("give CLIP arguments or --timeline, not both") }
         if timeline == nil && clips.isEmpty { throw ValidationError("no clips: give CLIP arguments or --timeline EDIT.json") }

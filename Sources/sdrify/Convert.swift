@@ -94,7 +94,16 @@ struct Convert: ParsableCommand {
             switch paths.count {
             case 0: throw ValidationError("no input: give IN OUT (see sdrify --help)")
             case 1: throw ValidationError("no output: give IN OUT, IN -o OUT, or IN... --output-dir DIR")
-            case 2: return .single(input: paths[0], output: paths[1])
+            case 2:
+                // `sdrify convert dir/*.MOV -y` with two files there: the second is an input, not the output.
+                if encoding.render.replacing.policy != .anything, FileManager.default.fileExists(atPath: paths[1]),
+                    !ExistingOutput.madeBySdrify(file: paths[1])
+                {
+                    throw ValidationError(
+                        "\(paths[1]): exists and sdrify did not make it: two inputs? Convert both with --output-dir DIR (--overwrite-original replaces it)"
+                    )
+                }
+                return .single(input: paths[0], output: paths[1])
             default: throw ValidationError("\(counted(paths.count, "file")) given: for several inputs name the output folder with --output-dir DIR")
             }
         }

@@ -126,16 +126,17 @@ struct ServiceFlags: ParsableArguments {
     }
 
     /// Opens the output (unnamed until finished) and closes the sandbox behind it, before any input is read: from
-    /// then on only `reads` (the job's files) and what the libraries need can be read.
+    /// then on only `reads` (the job's files) and what the libraries need can be read. An output that cannot be
+    /// opened (one already there) is reported when the run reaches it, after every value has been checked.
     static func beginOutput(
-        path: String, overwrite: Bool, also others: [String] = [], directory: Bool = false, reading reads: [String]
-    ) throws {
+        path: String, overwrite: OverwritePolicy, also others: [String] = [], directory: Bool = false, reading reads: [String]
+    ) {
         if directory {
-            try OutputReservation.reserveDirectory(path: path, overwrite: overwrite)
+            OutputReservation.reserveDirectory(path: path, policy: overwrite)
         } else {
-            try OutputReservation.reserve(path: path, overwrite: overwrite)
+            OutputReservation.reserve(path: path, policy: overwrite)
         }
-        for other in others { try OutputReservation.reserve(path: other, overwrite: overwrite) }
+        for other in others { OutputReservation.reserve(path: other, policy: overwrite) }
         Sandbox.enter(reading: reads)
     }
 }
@@ -181,11 +182,24 @@ struct PictureFlags: ParsableArguments {
     }
 }
 
+/// What may become of an output already there (`OverwritePolicy`, docs/convert.md "An existing output"): every
+/// command that writes a file takes these two.
+struct OverwriteFlags: ParsableArguments {
+    @Flag(name: [.customShort("y"), .long], help: "Replace an existing output that sdrify made (an earlier run's); never anything else.")
+    var overwrite = false
+    @Flag(
+        name: .customLong("overwrite-original"),
+        help: "Replace an existing output whatever made it, an original too (a directory only if it holds nothing but files).")
+    var overwriteOriginal = false
+
+    var policy: OverwritePolicy { OverwritePolicy(overwrite: overwrite, overwriteOriginal: overwriteOriginal) }
+}
+
 /// The options every command that renders the picture takes (convert, compose, hls, thumbnail, sheet, sprites),
 /// checked in one place.
 struct RenderFlags: ParsableArguments {
     @Option(name: CommandOptions.toneMap.long, help: CommandOptions.toneMap.argumentHelp) var tonemap: String = ToneMapOperator.default.rawValue
-    @Flag(name: [.customShort("y"), .long], help: "Replace an existing output.") var overwrite = false
+    @OptionGroup var replacing: OverwriteFlags
     @Flag(help: "Print a JSON report on stdout when done (and the error object when not).") var json = false
     @Option(name: CommandOptions.threads.long, parsing: .unconditional, help: CommandOptions.threads.argumentHelp) var threads: Int = 0
     @Flag(name: [.short, .long], help: "Print nothing but the error line.") var quiet = false
@@ -223,7 +237,7 @@ struct RenderFlags: ParsableArguments {
     /// The conversion these flags ask for, of `input` into `output`.
     func conversion(input: String, output: String, preset: ExportPreset = ExportPreset.named(ExportPreset.defaultName)!) -> Timeline {
         var o = OutputSpec(path: output, preset: preset)
-        o.overwrite = overwrite
+        o.overwrite = replacing.policy
         o.threads = threads
         o.toneMap = toneMap
         o.tolerateErrors = tolerateErrors
@@ -275,7 +289,7 @@ struct EncodingFlags: ParsableArguments {
     var bitRateCaps: [BitRate] { maxBitRate.compactMap { try? CommandOptions.maxBitRate.value($0) } }
     var bitRateCap: BitRate? { bitRateCaps.first }
     var toneMap: ToneMapping { render.toneMap }
-    var overwrite: Bool { render.overwrite }
+    var overwrite: OverwritePolicy { render.replacing.policy }
     var json: Bool { render.json }
     var quiet: Bool { render.quiet }
     var threads: Int { render.threads }

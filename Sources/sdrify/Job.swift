@@ -12,16 +12,16 @@ struct Job {
     let json: Bool
     let quiet: Bool
     let progress: String?
-    let output: (path: String, overwrite: Bool)
+    let output: (path: String, overwrite: OverwritePolicy)
     let also: [String]  // the run's other outputs (a poster, the HDR kept beside the SDR)
     let reads: [String]  // every file the run reads: all the sandbox lets it read of the user's
     let directory: Bool  // the output is a directory (hls, sprites)
 
-    init(_ flags: EncodingFlags, output: String, overwrite: Bool, also: [String] = [], directory: Bool = false, reads: [String]) {
+    init(_ flags: EncodingFlags, output: String, overwrite: OverwritePolicy, also: [String] = [], directory: Bool = false, reads: [String]) {
         self.init(flags.render, output: output, overwrite: overwrite, also: also, directory: directory, reads: reads)
     }
 
-    init(_ flags: RenderFlags, output: String, overwrite: Bool, also: [String] = [], directory: Bool = false, reads: [String]) {
+    init(_ flags: RenderFlags, output: String, overwrite: OverwritePolicy, also: [String] = [], directory: Bool = false, reads: [String]) {
         json = flags.json; quiet = flags.quiet; progress = flags.progress
         self.output = (output, overwrite)
         self.directory = directory
@@ -45,10 +45,10 @@ struct Job {
             reporter.input = input
         }
         do {
-            try ServiceFlags.beginOutput(
-                path: output.path, overwrite: output.overwrite, also: also, directory: directory, reading: reads)
+            ServiceFlags.beginOutput(path: output.path, overwrite: output.overwrite, also: also, directory: directory, reading: reads)
             FailureReport.prepareStops()  // the sandbox's state is known now
             let (report, concealed, summary) = try body(warn, reporter.report)
+            if let unopened = OutputReservation.unreported() { throw unopened }  // an output the run never reached
             if concealed > 0 { warn("concealed \(concealed) decode errors") }
             // The output is in place; until `conclude`, a signal is held and undoes it (one decision point).
             SignalCleanup.checkpoint()

@@ -52,7 +52,7 @@ struct Thumbnail: ParsableCommand {
         if let size, let (w, h) = pair(size) { conversion.output.size = .box(width: w, height: h) }
         conversion.output.gainMap = gainMap
         let request = ExportRequest(conversion, into: .thumbnail(at: try CommandOptions.at.value(ifGiven: at?.seconds), best: best))
-        try Job(render, output: output, overwrite: render.overwrite, reads: request.filesRead).run { warn, report in
+        try Job(render, output: output, overwrite: render.replacing.policy, reads: request.filesRead).run { warn, report in
             let result = try Export.run(request, warn: warn, progress: report)
             return (result.json, result.decodeErrors, "sdrify: wrote \(output) (\(result.width)x\(result.height))")
         }
@@ -94,7 +94,7 @@ struct Sheet: ParsableCommand {
         var conversion = render.conversion(input: try StreamInput.readable(input), output: output)
         conversion.output.gainMap = gainMap
         let request = ExportRequest(conversion, into: .sheet(columns: columns, rows: rows, width: width))
-        try Job(render, output: output, overwrite: render.overwrite, reads: request.filesRead).run { warn, report in
+        try Job(render, output: output, overwrite: render.replacing.policy, reads: request.filesRead).run { warn, report in
             let result = try Export.run(request, warn: warn, progress: report)
             return (result.json, result.decodeErrors, "sdrify: wrote \(output) (\(columns)x\(rows) pictures)")
         }
@@ -139,7 +139,7 @@ struct Sprites: ParsableCommand {
         let request = ExportRequest(
             render.conversion(input: try StreamInput.readable(input), output: directory),
             into: .sprites(every: MediaTime(seconds: every), columns: columns, rows: rows, tileBox: .init(width: w, height: h)))
-        try Job(render, output: directory, overwrite: render.overwrite, directory: true, reads: request.filesRead).run { warn, report in
+        try Job(render, output: directory, overwrite: render.replacing.policy, directory: true, reads: request.filesRead).run { warn, report in
             let result = try Export.run(request, warn: warn, progress: report)
             return (result.json, result.decodeErrors, "sdrify: wrote \(directory)")
         }
