@@ -48,12 +48,18 @@ package struct OverlaySpec: Equatable, Sendable {
     /// JSON path. Image paths are relative to the JSON file.
     package static func load(jsonFile path: String) throws -> OverlaySpec {
         var (parser, root) = try Parser.open(path, what: "the overlay description")
+        if let top = root as? [String: Any], top["clips"] != nil {
+            throw parser.fail("", "this is a timeline (it has clips), not overlays: give it to compose --timeline")
+        }
         return try parse(root, at: "$", parser: &parser)
     }
 
+    /// The keys of an overlay description.
+    package static let keys: Set<String> = ["effects", "stickers", "titles", "captions", "background"]
+
     /// An overlay description already read from JSON (also the `overlays` of a timeline file), at `at`.
     package static func parse(_ root: Any, at path: String, parser: inout Parser) throws -> OverlaySpec {
-        let object = try parser.object(root, at: path, allowed: ["effects", "stickers", "titles", "captions", "background"])
+        let object = try parser.object(root, at: path, allowed: keys)
         var spec = OverlaySpec()
         spec.background = try parser.background(object["background"], at: "\(path).background")
         if let list = object["effects"] {

@@ -13,7 +13,7 @@ package struct Parser {
         do {
             return (Parser(file: path, base: URL(fileURLWithPath: path).deletingLastPathComponent()), try JSONSerialization.jsonObject(with: data))
         } catch {
-            throw SDRifyError.usage("\(path): malformed JSON")
+            throw SDRifyError.usage("\(path): malformed JSON\(JSONPosition.ofFirstError(in: [UInt8](data)).map { " at \($0)" } ?? "")")
         }
     }
 
@@ -23,7 +23,10 @@ package struct Parser {
 
     package func object(_ v: Any, at path: String, allowed: Set<String>) throws -> [String: Any] {
         guard let o = v as? [String: Any] else { throw fail(path, "expected an object") }
-        if let unknown = o.keys.sorted().first(where: { !allowed.contains($0) }) { throw fail("\(path).\(unknown)", "unknown key") }
+        if let unknown = o.keys.sorted().first(where: { !allowed.contains($0) }) {
+            let hint = Spelling.nearest(to: unknown, among: allowed.sorted()).map { "; did you mean '\($0)'?" } ?? ""
+            throw fail("\(path).\(unknown)", "unknown key\(hint)")
+        }
         return o
     }
 
@@ -173,6 +176,93 @@ extension Parser {
                 fit = f
             }
             return .image(file, fit: fit)
+        }
+    }
+}
+
+/// Where a JSON text first goes wrong, as "line L, column C" for the one-line error (Foundation's parser says only
+/// that it failed). A scanner of JSON's grammar that stops at the first byte that cannot continue it.
+enum JSONPosition {
+    static func ofFirstError(in bytes: [UInt8]) -> String? {
+        var scanner = Scanner(bytes: bytes)
+        let ok = scanner.value() && { scanner.space(); return scanner.at == bytes.count }()
+        guard !ok else { return nil }
+        let upTo = bytes[..<min(scanner.at, bytes.count)]
+        let line = upTo.filter { $0 == 0x0A }.count + 1
+        let column = upTo.count - (upTo.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
+        return "line \(line), column \(column)" + (scanner.at >= bytes.count ? " (the file ends early)" : "")
+    }
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var at = 0
+        var depth = 0
+
+        mutating func space() { while at < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[at]) { at += 1 } }
+
+        mutating func eat(_ c: UInt8) -> Bool {
+            space()
+            guard at < bytes.count, bytes[at] == c else { return false }
+            at += 1
+            return true
+        }
+
+        mutating func value() -> Bool {
+            space()
+            guard at < bytes.count, depth < 512 else { return false }
+            switch bytes[at] {
+            case UInt8(ascii: "{"): return container(close: UInt8(ascii: "}"), keyed: true)
+            case UInt8(ascii: "["): return container(close: UInt8(ascii: "]"), keyed: false)
+            case UInt8(ascii: "\""): return string()
+            case UInt8(ascii: "t"): return word("true")
+            case UInt8(ascii: "f"): return word("false")
+            case UInt8(ascii: "n"): return word("null")
+            default: return number()
+            }
+        }
+
+        mutating func container(close: UInt8, keyed: Bool) -> Bool {
+            at += 1
+            depth += 1
+            defer { depth -= 1 }
+            if eat(close) { return true }
+            while true {
+                if keyed {
+                    space()
+                    guard string(), eat(UInt8(ascii: ":")) else { return false }
+                }
+                guard value() else { return false }
+                if eat(close) { return true }
+                guard eat(UInt8(ascii: ",")) else { return false }
+            }
+        }
+
+        mutating func string() -> Bool {
+            guard at < bytes.count, bytes[at] == UInt8(ascii: "\"") else { return false }
+            at += 1
+            while at < bytes.count {
+                switch bytes[at] {
+                case UInt8(ascii: "\""): at += 1; return true
+                case UInt8(ascii: "\\"): at += 2
+                case 0..<0x20: return false
+                default: at += 1
+                }
+            }
+            return false
+        }
+
+        mutating func word(_ w: String) -> Bool {
+            for c in w.utf8 {
+                guard at < bytes.count, bytes[at] == c else { return false }
+                at += 1
+            }
+            return true
+        }
+
+        mutating func number() -> Bool {
+            let start = at
+            while at < bytes.count, "+-0123456789.eE".utf8.contains(bytes[at]) { at += 1 }
+            return at > start && Double(String(decoding: bytes[start..<at], as: UTF8.self)) != nil
         }
     }
 }

@@ -32,6 +32,12 @@ package enum ExistingOutput {
         return marked
     }
 
+    /// Whether two paths name one file (a link, another spelling).
+    package static func sameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
+
     /// Throws when the existing `path` may not be replaced under `policy` (nothing there: nothing to say).
     package static func check(_ path: String, policy: OverwritePolicy, directory: Bool = false) throws {
         var st = stat()

@@ -9,6 +9,9 @@ extension Timeline {
     /// `transition`: for clips that give none (the last one's is never used).
     package static func load(jsonFile path: String, base: OutputSpec, transition: Transition = .cut) throws -> Timeline {
         var (parser, root) = try Parser.open(path, what: "the timeline")
+        if let top = root as? [String: Any], top["clips"] == nil, !Set(top.keys).isDisjoint(with: OverlaySpec.keys) {
+            throw parser.fail("", "these are overlays (no clips), not a timeline: give them with --overlays")
+        }
         let top = try parser.object(root, at: "$", allowed: ["output", "clips", "music", "overlays"])
         var output = base
         if let o = top["output"] { try parser.output(o, into: &output) }

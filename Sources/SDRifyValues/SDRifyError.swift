@@ -47,8 +47,37 @@ package func counted(_ n: Int, _ singular: String, _ plural: String? = nil) -> S
     "\(n) \(n == 1 ? singular : plural ?? singular + "s")"
 }
 
-/// The one wording for a value that is not among the choices: it names the value, then lists what is accepted
-/// ("unknown transition 'bogus' (one of: none, fade, …)").
+/// The one wording for a value that is not among the choices: it names the value, the nearest choice where one is
+/// close, then what is accepted ("unknown transition 'fdae'; did you mean 'fade'? (one of: none, fade, …)").
 package func unknownChoice(_ what: String, _ value: String, _ choices: [String]) -> String {
-    "unknown \(what) '\(value)' (one of: \(choices.joined(separator: ", ")))"
+    let hint = Spelling.nearest(to: value, among: choices).map { "; did you mean '\($0)'?" } ?? ""
+    return "unknown \(what) '\(value)'\(hint) (one of: \(choices.joined(separator: ", ")))"
+}
+
+/// Misspellings: the one home of "did you mean" for options, commands, choices and JSON keys.
+package enum Spelling {
+    /// The candidate closest to `typed` (case aside), if it is close enough to be what was meant: at most a third of
+    /// its letters apart (one at least).
+    package static func nearest(to typed: String, among candidates: [String]) -> String? {
+        let t = Array(typed.lowercased())
+        guard !t.isEmpty, let best = candidates.map({ ($0, distance(t, Array($0.lowercased()))) }).min(by: { ($0.1, $0.0) < ($1.1, $1.0) }),
+            best.1 > 0, best.1 <= max(1, best.0.count / 3)
+        else { return nil }
+        return best.0
+    }
+
+    /// Levenshtein distance: the fewest single-character insertions, deletions and substitutions from a to b.
+    package static func distance(_ a: [Character], _ b: [Character]) -> Int {
+        var row = Array(0...b.count)
+        for (i, ca) in a.enumerated() {
+            var diagonal = row[0]
+            row[0] = i + 1
+            for (j, cb) in b.enumerated() {
+                let above = row[j + 1]
+                row[j + 1] = min(above + 1, row[j] + 1, diagonal + (ca == cb ? 0 : 1))
+                diagonal = above
+            }
+        }
+        return row[b.count]
+    }
 }

@@ -97,7 +97,7 @@ struct Convert: ParsableCommand {
             case 2:
                 // `sdrify convert dir/*.MOV -y` with two files there: the second is an input, not the output.
                 if encoding.render.replacing.policy != .anything, FileManager.default.fileExists(atPath: paths[1]),
-                    !ExistingOutput.madeBySdrify(file: paths[1])
+                    !ExistingOutput.sameFile(paths[0], paths[1]), !ExistingOutput.madeBySdrify(file: paths[1])
                 {
                     throw ValidationError(
                         "\(paths[1]): exists and sdrify did not make it: two inputs? Convert both with --output-dir DIR (--overwrite-original replaces it)"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SDRifyValues
 import Foundation
 
 /// What the argument parser does not say of the options on a command line.
@@ -74,7 +75,7 @@ enum OptionWords {
 
     private static func nearest(_ word: String, among names: [String]) -> String? {
         let typed = Array(word.lowercased())
-        guard let best = names.map({ ($0, editDistance(typed, Array($0))) }).min(by: { ($0.1, $0.0) < ($1.1, $1.0) }) else { return nil }
+        guard let best = names.map({ ($0, Spelling.distance(typed, Array($0))) }).min(by: { ($0.1, $0.0) < ($1.1, $1.0) }) else { return nil }
         return best.1 <= (best.0.count >= 6 ? 2 : 1) ? best.0 : nil
     }
 

@@ -91,24 +91,7 @@ func misspelledCommand(_ word: String) -> String? {
     else { return nil }
     let names = SDRifyCommand.configuration.subcommands.map { $0._commandName }
     guard !names.contains(word) else { return nil }
-    let typed = Array(word.lowercased())
-    let closest = names.map { ($0, editDistance(typed, Array($0))) }.min { $0.1 < $1.1 }!
-    return closest.1 <= max(1, closest.0.count / 3) ? closest.0 : nil
-}
-
-/// Levenshtein distance: the fewest single-character insertions, deletions and substitutions from a to b.
-func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-    var row = Array(0...b.count)
-    for (i, ca) in a.enumerated() {
-        var diagonal = row[0]
-        row[0] = i + 1
-        for (j, cb) in b.enumerated() {
-            let above = row[j + 1]
-            row[j + 1] = min(above + 1, row[j] + 1, diagonal + (ca == cb ? 0 : 1))
-            diagonal = above
-        }
-    }
-    return row[b.count]
+    return Spelling.nearest(to: word, among: names)
 }
 
 /// Descriptors 0–2 that the caller left closed (`<&-`, `>&-`, as some service managers and scripts start programs)

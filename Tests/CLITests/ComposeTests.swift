@@ -236,13 +236,18 @@ final class ComposeTests: CLITestCase {
             XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
             XCTAssertFalse(FileManager.default.fileExists(atPath: out))
         }
-        // An existing output is kept without --overwrite (exit 4), replaced with it.
+        // An existing output sdrify did not make is kept without --overwrite-original (exit 4), -y included.
         try Data("keep".utf8).write(to: URL(fileURLWithPath: file("exists.mp4")))
         XCTAssertEqual(try Support.sdrify("compose", a, "--output", file("exists.mp4")).status, 4)
+        XCTAssertEqual(try Support.sdrify("compose", a, "--output", file("exists.mp4"), "--overwrite").status, 4)
         XCTAssertEqual(try String(contentsOfFile: file("exists.mp4"), encoding: .utf8), "keep")
+        XCTAssertEqual(try Support.sdrify("compose", a, "--output", file("exists.mp4"), "--overwrite-original").status, 0)
+        // sdrify made it now: -y replaces it.
         XCTAssertEqual(try Support.sdrify("compose", a, "--output", file("exists.mp4"), "--overwrite").status, 0)
         // A clip that is the output itself is refused.
-        XCTAssertEqual(try Support.sdrify("compose", file("exists.mp4"), a, "--output", file("exists.mp4"), "--overwrite").status, 4)
+        let itself = try Support.sdrify("compose", file("exists.mp4"), a, "--output", file("exists.mp4"), "--overwrite-original")
+        XCTAssertEqual(itself.status, 4, itself.stderr)
+        XCTAssertTrue(itself.stderr.contains("is the input file"), itself.stderr)
     }
 
     func testHundredClipsKeepTwoOpenAndStayInSync() throws {

@@ -138,14 +138,24 @@ final class ConvertTests: CLITestCase {
     }
 
     func testExistingOutputIsRefusedUnlessOverwrite() throws {
+        // A file sdrify did not make: kept without -y and with it; only --overwrite-original replaces it.
         let output = out("exists.mp4")
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: output))
-        let r = try Support.sdrify(Support.vector("orient_1.mp4"), output)
-        XCTAssertEqual(r.status, 4, r.stderr)
-        XCTAssertEqual(try String(contentsOfFile: output, encoding: .utf8), "keep me")
-        let o = try Support.sdrify(Support.vector("orient_1.mp4"), output, "--overwrite")
+        for flags in [[], ["--overwrite"], ["-y"]] {
+            let r = try Support.sdrify([Support.vector("orient_1.mp4"), "-o", output] + flags)
+            XCTAssertEqual(r.status, 4, r.stderr)
+            XCTAssertTrue(r.stderr.hasPrefix("sdrify: \(output): already exists"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("--overwrite-original"), "the message names the way that does replace it: \(r.stderr)")
+            XCTAssertEqual(try String(contentsOfFile: output, encoding: .utf8), "keep me")
+        }
+        let o = try Support.sdrify(Support.vector("orient_1.mp4"), "-o", output, "--overwrite-original")
         XCTAssertEqual(o.status, 0, o.stderr)
         XCTAssertEqual(Support.streams(try Support.ffprobe(output), "video").count, 1)
+        // Now it is sdrify's: kept without -y (the message says -y), replaced with it.
+        let again = try Support.sdrify(Support.vector("orient_2.mp4"), output)
+        XCTAssertEqual(again.status, 4, again.stderr)
+        XCTAssertTrue(again.stderr.contains("sdrify made it: -y replaces it"), again.stderr)
+        XCTAssertEqual(try Support.sdrify(Support.vector("orient_2.mp4"), output, "-y").status, 0)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["exists.mp4"])
     }
 
@@ -156,8 +166,9 @@ final class ConvertTests: CLITestCase {
         let link = out("link.mp4")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: input)
         for target in [input, link] {
-            let r = try Support.sdrify(input, target, "--overwrite")
+            let r = try Support.sdrify(input, target, "--overwrite-original")
             XCTAssertEqual(r.status, 4, r.stderr)
+            XCTAssertTrue(r.stderr.contains("is the input file"), r.stderr)
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: input)), before)
         }
     }
