@@ -171,7 +171,7 @@ package enum CommandOptions {
 
     // hls.
     package static let segment = ranged(
-        "segment", "SECONDS", help: "Segment length (1 to 30 seconds, default 4).", HLSSpec.segmentLengths, unit: "seconds"
+        "segment", "SECONDS", help: "Segment length (1 to 30 seconds).", HLSSpec.segmentLengths, unit: "seconds"
     ) { MediaTime(seconds: $0) }
     package static let ladder = CommandOption<String, Ladder>(
         "ladder", "RUNGS", help: "The renditions' short edges, largest first (default 1080,720,480,360).",

@@ -38,6 +38,13 @@ package enum ASSScript {
         return (f, s, e)
     }
 
+    /// The seconds from the first dialogue line's start to the last one's end; nil for a script without any.
+    package static func span(_ script: String) -> ClosedRange<Double>? {
+        let times = script.split(separator: "\n").compactMap(dialogue)
+        guard let first = times.map(\.start).min(), let last = times.map(\.end).max(), first <= last else { return nil }
+        return first...last
+    }
+
     /// A script with every dialogue line's times moved by `offset` seconds (lines ending before 0 dropped).
     package static func shifted(_ script: String, by offset: Double) -> String { retimed(script) { $0 + offset } }
 

@@ -15,6 +15,9 @@ package final class CaptionLayer: @unchecked Sendable {
     private let frameWidth: Int, frameHeight: Int
     private let signal: LayerSignal
     private var tile: StickerTile?
+    /// Where burned-in captions show, for the titles that make room for them: the edge, the room they take there
+    /// (the margin and two lines), and the seconds of output from their first cue to their last (nil: titles).
+    package private(set) var occupies: (edge: CaptionStyle.Position, room: Int, shown: ClosedRange<Double>)? = nil
 
     /// `input`: the media file whose subtitle track `input:N` names (convert's input). A file beyond
     /// `CaptionLimits` is cut to them, with one warning.
@@ -48,6 +51,16 @@ package final class CaptionLayer: @unchecked Sendable {
             script = try CaptionLayer.assScript(shifted, style: track.style, width: frameWidth, height: frameHeight)
         }
         try self.init(script: script, label: track.file, frameWidth: frameWidth, frameHeight: frameHeight, signal: signal)
+        occupies = CaptionLayer.room(of: track.style, script: script, width: frameWidth, height: frameHeight)
+    }
+
+    /// The room captions in `style` take at their edge: the margin, two lines and half a line's gap; over the span of
+    /// the script's events (an ASS file's own styles are read as the default bottom placement).
+    static func room(of style: CaptionStyle, script: String, width: Int, height: Int) -> (CaptionStyle.Position, Int, ClosedRange<Double>)? {
+        guard style.position != .center, let shown = ASSScript.span(script) else { return nil }
+        let size = style.look.pixels(width: width, height: height)
+        let room = style.pixels(style.margin, width: width, height: height) + Double(CaptionStyle.maxLines) * size * 1.25 + size * 0.5
+        return (style.position, Int(room.rounded(.up)), shown)
     }
 
     /// Renders an ASS script (captions converted to one, or titles) at the output's size; `label` names it in errors.

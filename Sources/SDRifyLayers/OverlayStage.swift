@@ -22,9 +22,10 @@ package final class OverlayStage: @unchecked Sendable {
             }
             return StickerLayer(spec: s, pictures: pictures, frameWidth: frameWidth, frameHeight: frameHeight, signal: signal)
         }
-        let captions: [VideoLayer] = try spec.captions.map {
+        let captionLayers = try spec.captions.map {
             try CaptionLayer(track: $0, frameWidth: frameWidth, frameHeight: frameHeight, signal: signal, input: input, warn: warn)
         }
+        let captions: [VideoLayer] = captionLayers
         let effects: [VideoLayer] = try spec.effects.map {
             try EffectLayer(spec: $0, frameWidth: frameWidth, frameHeight: frameHeight, signal: signal)
         }
@@ -33,8 +34,10 @@ package final class OverlayStage: @unchecked Sendable {
             if let data, let missing = TitleTemplate.fields(in: t.text).first(where: { !data.fieldNames.contains($0) }) {
                 throw SDRifyError.usage("title \(i + 1): the source has no '\(missing)' (it has \(data.fieldNames.sorted().joined(separator: ", ")))")
             }
+            // Captions keep their place; a title at their edge, while they show, stands clear of the room they take.
+            let clearance = captionLayers.compactMap(\.occupies).filter { $0.edge == t.edge && $0.shown.overlaps(t.shown) }.map(\.room).max()
             return try CaptionLayer(
-                script: t.assScript(width: frameWidth, height: frameHeight, data: data), label: "title \(i + 1)",
+                script: t.assScript(width: frameWidth, height: frameHeight, data: data, clearance: clearance ?? 0), label: "title \(i + 1)",
                 frameWidth: frameWidth, frameHeight: frameHeight, signal: signal)
         }
         layers = effects + stickers + titles + captions

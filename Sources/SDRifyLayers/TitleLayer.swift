@@ -42,9 +42,23 @@ package struct TitleSpec: Equatable, Sendable {
     /// Steps of a data-driven title (its text changes at most this often).
     static let dataRate = 30.0
 
-    /// The title as an ASS script for a `width`×`height` picture.
-    func assScript(width: Int, height: Int, data: DataSeries? = nil) -> String {
-        let margin = Int((Double(min(width, height)) * 0.05).rounded())
+    /// The edge a title placed by `position` sits at: where it may meet captions.
+    var edge: CaptionStyle.Position? {
+        guard x == nil, y == nil else { return nil }  // placed by hand: where it was put
+        switch position.alignment {
+        case 1...3: return .bottom
+        case 7...9: return .top
+        default: return nil
+        }
+    }
+
+    /// The seconds of output it shows.
+    var shown: ClosedRange<Double> { start...(end ?? .infinity) }
+
+    /// The title as an ASS script for a `width`×`height` picture. `clearance`: its distance from its edge, in pixels,
+    /// at the least (the room captions at the same edge take, `OverlayStage`).
+    func assScript(width: Int, height: Int, data: DataSeries? = nil, clearance: Int = 0) -> String {
+        let margin = max(Int((Double(min(width, height)) * 0.05).rounded()), clearance)
         let place =
             x == nil && y == nil
             ? ""

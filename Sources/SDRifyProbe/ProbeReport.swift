@@ -48,7 +48,7 @@ extension MediaInfo {
         let elsewhere = MovieStructure.externalVideoData(path: path)
         if !elsewhere.isEmpty {
             w.append(
-                "a reference movie: its video samples are in other files (\(elsewhere.joined(separator: ", "))); convert reads only what this file holds"
+                "a reference movie: its video samples are in other files (\(firstAndMore(elsewhere))); convert reads only what this file holds"
             )
         }
         if let damage = slowMotion?.damage { w.append("\(damage): convert refuses it (exit 2), or with --tolerate-errors keeps the file's timing") }

@@ -142,7 +142,7 @@ final class ClipDecoder {
             let elsewhere = demuxer.isMovie ? MovieStructure.externalVideoData(path: demuxer.path) : []
             if !elsewhere.isEmpty {
                 throw SDRifyError.unsupported(
-                    "\(label): a reference movie: its video samples are in other files (\(elsewhere.joined(separator: ", "))); "
+                    "\(label): a reference movie: its video samples are in other files (\(firstAndMore(elsewhere))); "
                         + "convert the movie exported self-contained")
             }
             missing.append("only \(videoPackets) of the \(promised) video samples could be read")

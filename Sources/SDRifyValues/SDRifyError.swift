@@ -47,6 +47,13 @@ package func counted(_ n: Int, _ singular: String, _ plural: String? = nil) -> S
     "\(n) \(n == 1 ? singular : plural ?? singular + "s")"
 }
 
+/// A list in a message, kept short: the first item and how many more ("a.jpg and 499 more"), so that no line grows
+/// with its input.
+package func firstAndMore(_ items: [String]) -> String {
+    guard let first = items.first else { return "" }
+    return items.count == 1 ? first : "\(first) and \(items.count - 1) more"
+}
+
 /// The one wording for a value that is not among the choices: it names the value, the nearest choice where one is
 /// close, then what is accepted ("unknown transition 'fdae'; did you mean 'fade'? (one of: none, fade, …)").
 package func unknownChoice(_ what: String, _ value: String, _ choices: [String]) -> String {

@@ -12,7 +12,9 @@ struct TimeArgument: ExpressibleByArgument {
         guard let s = MediaTime.seconds(parsing: argument) else { return nil }
         seconds = s
     }
-    static var defaultValueDescription: String { "seconds or [HH:]MM:SS[.mmm]" }
+    /// What a time may be written as: the one wording, in help and in the refusal of a value that is none of them.
+    static let forms = "seconds (90, 1.5) or [HH:]MM:SS[.mmm] (1:05)"
+    static var defaultValueDescription: String { forms }
 }
 
 /// How failures are reported: the one `sdrify:` line on stderr, and under `--json` the error object on stdout,

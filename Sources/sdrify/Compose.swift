@@ -20,7 +20,7 @@ struct Compose: ParsableCommand {
     @Option(name: CommandOptions.fps.long, help: CommandOptions.fps.argumentHelp) var fps: String?
     @Option(
         help: ArgumentHelp(
-            "Between every two clips: \(TransitionKind.allCases.map(\.rawValue).joined(separator: ", ")) (crossfade = fade); SECONDS default 0.5.",
+            "Between every two clips: \(TransitionKind.allCases.map(\.rawValue).joined(separator: ", ")) (crossfade = fade); SECONDS is 0.5 when left out.",
             valueName: "TYPE[:SECONDS]")) var transition: String = "none"
     @Option(name: CommandOptions.fit.long, help: CommandOptions.fit.argumentHelp) var fit: String = Fit.contain.rawValue
     @Option(name: CommandOptions.range.long, help: CommandOptions.range.argumentHelp) var dynamicRange: String?

@@ -116,4 +116,15 @@ enum OptionWords {
         let hint = unknown.suggestion.map { ". Did you mean '\($0)'?" } ?? ""
         return "unknown option '\(unknown.given)'\(hint) (see sdrify \(command) --help)"
     }
+
+    /// The parser's refusal of a value it cannot read ("The value 'abc' is invalid for '--start <TIME>'") with what the
+    /// option accepts after it: a time's forms, or a number (a whole one where the value was a number with a fraction).
+    static func withAcceptedForms(_ message: String) -> String {
+        guard message.hasPrefix("The value '"), let quoteEnd = message.range(of: "' is invalid for '", options: .backwards) else { return message }
+        let value = String(message[message.index(message.startIndex, offsetBy: 11)..<quoteEnd.lowerBound])
+        let option = message[quoteEnd.upperBound...]
+        if option.contains("<TIME>") { return "\(message): expected \(TimeArgument.forms)" }
+        let numeric = Double(value.trimmingCharacters(in: .whitespaces)) != nil
+        return "\(message): expected \(numeric ? "a whole number" : "a number") (see sdrify \(command(of: CommandLine.arguments.dropFirst().map { $0 })) --help)"
+    }
 }

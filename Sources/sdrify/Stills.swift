@@ -28,7 +28,7 @@ struct Thumbnail: ParsableCommand {
     @Option(name: CommandOptions.at.long, parsing: .unconditional, help: CommandOptions.at.argumentHelp) var at: TimeArgument?
     @Flag(help: "Choose the most representative picture of the first part of the video.") var best = false
     @Flag(name: .customLong("gain-map"), help: ArgumentHelp(CommandOptions.gainMapHelp)) var gainMap = false
-    @Option(help: ArgumentHelp("Fit inside this box (never enlarged); default the convert default (1920x1080 either way round).", valueName: "WxH"))
+    @Option(help: ArgumentHelp("Fit inside this box (never enlarged); without it, 1920x1080 either way round, as convert.", valueName: "WxH"))
     var size: String?
     @OptionGroup var render: RenderFlags
     @OptionGroup var service: ServiceFlags
@@ -66,8 +66,8 @@ struct Sheet: ParsableCommand {
 
     @Argument(help: "The input video.") var input: String
     @Argument(help: ArgumentHelp("The image to write.", valueName: "OUT")) var output: String
-    @Option(help: ArgumentHelp("Columns and rows of pictures (default 4x4).", valueName: "COLSxROWS")) var grid: String = "4x4"
-    @Option(parsing: .unconditional, help: ArgumentHelp("The sheet's width (default 1920).", valueName: "PIXELS")) var width: Int = 1920
+    @Option(help: ArgumentHelp("Columns and rows of pictures.", valueName: "COLSxROWS")) var grid: String = "4x4"
+    @Option(parsing: .unconditional, help: ArgumentHelp("The sheet's width.", valueName: "PIXELS")) var width: Int = 1920
     @Flag(name: .customLong("gain-map"), help: ArgumentHelp(CommandOptions.gainMapHelp)) var gainMap = false
     @OptionGroup var render: RenderFlags
     @OptionGroup var service: ServiceFlags
@@ -112,10 +112,10 @@ struct Sprites: ParsableCommand {
 
     @Argument(help: "The input video.") var input: String
     @Argument(help: ArgumentHelp("The directory to make.", valueName: "OUTDIR")) var directory: String
-    @Option(parsing: .unconditional, help: ArgumentHelp("One tile every this many seconds (default 5).", valueName: "SECONDS"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("One tile every this many seconds.", valueName: "SECONDS"))
     var every: Double = 5
-    @Option(help: ArgumentHelp("Tiles per sprite image, columns and rows (default 5x5).", valueName: "COLSxROWS")) var tile: String = "5x5"
-    @Option(help: ArgumentHelp("Each tile fits inside this box (default 160x90).", valueName: "WxH")) var size: String = "160x90"
+    @Option(help: ArgumentHelp("Tiles per sprite image, columns and rows.", valueName: "COLSxROWS")) var tile: String = "5x5"
+    @Option(help: ArgumentHelp("Each tile fits inside this box.", valueName: "WxH")) var size: String = "160x90"
     @OptionGroup var render: RenderFlags
     @OptionGroup var service: ServiceFlags
 

@@ -19,10 +19,10 @@ struct Tap: ParsableCommand {
     @Argument(help: "The lyrics: a text file, one line per lyric.") var lyrics: String
     @Option(name: [.short, .customLong("output")], help: "Where Save writes the timing: .srt (default: next to MEDIA), .ass, .lrc or .vtt.")
     var output: String?
-    @Option(help: "The port to serve on (default: any free one).") var port: Int = 0
+    @Option(help: "The port to serve on (default: any free one).") var port: Int?
 
     func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        guard (0...65535).contains(port ?? 0) else { throw ValidationError("--port must be from 0 to 65535") }
     }
 
     func run() throws {
@@ -39,7 +39,7 @@ struct Tap: ParsableCommand {
             log("sdrify: making an SDR preview of \(media) for the browser…")
             try Tap.preview(media, into: served)
         }
-        let server = try TapServer(session: session, served: served, isVideo: isVideo, port: UInt16(port))
+        let server = try TapServer(session: session, served: served, isVideo: isVideo, port: UInt16(port ?? 0))
         // Ctrl-C (and a terminal hanging up) stops the server; the run then ends as when the page closes.
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)

@@ -148,5 +148,5 @@ do {
         print(SDRifyCommand.fullMessage(for: error))
         exit(0)
     }
-    failForUsage(SDRifyCommand.message(for: error))
+    failForUsage(OptionWords.withAcceptedForms(SDRifyCommand.message(for: error)))
 }

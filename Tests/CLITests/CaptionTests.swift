@@ -212,4 +212,34 @@ final class CaptionTests: CLITestCase {
         XCTAssertTrue(e.stderr.contains("no captions") && e.stderr.contains("empty.srt"), e.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("x.mp4")))
     }
+
+    /// A title at the bottom and captions at the bottom, shown together (docs/compose.md, "Layers that share the
+    /// screen"): the captions keep their place and the title stands above them, their pixels apart. A title while no
+    /// caption shows keeps its own place.
+    func testTitleStandsClearOfCaptionsAtTheSameEdge() throws {
+        try "1\n00:00:00,000 --> 00:00:01,000\nCaption words here\n".write(toFile: file("cap.srt"), atomically: true, encoding: .utf8)
+        let overlays = ##"{"titles": [{"text": "TITLE", "position": "bottom-center", "color": "#FF0000", "end": 1}, "##
+            + ##"{"text": "LATER", "position": "bottom-center", "color": "#FF0000", "start": 1.2}], "captions": [{"file": "cap.srt"}]}"##
+        try overlays.write(toFile: file("both.json"), atomically: true, encoding: .utf8)
+        let r = try Support.sdrify(file("grey.mp4"), file("both.mp4"), "--crf", "4", "--overlays", file("both.json"))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        // Red title: rows where Cr rises; white captions: rows where the luma is near white.
+        func rows(_ index: Int) throws -> (title: [Int], captions: [Int]) {
+            let frame = try Support.rawFrame(file("both.mp4"), index: index, pixelFormat: "yuv420p")
+            XCTAssertEqual(frame.count, 320 * 240 * 3 / 2)
+            let cr = frame[(320 * 240 + 160 * 120)...].map { $0 }
+            let title = (0..<120).filter { y in (0..<160).contains { cr[y * 160 + $0] > 170 } }.flatMap { [2 * $0, 2 * $0 + 1] }
+            let captions = (0..<240).filter { y in (0..<320).contains { x in frame[y * 320 + x] > 220 && cr[(y / 2) * 160 + x / 2] < 140 } }
+            return (title, captions)
+        }
+        let together = try rows(15)
+        XCTAssertFalse(together.title.isEmpty, "the title shows")
+        XCTAssertFalse(together.captions.isEmpty, "the captions show")
+        XCTAssertLessThan(together.title.max() ?? 0, together.captions.min() ?? 0, "title above the captions, apart")
+        XCTAssertGreaterThan(together.captions.min() ?? 0, 240 / 2, "the captions kept their place at the bottom")
+        // After the captions: the later title sits at the bottom margin, lower than the first one stood.
+        let alone = try rows(45)
+        XCTAssertTrue(alone.captions.isEmpty)
+        XCTAssertGreaterThan(alone.title.max() ?? 0, together.title.max() ?? 0)
+    }
 }

@@ -153,4 +153,21 @@ final class CommandLineTests: CLITestCase {
         let words = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         XCTAssertTrue(words.contains("x264 (H.264) or x265 (HEVC)"), "help names the encoders")
     }
+
+    /// Every command's help says each option's default once (the parser adds "(default: …)" itself where the
+    /// property has one: a help text that says it too doubles it).
+    func testHelpSaysEachDefaultOnce() throws {
+        let commands = ["convert", "compose", "hls", "thumbnail", "sheet", "sprites", "captions", "tap", "probe", "presets", "sandbox-check"]
+        for command in commands {
+            let r = try Support.sdrify(command, "--help")
+            XCTAssertEqual(r.status, 0, command)
+            XCTAssertTrue(r.stdout.contains("OPTIONS:"), command)
+            // Each option's block: from its line starting with "  -" to the next.
+            let blocks = r.stdout.components(separatedBy: "\n  -").dropFirst()
+            for block in blocks {
+                let text = block.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+                XCTAssertLessThanOrEqual(text.components(separatedBy: "default").count - 1, 1, "\(command): -\(text)")
+            }
+        }
+    }
 }

@@ -41,10 +41,22 @@ enum Support {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         while reader.isExecuting { usleep(1000) }
-        return Result(
+        let result = Result(
             status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData,
             signalled: p.terminationReason == .uncaughtSignal)
+        if executable == binary.path { checkMessageLengths(result.stderr, args) }
+        return result
+    }
+
+    /// What sdrify says to a person stays readable: no line of its stderr over 300 characters, in any test (a list in
+    /// a message is its first item and how many more). Help text is the parser's layout, not a message.
+    static let longestMessage = 300
+    static func checkMessageLengths(_ stderr: String, _ args: [String]) {
+        guard !args.contains("--help"), !args.contains("-h") else { return }
+        for line in stderr.split(separator: "\n") where line.count > longestMessage {
+            XCTFail("sdrify \(args.prefix(3).joined(separator: " ")) …: a message of \(line.count) characters: \(line.prefix(400))")
+        }
     }
 
     static func sdrify(_ args: String...) throws -> Result { try run(binary.path, args) }
