@@ -5,16 +5,23 @@ import SDRifyValues
 
 /// The page `sdrify tap` serves on the loopback only, and the few things it serves: the page, the session (lines,
 /// what plays), the medium (with range requests, so it seeks), saving, closing. Nothing else is served: any other
-/// path, `../` ones included, is 404 (FlyingFox standardises the path before routing).
+/// path, `../` ones included, is 404 (FlyingFox standardises the path before routing). With no page asking anything
+/// for `idleLimit` (the page says it is open every 30 s; a killed browser says nothing), the server stops by itself.
 package final class TapServer: @unchecked Sendable {
     private let session: TapSession
     private let served: URL  // the medium, or its SDR preview
     private let kind: String  // "video" or "audio": the element the page plays it in
     private let server: HTTPServer
+    private let idleLimit: TimeInterval
+    private let contact = LastContact()
+    /// Whether the server stopped because no page had been open for `idleLimit`.
+    package var stoppedIdle: Bool { idled.isSet }
+    private let idled = Flag()
 
     /// `served`: the file /media serves. `port` 0 takes a free one.
-    package init(session: TapSession, served: String, isVideo: Bool, port: UInt16) throws {
+    package init(session: TapSession, served: String, isVideo: Bool, port: UInt16, idleLimit: TimeInterval = 600) throws {
         self.session = session
+        self.idleLimit = idleLimit
         self.served = URL(fileURLWithPath: served)
         kind = isVideo ? "video" : "audio"
         server = HTTPServer(address: try sockaddr_in.inet(ip4: "127.0.0.1", port: port), timeout: 60, logger: .disabled)
@@ -42,6 +49,17 @@ package final class TapServer: @unchecked Sendable {
         }
         guard case .ip4(_, let port)? = await server.listeningAddress else { throw SDRifyError.conversion("the page's server has no address") }
         ready("http://127.0.0.1:\(port)/")
+        let watchdog = Task { [weak self] in
+            while let self, !self.stopping.isSet {
+                if self.contact.secondsSince > self.idleLimit {
+                    self.idled.set()
+                    await self.stop()
+                    return
+                }
+                try? await Task.sleep(nanoseconds: UInt64(min(1, self.idleLimit / 4) * 1e9))
+            }
+        }
+        defer { watchdog.cancel() }
         let failure = await listening.result.failure
         // Once asked to stop, however the server ends is the end asked for.
         if let failure, !stopping.isSet { throw TapServer.describe(failure) }
@@ -63,6 +81,14 @@ package final class TapServer: @unchecked Sendable {
         func set() { lock.lock(); value = true; lock.unlock() }
     }
 
+    /// When a page last asked anything.
+    private final class LastContact: @unchecked Sendable {
+        private let lock = NSLock()
+        private var at = Date()
+        func touch() { lock.lock(); at = Date(); lock.unlock() }
+        var secondsSince: TimeInterval { lock.lock(); defer { lock.unlock() }; return -at.timeIntervalSinceNow }
+    }
+
     private static func describe(_ error: Error) -> SDRifyError {
         if case .failed(_, let code, _)? = error as? SocketError, code == EADDRINUSE {
             return SDRifyError.usage("the port is in use: choose another with --port, or 0 for any free one")
@@ -71,11 +97,17 @@ package final class TapServer: @unchecked Sendable {
     }
 
     private func routes() async {
-        let page = Data(TapPage.html.utf8), session = session, served = served, kind = kind
+        let page = Data(TapPage.html.utf8), session = session, served = served, kind = kind, contact = contact
+        await server.appendRoute("POST /alive") { _ in
+            contact.touch()
+            return HTTPResponse(statusCode: .noContent)
+        }
         await server.appendRoute("GET /") { _ in
-            HTTPResponse(statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"], body: page)
+            contact.touch()
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"], body: page)
         }
         await server.appendRoute("GET /session") { _ in
+            contact.touch()
             let body: [String: Any] = [
                 "lines": session.lines, "kind": kind, "name": URL(fileURLWithPath: session.media).lastPathComponent,
                 "output": URL(fileURLWithPath: session.output).lastPathComponent
@@ -87,6 +119,7 @@ package final class TapServer: @unchecked Sendable {
         await server.appendRoute("GET /media", to: FileHTTPHandler(path: served, contentType: TapServer.contentType(served, kind: kind)))
         await server.appendRoute("HEAD /media", to: FileHTTPHandler(path: served, contentType: TapServer.contentType(served, kind: kind)))
         await server.appendRoute("POST /save") { request in
+            contact.touch()
             struct Body: Decodable { var cues: [TapSession.Timed]; var overwrite: Bool? }
             func reply(_ status: HTTPStatusCode, _ fields: [String: Any]) throws -> HTTPResponse {
                 HTTPResponse(

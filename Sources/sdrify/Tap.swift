@@ -20,9 +20,14 @@ struct Tap: ParsableCommand {
     @Option(name: [.short, .customLong("output")], help: "Where Save writes the timing: .srt (default: next to MEDIA), .ass, .lrc or .vtt.")
     var output: String?
     @Option(help: "The port to serve on (default: any free one).") var port: Int?
+    @Option(
+        name: .customLong("idle-timeout"), parsing: .unconditional,
+        help: ArgumentHelp("Stop by itself when no page has been open this long (default 10 minutes): a killed browser says nothing.", valueName: "TIME"))
+    var idleTimeout: TimeArgument?
 
     func validate() throws {
         guard (0...65535).contains(port ?? 0) else { throw ValidationError("--port must be from 0 to 65535") }
+        if let t = idleTimeout?.seconds, !(t > 0) { throw ValidationError("--idle-timeout must be more than 0 seconds") }
     }
 
     func run() throws {
@@ -39,7 +44,7 @@ struct Tap: ParsableCommand {
             log("sdrify: making an SDR preview of \(media) for the browser…")
             try Tap.preview(media, into: served)
         }
-        let server = try TapServer(session: session, served: served, isVideo: isVideo, port: UInt16(port ?? 0))
+        let server = try TapServer(session: session, served: served, isVideo: isVideo, port: UInt16(port ?? 0), idleLimit: idleTimeout?.seconds ?? 600)
         // Ctrl-C (and a terminal hanging up) stops the server; the run then ends as when the page closes.
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
@@ -67,6 +72,9 @@ struct Tap: ParsableCommand {
         }
         done.wait()
         if let failure { throw failure }
+        if server.stoppedIdle {
+            log("sdrify: no page open for \(Int(idleTimeout?.seconds ?? 600)) s: stopped (what was saved is kept)")
+        }
         if let sig = interrupted.by {
             throw SDRifyError(sig == SIGINT ? .interrupted : .terminated, "stopped (\(sig == SIGINT ? "Ctrl-C" : "SIGTERM")): what was saved is kept")
         }

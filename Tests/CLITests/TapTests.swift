@@ -72,11 +72,25 @@ final class TapTests: CLITestCase {
         let holds =
             #"[["Space","down",0.2],["Space","up",0.5],["Space","down",1.0],["KeyJ","down",1.2],["Space","up",1.5],["KeyJ","up",1.7],"#
             + #"["line:3","down",2.0],["line:3","up",2.4]]"#
+        let shot = file("page.png")
         let r = try Support.run(
-            "/usr/bin/env", ["python3", Support.packageRoot.appendingPathComponent("scripts/tap-browser.py").path, server.address, holds])
+            "/usr/bin/env", ["python3", Support.packageRoot.appendingPathComponent("scripts/tap-browser.py").path, server.address, holds, shot])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(server.wait(), 0, "closing the page stops the server: \(server.stderr)")
         let page = (try? JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any]) ?? [:]
+        // The page's own controls, as a person uses them.
+        let ui = page["ui"] as? [String: Any] ?? [:]
+        XCTAssertGreaterThanOrEqual(ui["held_font_px"] as? Double ?? 0, 40, "the held line is shown large: \(ui)")
+        XCTAssertEqual(ui["held_text"] as? String, "First line here", "the line held with the pointer shows: \(ui)")
+        XCTAssertEqual(ui["playing_after_click"] as? Bool, true)
+        XCTAssertEqual(ui["paused_after_second_click"] as? Bool, true)
+        XCTAssertTrue((ui["button_while_playing"] as? String ?? "").contains("Pause"), "\(ui)")
+        XCTAssertEqual(ui["blocks"] as? Int, 4, "a block on the seek bar for each timed line: \(ui)")
+        XCTAssertEqual(ui["block_click_goes_to"] as? Double ?? -1, ui["first_cue_start"] as? Double ?? -2, accuracy: 0.05)
+        XCTAssertEqual(ui["bar_click_fraction"] as? Double ?? 0, 0.75, accuracy: 0.05)
+        XCTAssertEqual(ui["last_marked"] as? Int, 3, "the line timed last (the pointer's) is marked: \(ui)")
+        XCTAssertGreaterThan((try? Data(contentsOf: URL(fileURLWithPath: shot)))?.count ?? 0, 10_000, "a screenshot of the page")
+        if let keep = ProcessInfo.processInfo.environment["SDRIFY_TAP_SCREENSHOT"] { try? FileManager.default.copyItem(atPath: shot, toPath: keep) }
         XCTAssertEqual((page["saved"] as? [String: Any])?["cues"] as? Int, 4, "\(page)")
         XCTAssertNotNil((page["again"] as? [String: Any])?["exists"], "a second save asks before replacing: \(page)")
         // The saved file, next to the medium: each cue within a frame of its hold.
@@ -196,5 +210,26 @@ final class TapTests: CLITestCase {
         XCTAssertEqual(server.wait(), 130, server.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch), "the preview is removed")
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("hdr.srt")), "nothing was saved")
+    }
+
+    /// A browser killed without a word (no pagehide) leaves no server behind: with no page for --idle-timeout it stops
+    /// by itself, exit 0, saying why; a page that is open keeps it serving (the holds test runs past the limit below).
+    func testWithNoPageTheServerStopsByItself() throws {
+        let started = Date()
+        let server = try Server([try song(), try lyrics(), "--idle-timeout", "2"])
+        XCTAssertTrue(server.address.hasPrefix("http://127.0.0.1:"), server.address)
+        XCTAssertEqual(server.wait(20), 0, server.stderr)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 2)
+        XCTAssertTrue(server.stderr.contains("no page open for 2 s: stopped"), server.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("song.srt")))
+        // While the page says it is open, it serves on past the limit.
+        let kept = try Server([try song(), try lyrics(), "--idle-timeout", "2"])
+        for _ in 0..<6 {
+            XCTAssertEqual(try status(kept.address, "/alive", method: "POST"), 204)
+            usleep(700_000)
+        }
+        XCTAssertTrue(kept.process.isRunning, "4 s of heartbeats past a 2 s limit: still serving")
+        kept.process.interrupt()
+        XCTAssertEqual(kept.wait(), 130)
     }
 }
