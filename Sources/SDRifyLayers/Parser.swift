@@ -185,7 +185,11 @@ extension Parser {
 enum JSONPosition {
     static func ofFirstError(in bytes: [UInt8]) -> String? {
         var scanner = Scanner(bytes: bytes)
-        let ok = scanner.value() && { scanner.space(); return scanner.at == bytes.count }()
+        let ok =
+            scanner.value()
+            && {
+                scanner.space(); return scanner.at == bytes.count
+            }()
         guard !ok else { return nil }
         let upTo = bytes[..<min(scanner.at, bytes.count)]
         let line = upTo.filter { $0 == 0x0A }.count + 1

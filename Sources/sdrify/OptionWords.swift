@@ -125,6 +125,7 @@ enum OptionWords {
         let option = message[quoteEnd.upperBound...]
         if option.contains("<TIME>") { return "\(message): expected \(TimeArgument.forms)" }
         let numeric = Double(value.trimmingCharacters(in: .whitespaces)) != nil
-        return "\(message): expected \(numeric ? "a whole number" : "a number") (see sdrify \(command(of: CommandLine.arguments.dropFirst().map { $0 })) --help)"
+        return
+            "\(message): expected \(numeric ? "a whole number" : "a number") (see sdrify \(command(of: CommandLine.arguments.dropFirst().map { $0 })) --help)"
     }
 }

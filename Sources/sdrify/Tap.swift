@@ -22,7 +22,8 @@ struct Tap: ParsableCommand {
     @Option(help: "The port to serve on (default: any free one).") var port: Int?
     @Option(
         name: .customLong("idle-timeout"), parsing: .unconditional,
-        help: ArgumentHelp("Stop by itself when no page has been open this long (default 10 minutes): a killed browser says nothing.", valueName: "TIME"))
+        help: ArgumentHelp(
+            "Stop by itself when no page has been open this long (default 10 minutes): a killed browser says nothing.", valueName: "TIME"))
     var idleTimeout: TimeArgument?
 
     func validate() throws {
@@ -44,7 +45,8 @@ struct Tap: ParsableCommand {
             log("sdrify: making an SDR preview of \(media) for the browser…")
             try Tap.preview(media, into: served)
         }
-        let server = try TapServer(session: session, served: served, isVideo: isVideo, port: UInt16(port ?? 0), idleLimit: idleTimeout?.seconds ?? 600)
+        let server = try TapServer(
+            session: session, served: served, isVideo: isVideo, port: UInt16(port ?? 0), idleLimit: idleTimeout?.seconds ?? 600)
         // Ctrl-C (and a terminal hanging up) stops the server; the run then ends as when the page closes.
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)

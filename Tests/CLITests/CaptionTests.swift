@@ -218,7 +218,8 @@ final class CaptionTests: CLITestCase {
     /// caption shows keeps its own place.
     func testTitleStandsClearOfCaptionsAtTheSameEdge() throws {
         try "1\n00:00:00,000 --> 00:00:01,000\nCaption words here\n".write(toFile: file("cap.srt"), atomically: true, encoding: .utf8)
-        let overlays = ##"{"titles": [{"text": "TITLE", "position": "bottom-center", "color": "#FF0000", "end": 1}, "##
+        let overlays =
+            ##"{"titles": [{"text": "TITLE", "position": "bottom-center", "color": "#FF0000", "end": 1}, "##
             + ##"{"text": "LATER", "position": "bottom-center", "color": "#FF0000", "start": 1.2}], "captions": [{"file": "cap.srt"}]}"##
         try overlays.write(toFile: file("both.json"), atomically: true, encoding: .utf8)
         let r = try Support.sdrify(file("grey.mp4"), file("both.mp4"), "--crf", "4", "--overlays", file("both.json"))

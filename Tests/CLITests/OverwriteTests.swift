@@ -8,7 +8,8 @@ final class OverwriteTests: CLITestCase {
     func cameraFolder() throws -> (a: String, b: String)? {
         guard RealMediaTests.present() else { return nil }
         let a = file("IMG_0001.MP4"), b = file("IMG_0002.MOV")
-        try FileManager.default.copyItem(atPath: RealMediaTests.folder.appendingPathComponent("androidx_pixel7_videoOnly_cleaned.mp4").path, toPath: a)
+        try FileManager.default.copyItem(
+            atPath: RealMediaTests.folder.appendingPathComponent("androidx_pixel7_videoOnly_cleaned.mp4").path, toPath: a)
         try FileManager.default.copyItem(atPath: RealMediaTests.folder.appendingPathComponent("androidx_bt601.mov").path, toPath: b)
         return (a, b)
     }
