@@ -197,6 +197,17 @@ def gain_map_seeds(work):
                     "-q"], capture_output=True)
     if os.path.exists(jpg):
         put("gain-map-jpeg", "sdrify-64x36.jpg", open(jpg, "rb").read())
+    # Files sdrify marks (what -y may replace): a movie's head, and each still format, small.
+    for ext in ["jpg", "png", "webp"]:
+        still = os.path.join(work, f"still.{ext}")
+        subprocess.run([sdrify, "thumbnail", os.path.join(root, "testvectors", "orient_1.mp4"), still, "--size", "32x18", "-q"],
+                       capture_output=True)
+        if os.path.exists(still):
+            put("output-mark", f"sdrify.{ext}", open(still, "rb").read())
+    movie = os.path.join(work, "marked.mp4")
+    subprocess.run([sdrify, os.path.join(root, "testvectors", "orient_1.mp4"), movie, "--duration", "0.1", "-q"], capture_output=True)
+    if os.path.exists(movie):
+        put("output-mark", "sdrify.mp4", header_boxes(movie))
 
 
 def photo_seeds(work):

@@ -72,11 +72,11 @@ package enum CommandOptions {
     package static let imageDuration = time("image-duration", "How long each image is shown (default 3 s).", positive: true)
 
     // The picture's timing.
-    package static let fps = CommandOption<String, FrameRate>(
+    package static let fps = CommandOption<String, RateChoice>(
         "fps",
         help:
-            "Constant output frame rate (30, 29.97, 30000/1001): each output time shows the source picture nearest to it; default: the source's own picture times (a variable rate stays variable; compose: the first video clip's rate).",
-        read: { FrameRate(parsing: $0) }, refusal: { _ in "--fps must be a rate from 1 to 240 (30, 29.97 or 30000/1001)" })
+            "Constant output frame rate (30, 29.97, 30000/1001): each output time shows the source picture nearest to it; default: the source's own picture times (a variable rate stays variable; compose: the first video clip's rate), at most 60 with a size preset (120 and 240 fps keep every 2nd or 4th picture); source: the source's own, above 60 too.",
+        read: { RateChoice(parsing: $0) }, refusal: { _ in "--fps must be a rate from 1 to 240 (30, 29.97 or 30000/1001) or source" })
     package static let speed = ranged(
         "speed", "X", help: "Play this many times as fast (0.25 to 4): pictures retimed, sound time-stretched with its pitch kept.", Speed.valid
     ) { Speed($0) }

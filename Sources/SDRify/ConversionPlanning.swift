@@ -114,8 +114,9 @@ enum ConversionPlanning {
                 softSubtitles.append((onOutputClock(try CaptionFile.cues(ofTrack: track.index, in: input), shift: start), track.language))
             }
         }
+        let rate = outputRate(out, source: demuxer.nominalFrameRate, slowMotion: info.slowMotion != nil, warn: warn)
         var plan = try RenderPlan.single(
-            timeline, info: info, demuxer: demuxer, orientation: orientation, size: target, clock: clock, rate: out.fps)
+            timeline, info: info, demuxer: demuxer, orientation: orientation, size: target, clock: clock, rate: rate.output)
         // Overlay pictures are decoded now: a bad one fails before any output exists.
         let layers =
             timeline.overlays.isEmpty
@@ -135,6 +136,34 @@ enum ConversionPlanning {
         return .render(
             PlannedExport(
                 plan: plan, layers: layers, sound: .carried(carryOver),
-                source: ConversionSource(hdr: video.hdrKind, orientation: orientation, flattened: retiming.flattened != nil)))
+                source: ConversionSource(hdr: video.hdrKind, orientation: orientation, flattened: retiming.flattened != nil, rate: rate)))
+    }
+
+    /// The rate a conversion writes: `--fps`'s (a rate above the source's repeats pictures: said once), the
+    /// source's own with `--fps source`, and otherwise the source's own picture times, kept to at most
+    /// `FrameRate.presetCeiling` by a size preset or a ladder (every k-th picture on an exact clock, the length
+    /// unchanged). A slow-motion recording keeps its own rules.
+    static func outputRate(_ out: OutputSpec, source: FrameRate, slowMotion: Bool, warn: WarningHandler) -> RateDecision {
+        if let asked = out.fps {
+            if asked.fps > source.fps * 1.001 {
+                warn(
+                    String(
+                        format: "--fps %@ is above the source's %@ fps: pictures are repeated (each about %.1f times)", asked.description,
+                        source.description, asked.fps / source.fps))
+            }
+            return RateDecision(source: source, output: asked, rule: "--fps")
+        }
+        if out.keepSourceRate { return RateDecision(source: source, output: nil, rule: "--fps source") }
+        let sized: Bool
+        switch out.size {
+        case .preset, .ladder: sized = !out.preset.passthrough
+        case .box: sized = false
+        }
+        if sized, !slowMotion, let thin = source.thinned() {
+            return RateDecision(
+                source: source, output: thin.rate,
+                rule: "every \(thin.every == 2 ? "2nd" : "\(thin.every)th") picture: a size preset writes at most \(Int(FrameRate.presetCeiling)) fps")
+        }
+        return RateDecision(source: source, output: nil, rule: "source timing")
     }
 }

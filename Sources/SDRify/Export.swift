@@ -161,6 +161,7 @@ struct PlannedExport {
             result.toneMappingDetail = outcome?.toneDetail
             result.speed = timeline.clips[0].speed
             result.slowMotionFlattened = source.flattened
+            result.rateDecision = source.rate.json
             result.slicesChecked = outcome?.slicesChecked
         } else {
             result.form = .composition
@@ -195,6 +196,20 @@ struct ConversionSource {
     var hdr: HDRKind  // as the headers say (the pictures' SEI may say otherwise)
     var orientation: Orientation
     var flattened: Bool  // a slow-motion recording played as the phone's gallery does
+    var rate: RateDecision
+}
+
+/// The rate a conversion writes and why, as its report says it.
+struct RateDecision {
+    var source: FrameRate  // the rate the clip was shot at (`Demuxer.nominalFrameRate`)
+    var output: FrameRate?  // nil: the source's own picture times
+    var rule: String
+
+    var json: JSONValue {
+        .object([
+            ("source", .string(source.description)), ("output", .string(output?.description ?? "source timing")), ("rule", .string(rule))
+        ])
+    }
 }
 
 /// Where the output's sound comes from.

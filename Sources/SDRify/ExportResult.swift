@@ -41,6 +41,8 @@ package struct ExportResult: Sendable {
     /// How the input was retimed: its speed, and whether a slow-motion recording was flattened.
     package var speed = Speed.normal
     var slowMotionFlattened = false
+    /// A conversion's output rate: the source's, what was asked, or a size preset's ceiling (`RateDecision`).
+    var rateDecision: JSONValue? = nil
     /// H.264 slices and HEVC slice segments our own check parsed to their end, and those it left unchecked (BitstreamCheck).
     var slicesChecked: (checked: Int, unchecked: Int)? = nil
 
@@ -86,6 +88,7 @@ package struct ExportResult: Sendable {
         if let toneMappingDetail { fields.append(("tone_mapping", toneMappingDetail)) }
         fields.append(("speed", .double(speed.value)))
         fields.append(("slow_motion", .string(slowMotionFlattened ? "flattened" : "file timing")))
+        if let rateDecision { fields.append(("frame_rate", rateDecision)) }
         if let loudness { fields.append(("loudness", loudness.json)) }
         fields.append(("decode_errors", .int(Int64(decodeErrors))))
         if let slicesChecked {

@@ -23,12 +23,13 @@ package enum ParserEntryPoint: String, CaseIterable, Sendable {
     case motionPhoto = "motion-photo"  // where a motion photo's movie lies (XMP, SEF trailer, 'mpvd')
     case av1SequenceHeader = "av1-sequence-header"  // an AV1 sequence header OBU, bare or in an av1C record
     case gainMapJPEG = "gain-map-jpeg"  // a JPEG with a gain map: MPF index, XMP container, hdrgm XMP, ISO 21496-1
+    case outputMark = "output-mark"  // sdrify's mark found in a file that is there (movie, JPEG, PNG, WebP), and stamped
 
     /// The extension of the scratch file (what the CLI would be given), nil for parsers of bytes in memory.
     var fileExtension: String? {
         switch self {
         case .doviRPU, .sei, .gpmf, .mebx, .srt, .webvtt, .ass, .scc, .lrc, .temporalLayers, .av1SequenceHeader, .gainMapJPEG: nil
-        case .boxes, .slowMotion: "mp4"
+        case .boxes, .slowMotion, .outputMark: "mp4"
         case .heif: "heic"
         case .motionPhoto: "jpg"
         case .ttml: "ttml"
@@ -118,6 +119,9 @@ package enum ParserEntryPoint: String, CaseIterable, Sendable {
             }
         case .motionPhoto:
             _ = try? MotionPhoto.find(path: path)
+        case .outputMark:
+            _ = OutputMark.isMarked(path: path)
+            _ = OutputMark.stamped(bytes)
         default:
             break
         }

@@ -51,6 +51,21 @@ package struct PhotoInfo: Sendable {
 }
 
 extension Prober {
+    /// What a JPEG's gain map is, as probe lists it: Ultra HDR's `hdrgm` XMP or ISO 21496-1 with its headroom, or a
+    /// second picture the MPF index calls the gain map without either (Apple's, headroom in its maker notes).
+    static func gainMapNote(jpeg path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path), data.count < 256 << 20 else { return nil }
+        do {
+            let found = try GainMapJPEG.read([UInt8](data))
+            let headroom = pow(2, found.metadata.hdrCapacityMax)
+            return String(format: "gain map (Ultra HDR / ISO 21496-1, up to ×%.2f over SDR white)", headroom)
+        } catch GainMapJPEGError.noMetadata {
+            return "gain map (a second picture, its headroom not in hdrgm or ISO 21496-1 metadata)"
+        } catch {
+            return nil
+        }
+    }
+
     /// The photo `path` is, or nil when it is not a still (a video, or nothing readable: the caller's usual errors).
     package static func photo(path: String) throws -> PhotoInfo? {
         var info: PhotoInfo
@@ -68,6 +83,7 @@ extension Prober {
             let upright = try ImageDecoder.decode(path: path, maxPixels: 1 << 30, firstOnly: true)[0]
             let name = codec == "mjpeg" ? "jpeg" : codec
             info = PhotoInfo(path: path, format: name, codec: name, width: upright.width, height: upright.height, hdr: .sdr)
+            if name == "jpeg", let note = gainMapNote(jpeg: path) { info.notes.append(note) }
         }
         if let movie = try MotionPhoto.find(path: path) {
             info.motion = movie

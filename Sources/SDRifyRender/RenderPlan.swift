@@ -212,7 +212,9 @@ package struct RenderPlan {
         let canvas = Canvas(
             width: size.width, height: size.height,
             backdrop: try Backdrop(timeline.background, width: size.width, height: size.height, range: range), range: range)
-        let fps = out.fps ?? firstRate ?? FrameRate(num: 30, den: 1)
+        // A composition's rate: the asked one, or the first video clip's, at most a size preset's ceiling.
+        let first = firstRate ?? FrameRate(num: 30, den: 1)
+        let fps = out.fps ?? (out.keepSourceRate ? first : first.thinned()?.rate ?? first)
 
         // Whole frames: each clip's length, each overlap, and where each clip starts.
         for i in clips.indices { clips[i].frames = max(1, fps.frames(in: clips[i].length)) }

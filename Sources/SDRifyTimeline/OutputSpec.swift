@@ -41,7 +41,8 @@ package struct OutputSpec: Sendable {
         let fallback = range == .hdr && own.catalog.hdrProfile == nil ? VideoCodec.hevc : own
         return namedPreset.encoded(with: codec ?? fallback)
     }
-    package var fps: FrameRate? = nil  // nil: the first video clip's
+    package var fps: FrameRate? = nil  // nil: the first video clip's (a size preset's: at most its ceiling)
+    package var keepSourceRate = false  // --fps source: the source's rate, above the ceiling too
     package var background = Background.black
     package var fit = Fit.contain
     package var imageDuration: MediaTime = 3  // for images given without one
@@ -121,5 +122,16 @@ package struct OutputSpec: Sendable {
         VideoEncoderSettings(
             codec: preset.codec, crf: crf ?? preset.crf, preset: encoderPreset ?? preset.encoderPreset, threads: threads, maxBitRate: maxBitRate,
             range: range, hdr: hdr)
+    }
+}
+
+extension OutputSpec {
+    /// `--fps` into the output: a rate, or the source's own.
+    package mutating func choose(_ choice: RateChoice?) {
+        switch choice {
+        case .rate(let r)?: fps = r
+        case .source?: keepSourceRate = true
+        case nil: break
+        }
     }
 }

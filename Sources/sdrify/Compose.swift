@@ -87,7 +87,7 @@ struct Compose: ParsableCommand {
         FailureReport.identity = [("output", .string(output))]
         service.apply()
         var spec = OutputSpec(path: output, preset: presetFlag.exportPreset)
-        spec.fps = try CommandOptions.fps.value(ifGiven: fps)
+        spec.choose(try CommandOptions.fps.value(ifGiven: fps))
         spec.background = try CommandOptions.background.value(background)
         spec.fit = try CommandOptions.fit.value(fit)
         spec.imageDuration = try CommandOptions.imageDuration.value(ifGiven: imageTime?.seconds) ?? 3

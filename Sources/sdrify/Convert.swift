@@ -200,7 +200,7 @@ struct Convert: ParsableCommand {
         encoding.apply(to: &output)
         output.threads = threads
         output.loudness = sound.loudness
-        output.fps = try CommandOptions.fps.value(ifGiven: fps)
+        output.choose(try CommandOptions.fps.value(ifGiven: fps))
         output.range = try CommandOptions.range.value(ifGiven: dynamicRange) ?? .sdr
         output.hdrOutput = hdrOutput
         output.poster = posterFlags.request

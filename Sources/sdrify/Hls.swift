@@ -58,7 +58,7 @@ struct Hls: ParsableCommand {
         encoding.apply(to: &output)
         if spec.ranges.contains(.hdr) { output.range = .hdr }  // the render carries the HDR; the SDR rungs are tone mapped from it
         output.maxBitRate = nil  // the caps are the ladder's
-        output.fps = try CommandOptions.fps.value(ifGiven: fps)
+        output.choose(try CommandOptions.fps.value(ifGiven: fps))
         output.loudness = sound.loudness
         var keep = CarryOverSpec()
         keep.audioTrack = try CommandOptions.audioRendition.value(ifGiven: audioTrack) ?? .automatic

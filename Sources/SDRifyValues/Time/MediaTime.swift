@@ -140,6 +140,35 @@ package struct FrameRate: Equatable, Sendable, CustomStringConvertible {
 
     /// Half a frame's length.
     package var halfFrame: MediaTime { MediaTime(value: den, timescale: 2 * num) }
+
+    /// The most pictures per second a size preset writes: what upload services and their players expect, and what
+    /// H.264's common levels decode at 1080p.
+    package static let presetCeiling = 60.0
+
+    /// This rate kept under `ceiling` by keeping every k-th picture (k the smallest whole number that does it: 120 →
+    /// 60, 240 → 60, 100 → 50), exactly; nil when it is under the ceiling already.
+    package func thinned(under ceiling: Double = FrameRate.presetCeiling) -> (rate: FrameRate, every: Int)? {
+        guard fps > ceiling * 1.001 else { return nil }
+        let every = max(2, Int((fps / ceiling - 0.001).rounded(.up)))  // 119.88 fps: every 2nd, not 3rd
+        var (n, d) = (num, den * Int64(every))
+        var (a, b) = (n, d)
+        while b != 0 { (a, b) = (b, a % b) }
+        (n, d) = (n / a, d / a)
+        return (FrameRate(num: n, den: d), every)
+    }
+}
+
+/// What `--fps` asks for: a rate, or the source's own (`--fps source`, above a size preset's ceiling too).
+package enum RateChoice: Equatable, Sendable {
+    case source
+    case rate(FrameRate)
+
+    /// "source", or a rate as `FrameRate(parsing:)` reads it.
+    package init?(parsing text: String) {
+        if text == "source" { self = .source; return }
+        guard let rate = FrameRate(parsing: text) else { return nil }
+        self = .rate(rate)
+    }
 }
 
 extension MediaTime {
