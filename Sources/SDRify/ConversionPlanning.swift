@@ -162,7 +162,8 @@ enum ConversionPlanning {
         if sized, !slowMotion, let thin = source.thinned() {
             return RateDecision(
                 source: source, output: thin.rate,
-                rule: "every \(thin.every == 2 ? "2nd" : "\(thin.every)th") picture: a size preset writes at most \(Int(FrameRate.presetCeiling)) fps")
+                rule: "every \(thin.every == 2 ? "2nd" : "\(thin.every)th") picture: a size preset writes at most \(Int(FrameRate.presetCeiling)) fps"
+            )
         }
         return RateDecision(source: source, output: nil, rule: "source timing")
     }
