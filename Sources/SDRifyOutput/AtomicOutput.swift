@@ -10,8 +10,8 @@ import SDRifyValues
 /// and linked into place only when complete and fsynced, so nothing is ever left behind, not even on SIGKILL, a
 /// power cut or the OOM killer. What may be replaced is `ExistingOutput`'s rule; where nothing may, the link
 /// fails atomically if the output appeared meanwhile; where it may, the file is linked under a short temporary name
-/// and renamed over the output. Where the filesystem has no `O_TMPFILE`, a named temporary (short, so any output name the filesystem allows works) stands in and is
-/// removed on every failure path and by the signal handler.
+/// and renamed over the output. Where the filesystem has no `O_TMPFILE`, a named temporary (short, so any output
+/// name the filesystem allows works) stands in and is removed on every failure path and by the signal handler.
 ///
 /// Under the sandbox the process cannot name or remove files: the output helper (a child started with the
 /// output, see CSystem's output_helper.c) does both on request, and removes a named temporary when the process
