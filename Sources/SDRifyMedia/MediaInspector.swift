@@ -55,6 +55,7 @@ enum MediaInspector {
             containerMatrix: displayMatrix(st),
             frameMatrix: nil)
         video.decodable = decodable
+        video.nominalFrameRate = frameRate(st) == nil ? nil : demuxer.nominalFrameRate.fps
 
         if firstPicture && decodable {
             // The SEI probe reports is read from the first access unit without decoding it. A stream with no

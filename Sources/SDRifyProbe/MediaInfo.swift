@@ -123,6 +123,9 @@ package struct VideoInfo: Sendable {
     package var pixelFormat: String
     package var bitDepth: Int
     var frameRate: Double?  // frames/s (average)
+    /// The rate the clip was shot at (`Demuxer.nominalFrameRate`: the median picture step snapped to a standard rate;
+    /// a phone's 29.97 fps clip that dropped pictures averages 28): what probe, reports and HLS call its rate.
+    package var nominalFrameRate: Double? = nil
     var frameCount: Int?
     package var fieldOrder: String?  // ffprobe's names: progressive, tt, bb, tb, bt; nil if unknown
     package var color: ColorDescription

@@ -60,7 +60,7 @@ extension MediaInfo {
         let (dw, dh) = v.displaySize
         var lines = ["\(path): \(format.name), \(format.duration.map { String(format: "%.3f s", $0.seconds) } ?? "unknown duration")"]
         lines.append(
-            "  video: \(v.codec)\(v.profile.map { " (\($0))" } ?? ""), \(v.width)x\(v.height) coded, \(dw)x\(dh) upright, \(v.pixelFormat), \(v.frameRate.map { String(format: "%.3f fps", $0) } ?? "unknown rate")"
+            "  video: \(v.codec)\(v.profile.map { " (\($0))" } ?? ""), \(v.width)x\(v.height) coded, \(dw)x\(dh) upright, \(v.pixelFormat), \(v.rateText)"
         )
         lines.append(
             "  colour: \(v.color.primaries.name)/\(v.color.transfer.name)/\(v.color.matrix.name), range \(v.color.range.name), \(v.hdrKind.rawValue.uppercased())"
@@ -134,7 +134,8 @@ extension VideoInfo {
         f.append(("sample_aspect_ratio", .string("\(sar.num):\(sar.den)")))
         f.append(("pix_fmt", .string(pixelFormat)))
         f.append(("bit_depth", .int(Int64(bitDepth))))
-        f.append(("frame_rate", .number(frameRate.map { ($0 * 1000).rounded() / 1000 })))
+        f.append(("frame_rate", .number((nominalFrameRate ?? frameRate).map { ($0 * 1000).rounded() / 1000 })))
+        f.append(("average_frame_rate", .number(frameRate.map { ($0 * 1000).rounded() / 1000 })))
         f.append(("frame_count", .integer(frameCount)))
         f.append(("field_order", fieldOrder.map { .string($0) } ?? .null))
         f.append(("color_primaries", .string(color.primaries.name)))
@@ -238,5 +239,15 @@ extension SlowMotion {
         if superSlowMotion { words.append("super slow motion") }
         words.append("plays: \(plays)")
         return words.joined(separator: ", ")
+    }
+}
+
+extension VideoInfo {
+    /// "29.970 fps", with the average after it where pictures were dropped or timed unevenly ("(28.028 on average)").
+    var rateText: String {
+        guard let average = frameRate else { return "unknown rate" }
+        let nominal = nominalFrameRate ?? average
+        let text = String(format: "%.3f fps", nominal)
+        return abs(nominal - average) > 0.005 * nominal ? text + String(format: " (%.3f on average)", average) : text
     }
 }

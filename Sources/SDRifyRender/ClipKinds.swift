@@ -235,7 +235,8 @@ extension RenderPlan.Clip {
         case .video(let info, let orientation):
             return ClipReport(
                 source: info.path, kind: "video", hdr: outcome?.sourceColor?.hdrKind ?? info.video.hdrKind, orientationExif: orientation.rawValue,
-                from: from.seconds, to: (from + length).seconds, start: start, duration: shown, transition: spec.transition)
+                // from and to on the clip's own clock (a speed or a slow motion changes how long it shows, not them).
+                from: from.seconds, to: (from + (sourceLength ?? length)).seconds, start: start, duration: shown, transition: spec.transition)
         case .image(let path):
             let photo = outcome?.photo
             return ClipReport(

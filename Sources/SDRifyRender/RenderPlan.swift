@@ -165,7 +165,7 @@ package struct RenderPlan {
         let canvas = Canvas(
             width: size.width, height: size.height,
             backdrop: try Backdrop(timeline.background, width: size.width, height: size.height, range: range), range: range)
-        let fps = rate ?? demuxer.videoFrameRate
+        let fps = rate ?? demuxer.nominalFrameRate  // the rate it was shot at: the encoder's and HLS's FRAME-RATE
         var clip = Clip(
             index: 0, name: info.path, spec: timeline.clips[0], content: .video(info: info, orientation: orientation),
             fit: .stretch, from: from, sourceStart: demuxer.videoStart, length: length, sourceLength: sourceLength,

@@ -170,6 +170,22 @@ final class ComposeTests: CLITestCase {
         XCTAssertEqual(rms(s[48000..<86400]) / reference, 0.5, accuracy: 0.06, "still playing after it looped")
     }
 
+    /// A retimed clip's `from` and `to` are on its own clock (the part of the file used); `duration` is how long it shows.
+    func testARetimedClipsRangeIsReportedOnItsOwnClock() throws {
+        _ = try clip("a.mp4", grey: 64, size: "320x180", seconds: 2, tone: 440)
+        _ = try clip("b.mp4", grey: 192, size: "320x180")
+        let edit = """
+            {"output": {"fps": 30}, "clips": [{"file": "a.mp4", "from": 0.5, "to": 1.5, "speed": 0.5,
+              "transition": {"type": "fade", "duration": 0.2}}, {"file": "b.mp4"}]}
+            """
+        try edit.write(toFile: file("slow.json"), atomically: true, encoding: .utf8)
+        let report = try compose(["--timeline", file("slow.json"), "--output", file("slow.mp4")])
+        let clips = report["clips"] as? [[String: Any]] ?? []
+        XCTAssertEqual(clips.first?["from"] as? Double, 0.5)
+        XCTAssertEqual(clips.first?["to"] as? Double, 1.5, "the clip's own clock, not the output's 2.5")
+        XCTAssertEqual(clips.first?["duration"] as? Double ?? 0, 2.0, accuracy: 1.0 / 30, "one second of it shown at half speed")
+    }
+
     func testTimelineFileRangesFitsMusicAndErrors() throws {
         let a = try clip("a.mp4", grey: 64, size: "640x360", seconds: 2, tone: 440)
         _ = try clip("b.mp4", grey: 192, size: "360x640")

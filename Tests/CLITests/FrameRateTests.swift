@@ -84,4 +84,26 @@ final class FrameRateTests: CLITestCase {
         let apple = try Support.sdrify("probe", RealMediaTests.folder.appendingPathComponent("libavif_apple_gainmap_old.jpg").path)
         XCTAssertTrue(apple.stdout.contains("gain map (a second picture"), apple.stdout)
     }
+
+    /// The rate a clip was shot at is the one rule probe, HLS's FRAME-RATE and the encoder use: a 30 fps recording
+    /// that dropped pictures (its timestamps keep the gaps) is 30 fps, its average said as such.
+    func testARecordingThatDroppedPicturesKeepsItsNominalRate() throws {
+        let vfr = file("dropped.mp4")
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30:d=2", "-vf", "select='not(between(n\\,5\\,9)+between(n\\,30\\,36))'",
+            "-fps_mode", "passthrough", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", vfr
+        ])
+        let probe = try Support.sdrify("probe", vfr, "--json")
+        XCTAssertEqual(probe.status, 0, probe.stderr)
+        let video = (try JSONSerialization.jsonObject(with: probe.stdoutData) as? [String: Any])?["video"] as? [String: Any] ?? [:]
+        XCTAssertEqual(video["frame_rate"] as? Double, 30)
+        XCTAssertLessThan(video["average_frame_rate"] as? Double ?? 99, 29, "the average is said as such: \(video)")
+        let summary = try Support.sdrify("probe", vfr)
+        XCTAssertTrue(summary.stdout.contains("30.000 fps ("), summary.stdout)
+        XCTAssertTrue(summary.stdout.contains("on average)"), summary.stdout)
+        let hls = try Support.sdrify("hls", vfr, file("ladder"), "--ladder", "180", "-q")
+        XCTAssertEqual(hls.status, 0, hls.stderr)
+        let master = try String(contentsOfFile: file("ladder/master.m3u8"), encoding: .utf8)
+        XCTAssertTrue(master.contains("FRAME-RATE=30.000"), master)
+    }
 }
