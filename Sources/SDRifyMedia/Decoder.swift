@@ -52,6 +52,11 @@ package final class Decoder {
     /// The refusal for a stream no decoder here can read.
     static func missing(_ par: AVCodecParameters, label: String) -> SDRifyError {
         if par.codec_id == AV_CODEC_ID_NONE {
+            // Dolby Vision profile 10 is AV1 under its own sample entry, which this libavformat does not map to AV1.
+            if fourCC(par.codec_tag) == "dav1" {
+                return SDRifyError.unsupported(
+                    "\(label): Dolby Vision profile 10 (AV1 in a 'dav1' sample entry), which this FFmpeg does not read: unsupported")
+            }
             return SDRifyError.unsupported("\(label): unknown codec (fourcc '\(fourCC(par.codec_tag))')")
         }
         return SDRifyError.unsupported("\(label): no decoder for codec '\(String(cString: avcodec_get_name(par.codec_id)))'")

@@ -65,10 +65,17 @@ extension MediaInfo {
         lines.append(
             "  colour: \(v.color.primaries.name)/\(v.color.transfer.name)/\(v.color.matrix.name), range \(v.color.range.name), \(v.hdrKind.rawValue.uppercased())"
         )
+        // Metadata that is ignored is said to be, not shown as a value.
         if let md = v.hdrMetadata.masteringDisplay {
-            lines.append(String(format: "  mastering display: %.4f–%.1f cd/m²", md.minLuminance, md.maxLuminance))
+            lines.append(
+                md.defect.map { "  mastering display: ignored (\($0))" }
+                    ?? String(format: "  mastering display: %.4f–%.1f cd/m²", md.minLuminance, md.maxLuminance))
         }
-        if let cll = v.hdrMetadata.contentLightLevel { lines.append("  content light level: MaxCLL \(cll.maxCLL), MaxFALL \(cll.maxFALL) cd/m²") }
+        if let cll = v.hdrMetadata.contentLightLevel {
+            lines.append(
+                cll.defect.map { "  content light level: ignored (\($0))" }
+                    ?? "  content light level: MaxCLL \(cll.maxCLL), MaxFALL \(cll.maxFALL) cd/m²")
+        }
         if let dv = v.dolbyVision { lines.append("  Dolby Vision: profile \(dv.profile), level \(dv.level), compatibility \(dv.blCompatibilityID)") }
         switch v.orientation {
         case .known(let o): lines.append("  orientation: EXIF \(o.rawValue) (\(o.name))")

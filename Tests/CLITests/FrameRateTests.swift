@@ -106,4 +106,19 @@ final class FrameRateTests: CLITestCase {
         let master = try String(contentsOfFile: file("ladder/master.m3u8"), encoding: .utf8)
         XCTAssertTrue(master.contains("FRAME-RATE=30.000"), master)
     }
+
+    /// HDR metadata probe ignores is shown as ignored, never as a value it then prints.
+    func testIgnoredMasteringDisplayIsShownAsIgnored() throws {
+        let clip = file("bad_md.mp4")
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30:d=0.2", "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020", "-color_trc", "smpte2084",
+            "-colorspace", "bt2020nc", "-c:v", "libx265", "-x265-params",
+            "log-level=error:hdr10=1:master-display=G(8500,39850)B(6550,2300)R(35400,14600)WP(15635,16450)L(1000,50)", clip
+        ])
+        let r = try Support.sdrify("probe", clip)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("malformed mastering-display metadata (max luminance 0.1 cd/m² is outside 50–10000): ignored"), r.stderr)
+        XCTAssertTrue(r.stdout.contains("mastering display: ignored (max luminance 0.1"), r.stdout)
+        XCTAssertFalse(r.stdout.contains("0.0050–0.1 cd/m²"), "not printed as a value: \(r.stdout)")
+    }
 }

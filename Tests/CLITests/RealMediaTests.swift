@@ -137,6 +137,7 @@ final class RealMediaTests: CLITestCase {
         XCTAssertEqual(v?["color_transfer"] as? String, "smpte2084", "still described from its headers")
         let c = try Support.sdrify(input, file("out.mp4"))
         XCTAssertEqual(c.status, 3, c.stderr)
+        XCTAssertTrue(c.stderr.contains("Dolby Vision profile 10 (AV1"), "the refusal names what it is: \(c.stderr)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("out.mp4")))
     }
 
