@@ -1,4 +1,4 @@
 /// sdrify's own version: the one place it is written (`--version`, the Debian package and the man page read it).
 package enum SDRifyVersion {
-    package static let number = "0.11.0"
+    package static let number = "0.12.0"
 }
