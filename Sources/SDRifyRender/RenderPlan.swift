@@ -225,7 +225,7 @@ package struct RenderPlan {
             let t = clips[i].spec.transition
             if t.kind != .none {
                 for n in [i, i + 1] where t.duration > clips[n].length.half {
-                    let which = n == i ? "this clip," : "the next clip,"
+                    let which = n == i ? "this clip" : "the next clip,"
                     throw SDRifyError.usage(
                         String(
                             format: "\(clips[i].name): its %.3g s transition is longer than half of \(which) which shows %.3f s",
