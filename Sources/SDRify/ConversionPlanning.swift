@@ -162,9 +162,12 @@ enum ConversionPlanning {
         if sized, !slowMotion, let thin = source.thinned() {
             return RateDecision(
                 source: source, output: thin.rate,
-                rule: "every \(thin.every == 2 ? "2nd" : "\(thin.every)th") picture: a size preset writes at most \(Int(FrameRate.presetCeiling)) fps"
+                rule: "every \(ordinal(thin.every)) picture: a size preset writes at most \(Int(FrameRate.presetCeiling)) fps"
             )
         }
         return RateDecision(source: source, output: nil, rule: "source timing")
     }
+
+    /// "2nd", "3rd", "4th" (the few a rate ceiling keeps: every k-th picture up to 240 fps).
+    private static func ordinal(_ n: Int) -> String { "\(n)" + (n == 2 ? "nd" : n == 3 ? "rd" : "th") }
 }

@@ -53,14 +53,8 @@ package final class AtomicOutput {
     /// The output at `finalPath`: the reserved one, or a new one. `inputPaths`: every file the output is made from;
     /// none may be the output itself.
     package static func open(finalPath: String, inputPaths: [String], policy: OverwritePolicy) throws -> AtomicOutput {
-        var outStat = stat()
-        if stat(finalPath, &outStat) == 0 {
-            for input in inputPaths {
-                var inStat = stat()
-                if stat(input, &inStat) == 0, inStat.st_dev == outStat.st_dev, inStat.st_ino == outStat.st_ino {
-                    throw SDRifyError.output("\(finalPath): is the input file \(input) itself; choose another output path")
-                }
-            }
+        if let input = inputPaths.first(where: { ExistingOutput.sameFile($0, finalPath) }) {
+            throw SDRifyError.output("\(finalPath): is the input file \(input) itself; choose another output path")
         }
         if let error = refused.removeValue(forKey: finalPath) { throw error }
         if let i = reserved.firstIndex(where: { $0.finalPath == finalPath && $0.policy == policy }) {

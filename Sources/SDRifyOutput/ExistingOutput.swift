@@ -48,18 +48,18 @@ package enum ExistingOutput {
         } else if isDirectory {
             throw SDRifyError.output("\(path): is a directory")
         }
+        guard policy != .anything else { return }
+        let ours = directory ? madeBySdrify(directory: path) : madeBySdrify(file: path)
         switch policy {
         case .anything:
             return
         case .keep:
-            let ours = directory ? madeBySdrify(directory: path) : madeBySdrify(file: path)
             throw SDRifyError.output(
                 ours
                     ? "\(path): already exists (sdrify made it: -y replaces it, or choose another name)"
                     : "\(path): already exists and sdrify did not make it: choose another name (two inputs? use --output-dir DIR); --overwrite-original replaces it"
             )
         case .sdrifyOutputs:
-            let ours = directory ? madeBySdrify(directory: path) : madeBySdrify(file: path)
             guard !ours else { return }
             throw SDRifyError.output(
                 "\(path): already exists and sdrify did not make it, so -y keeps it: choose another name, or --overwrite-original to replace it"
