@@ -45,7 +45,11 @@ package struct SceneCurve: Equatable, Sendable {
     static let sparseKnee = -0.75
     /// The lowest knee (stops; 36 cd/m²): below it tones are never compressed.
     static let lowestKnee = -2.5
-    /// Highlight fractions between which the knee moves from the sparse one to `lowestKnee`.
+    /// The most that many highlights lower the knee under the sparse one (stops): room for a bright sky's
+    /// gradations without compressing the surfaces under it (graded content keeps its SDR-range tones whatever
+    /// share of the frame is brighter).
+    static let kneeDrop = 0.25
+    /// Highlight fractions between which the knee moves from the sparse one toward `lowestKnee`.
     static let highlightRange = 0.05...0.25
     /// Where a peak well above SDR white lands (stops; 0.80 of SDR white's luminance), so that bright regions,
     /// whose strongest channel lies above their luminance when they are tinted, keep a margin below full code.
@@ -67,7 +71,9 @@ package struct SceneCurve: Equatable, Sendable {
     /// `bounded`: how many stops brighter the scene's surfaces measured than the white it was given (a dark scene
     /// whose lights SceneTracker did not take for surfaces): the sparse knee goes as much lower, since such a
     /// white is a bound, not a surface, and its surfaces lie somewhere under it.
-    package init(white: Double, highlights: Double, peak measuredPeak: Double, bounded: Double = 0) {
+    /// `apart`: how far (0–1) the light above `white` is a part lit apart from the picture's body (SceneTracker):
+    /// its share does not lower the knee into the body, and its peak lands on SDR white.
+    package init(white: Double, highlights: Double, peak measuredPeak: Double, bounded: Double = 0, apart: Double = 0) {
         let ramp = SceneCurve.landingRamp, landing = SceneCurve.whiteLanding
         let lowering = white <= 0 ? 0 : white < ramp ? white * (1 + landing / ramp) : white + landing
         exposure = lowering > 0 ? -min(lowering, SceneCurve.maxLowering) : 0  // not −0, which reports print as "-0.00"
@@ -78,7 +84,7 @@ package struct SceneCurve: Equatable, Sendable {
         // (speculars, lamps): the peak lands half as far below SDR white (90 %), and the knee stays just under
         // the white. Peaks near SDR white land on it either way (SDR-range content is left as it is).
         let r = SceneCurve.highlightRange
-        let t = min(max((highlights - r.lowerBound) / (r.upperBound - r.lowerBound), 0), 1)
+        let t = min(max((highlights - r.lowerBound) / (r.upperBound - r.lowerBound), 0), 1) * (1 - apart)
         // A lowered scene's brightest surfaces are near its white, often tinted, and pictures of it go above its
         // measured peak (0.1 % of each exceeds it, more as the light changes): its shoulder is built for a peak
         // `excursion` higher, and lands it with the whole margin.
@@ -89,7 +95,7 @@ package struct SceneCurve: Equatable, Sendable {
         // the white, or much of the picture) keeps the margin, and its texture. Between `lightAbove` and one stop
         // more above the white the margin fades out, and as the highlights grow it comes back.
         let light = min(max(measuredPeak - white - SceneCurve.lightAbove, 0), 1) * (1 - t)
-        top = SceneCurve.peakLanding * max(t, 0.5 + 0.5 * lowered) * min(max(reach / 0.5, 0), 1) * (1 - light)
+        top = SceneCurve.peakLanding * max(t, 0.5 + 0.5 * lowered) * min(max(reach / 0.5, 0), 1) * (1 - light) * (1 - apart)
         // The slope is (V − b)/(U − b) for spans U = reach − knee, V = top − knee and bend b: the lower the knee,
         // the more stops share the compression and the higher the slope. A knee within a bend of the top leaves
         // slope 0: the bend alone rises to the top.
@@ -100,7 +106,7 @@ package struct SceneCurve: Equatable, Sendable {
         let m = SceneCurve.gradation * min(max((highlights - g.lowerBound) / (g.upperBound - g.lowerBound), 0), 1)
         let forGradation = (top - b - m * (reach - b)) / (1 - m)
         let sparse = min(max(min(w - SceneCurve.whiteMargin - max(bounded, 0), forGradation), SceneCurve.sparseKnee), top - b)
-        let k = min(SceneCurve.lowestKnee * t + sparse * (1 - t), top - b)
+        let k = min(max(SceneCurve.lowestKnee * t + sparse * (1 - t), sparse - SceneCurve.kneeDrop), top - b)
         knee = k
         let U = reach - k, V = top - k
         slope = U > V ? min(max((V - b) / (U - b), 0), 1) : 1
@@ -150,6 +156,19 @@ package final class SceneTracker: @unchecked Sendable {
     /// Diffuse white lies 2.5 stops above middle grey; a scene's key sits at or above its middle grey unless
     /// most of it is in shadow, so 4 stops leave room for dark surroundings without taking lights for surfaces.
     static let whiteOverKey = 4.0
+    /// The body of a picture: the level 35 % of its lit samples lie under, below the bright part of a picture up
+    /// to two thirds of which is brighter than its white, and near the middle of a picture lit as one.
+    static let bodyShare = 0.35
+    /// A uniformly lit scene's diffuse white lies about 2.5–3 stops above that level (a white surface reflects
+    /// 90 %, a scene's middle 10–20 %); from `apartFrom` stops the brightest surfaces count as lit apart, fully
+    /// from `apartTo`.
+    static let apartFrom = 3.2
+    static let apartTo = 3.5
+    /// The white a body implies for a picture whose bright part is apart: `bodyToWhite` stops above the level a
+    /// quarter of its lit samples lie under (that level stays in the body with up to three quarters of the
+    /// picture bright).
+    static let lowerQuarter = 0.25
+    static let bodyToWhite = 2.9
 
     /// One scene as the report gives it: where it starts (seconds on the clip's clock), how many pictures it
     /// has, and the levels its curve was last built from.
@@ -162,7 +181,7 @@ package final class SceneTracker: @unchecked Sendable {
 
     private let timeBase: TimeBase?
     private var running: SceneStatistics? = nil
-    private var white = 0.0, peak = 0.0, highlights = 0.0, key = 0.0, bounded = 0.0
+    private var white = 0.0, peak = 0.0, highlights = 0.0, key = 0.0, bounded = 0.0, apart = 0.0
     private(set) var curve = SceneCurve.sdrRange
     private(set) var history: [Scene] = []
     package var scenes: Int { history.count }
@@ -193,8 +212,16 @@ package final class SceneTracker: @unchecked Sendable {
             whiteBound = log2(m.peak / ToneCurve.referenceWhite)
         }
         let surfaces = min(stats.diffuseWhite, whiteBound)
-        let measuredWhite = min(surfaces, keyBound + SceneTracker.whiteOverKey)
-        let measuredBounded = surfaces - measuredWhite
+        let keyLimited = min(surfaces, keyBound + SceneTracker.whiteOverKey)
+        let measuredBounded = surfaces - keyLimited
+        // A white far above the body of the picture belongs to a part lit apart from it (a window, the sun's side
+        // of a scene, a lamp, HDR graphics): the exposure follows the body's own white, and that part is
+        // compressed above it.
+        let body = stats.litPercentile(SceneTracker.bodyShare)
+        let (a0, a1) = (SceneTracker.apartFrom, SceneTracker.apartTo)
+        let measuredApart = min(max((keyLimited - body - a0) / (a1 - a0), 0), 1)
+        let bodyWhite = stats.litPercentile(SceneTracker.lowerQuarter) + SceneTracker.bodyToWhite
+        let measuredWhite = keyLimited - measuredApart * max(keyLimited - bodyWhite, 0)
         let measuredHighlights = spread.fraction(above: max(measuredWhite, 0))
         var sameScene = false
         if let scene = running {
@@ -213,6 +240,7 @@ package final class SceneTracker: @unchecked Sendable {
             highlights += (measuredHighlights - highlights) * SceneTracker.adaptation
             key += (measuredKey - key) * SceneTracker.adaptation
             bounded += (measuredBounded - bounded) * SceneTracker.adaptation
+            apart += (measuredApart - apart) * SceneTracker.adaptation
         } else {
             running = stats
             white = measuredWhite
@@ -220,12 +248,17 @@ package final class SceneTracker: @unchecked Sendable {
             highlights = measuredHighlights
             key = measuredKey
             bounded = measuredBounded
+            apart = measuredApart
             let start = pts.flatMap { p in timeBase.map { Double(p) * $0.seconds } }
             history.append(Scene(start: start, pictures: 0, white: 0, key: 0, peak: 0, highlights: 0, exposure: 0))
         }
         func snapped(_ v: Double, _ step: Double = SceneTracker.resolution) -> Double { (v / step).rounded() * step }
-        let used = (white: snapped(white), highlights: snapped(highlights, 1.0 / 64), peak: snapped(peak), bounded: snapped(bounded))
-        let candidate = SceneCurve(white: used.white, highlights: used.highlights, peak: used.peak, bounded: used.bounded)
+        let used = (
+            white: snapped(white), highlights: snapped(highlights, 1.0 / 64), peak: snapped(peak), bounded: snapped(bounded),
+            apart: snapped(apart, 1.0 / 16)
+        )
+        let candidate = SceneCurve(
+            white: used.white, highlights: used.highlights, peak: used.peak, bounded: used.bounded, apart: used.apart)
         let changed = candidate != curve
         curve = candidate
         history[history.count - 1].pictures += 1

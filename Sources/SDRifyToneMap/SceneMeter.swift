@@ -59,6 +59,23 @@ package struct SceneStatistics: Sendable {
     /// −8 stops: 0.8 cd/m².
     static let blackLevel = -8.0
 
+    /// The level (stops) below which the fraction `p` of the lit samples (above `blackLevel`) lie.
+    func litPercentile(_ p: Double) -> Double {
+        let first = max(0, Int(((SceneStatistics.blackLevel - lowest) * Double(SceneStatistics.binsPerStop)).rounded(.up)))
+        guard first < counts.count else { return lowest }
+        let lit = counts[first...].reduce(0, +)
+        guard lit > 0 else { return lowest }
+        let target = p * lit
+        var below = 0.0
+        for i in first..<counts.count where counts[i] > 0 {
+            if below + counts[i] >= target {
+                return lowest + (Double(i) + (target - below) / counts[i]) / Double(SceneStatistics.binsPerStop)
+            }
+            below += counts[i]
+        }
+        return lowest + Double(counts.count) / Double(SceneStatistics.binsPerStop)
+    }
+
     /// The fraction of samples at or above `stops`.
     func fraction(above stops: Double) -> Double {
         let t = total
