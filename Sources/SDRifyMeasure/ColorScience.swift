@@ -33,7 +33,18 @@ public enum ColorScience {
         return Lab(116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz))
     }
 
-    /// Hue angle in degrees (0–360) of a L*a*b* colour.
+    /// Linear BT.709 RGB → Oklab (B. Ottosson, 2020: its published matrices), whose hue lines are straight where
+    /// CIELAB's bend (a blue made lighter keeps its Oklab hue, not its CIELAB one).
+    public static func oklab(_ c: RGB) -> Lab {
+        let l = cbrt(0.4122214708 * c.x + 0.5363325363 * c.y + 0.0514459929 * c.z)
+        let m = cbrt(0.2119034982 * c.x + 0.6806995451 * c.y + 0.1073969566 * c.z)
+        let s = cbrt(0.0883024619 * c.x + 0.2817188376 * c.y + 0.6299787005 * c.z)
+        return Lab(
+            0.2104542553 * l + 0.7936177850 * m - 0.0040720468 * s, 1.9779984951 * l - 2.4285922050 * m + 0.4505937099 * s,
+            0.0259040371 * l + 0.7827717662 * m - 0.8086757660 * s)
+    }
+
+    /// Hue angle in degrees (0–360) of a L*a*b* (or Oklab) colour.
     public static func hue(_ c: Lab) -> Double {
         let h = atan2(c.z, c.y) * 180 / .pi
         return h < 0 ? h + 360 : h

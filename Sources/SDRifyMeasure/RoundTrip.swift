@@ -29,7 +29,7 @@ public struct RoundTripScore: Sendable {
     public var rampMonotonic: Bool  // column means never fall more than one code below the running maximum
     public var rampMaxSpread: Double  // largest R/G/B disagreement of a ramp column, in 8-bit codes
     public var rampLevelsAbove200: Int  // distinct 8-bit luma levels where the source is above 200 cd/m²
-    public var patchHueError: [String: Double]  // degrees of CIELAB hue off the constant-luminance reference
+    public var patchHueError: [String: Double]  // degrees of Oklab hue off the source colour's
     public var patchInvalidPixels: Int  // black, NaN-like or wildly off pixels inside patches
 
     public var summary: String {
@@ -110,7 +110,7 @@ public enum RoundTrip {
             if pqToCd(sourcePQ) > 200 { levels.insert(Int(luma.rounded())) }
         }
 
-        // Patches: the mean colour's hue against the source colour brought into BT.709 at constant luminance.
+        // Patches: the mean colour's hue against the source colour's, both in Oklab.
         var hueErrors: [String: Double] = [:]
         var invalid = 0
         for p in layout.patches {
@@ -123,11 +123,8 @@ public enum RoundTrip {
             }
             let src = p.bt2020_cd[kind] ?? p.bt2020_cd["pq"]!
             let s709 = bt2020To709(ColorScience.RGB(src[0], src[1], src[2]))
-            let y = 0.2126 * s709.x + 0.7152 * s709.y + 0.0722 * s709.z
-            let lo = s709.min()
-            let inGamut = lo < 0 ? ColorScience.RGB(repeating: y) + (s709 - ColorScience.RGB(repeating: y)) * (y / (y - lo)) : s709
-            let scale = 1 / inGamut.max()  // hue does not depend on the level; keep the reference within range
-            let dh = abs(ColorScience.hue(ColorScience.lab(mean)) - ColorScience.hue(ColorScience.lab(inGamut * scale)))
+            // Oklab's hue does not depend on the level, and its hue lines are straight (CIELAB's bend for blue).
+            let dh = abs(ColorScience.hue(ColorScience.oklab(mean)) - ColorScience.hue(ColorScience.oklab(s709)))
             hueErrors[p.name] = min(dh, 360 - dh)
         }
         return RoundTripScore(

@@ -84,7 +84,7 @@ package struct SceneCurve: Equatable, Sendable {
         // (speculars, lamps): the peak lands half as far below SDR white (90 %), and the knee stays just under
         // the white. Peaks near SDR white land on it either way (SDR-range content is left as it is).
         let r = SceneCurve.highlightRange
-        let t = min(max((highlights - r.lowerBound) / (r.upperBound - r.lowerBound), 0), 1) * (1 - apart)
+        let t = min(max((highlights - r.lowerBound) / (r.upperBound - r.lowerBound), 0), 1)
         // A lowered scene's brightest surfaces are near its white, often tinted, and pictures of it go above its
         // measured peak (0.1 % of each exceeds it, more as the light changes): its shoulder is built for a peak
         // `excursion` higher, and lands it with the whole margin.
@@ -106,7 +106,10 @@ package struct SceneCurve: Equatable, Sendable {
         let m = SceneCurve.gradation * min(max((highlights - g.lowerBound) / (g.upperBound - g.lowerBound), 0), 1)
         let forGradation = (top - b - m * (reach - b)) / (1 - m)
         let sparse = min(max(min(w - SceneCurve.whiteMargin - max(bounded, 0), forGradation), SceneCurve.sparseKnee), top - b)
-        let k = min(max(SceneCurve.lowestKnee * t + sparse * (1 - t), sparse - SceneCurve.kneeDrop), top - b)
+        // Many highlights lower the knee toward `lowestKnee`, but not into the surfaces under the white: at most
+        // `kneeDrop` under the sparse knee while that is above the white (a dark scene's lights may go lower).
+        let floor = min(sparse - SceneCurve.kneeDrop, w - SceneCurve.whiteMargin)
+        let k = min(max(SceneCurve.lowestKnee * t + sparse * (1 - t), floor), top - b)
         knee = k
         let U = reach - k, V = top - k
         slope = U > V ? min(max((V - b) / (U - b), 0), 1) : 1
@@ -181,7 +184,8 @@ package final class SceneTracker: @unchecked Sendable {
 
     private let timeBase: TimeBase?
     private var running: SceneStatistics? = nil
-    private var white = 0.0, peak = 0.0, highlights = 0.0, key = 0.0, bounded = 0.0, apart = 0.0
+    private var surfaces = 0.0, bodyWhite = 0.0, peak = 0.0, highlights = 0.0, key = 0.0, bounded = 0.0, apart = 0.0
+    private var heldLevels = (white: 0.0, highlights: 0.0, peak: 0.0, bounded: 0.0, apart: 0.0)
     private(set) var curve = SceneCurve.sdrRange
     private(set) var history: [Scene] = []
     package var scenes: Int { history.count }
@@ -211,17 +215,17 @@ package final class SceneTracker: @unchecked Sendable {
             if m.average > 0 { keyBound = max(keyBound, log2(m.average / ToneCurve.referenceWhite)) }
             whiteBound = log2(m.peak / ToneCurve.referenceWhite)
         }
-        let surfaces = min(stats.diffuseWhite, whiteBound)
-        let keyLimited = min(surfaces, keyBound + SceneTracker.whiteOverKey)
-        let measuredBounded = surfaces - keyLimited
+        let measuredSurfaces = min(stats.diffuseWhite, whiteBound)
+        let keyLimited = min(measuredSurfaces, keyBound + SceneTracker.whiteOverKey)
+        let measuredBounded = measuredSurfaces - keyLimited
         // A white far above the body of the picture belongs to a part lit apart from it (a window, the sun's side
         // of a scene, a lamp, HDR graphics): the exposure follows the body's own white, and that part is
         // compressed above it.
         let body = stats.litPercentile(SceneTracker.bodyShare)
         let (a0, a1) = (SceneTracker.apartFrom, SceneTracker.apartTo)
         let measuredApart = min(max((keyLimited - body - a0) / (a1 - a0), 0), 1)
-        let bodyWhite = stats.litPercentile(SceneTracker.lowerQuarter) + SceneTracker.bodyToWhite
-        let measuredWhite = keyLimited - measuredApart * max(keyLimited - bodyWhite, 0)
+        let measuredBodyWhite = stats.litPercentile(SceneTracker.lowerQuarter) + SceneTracker.bodyToWhite
+        let measuredWhite = keyLimited - measuredApart * max(keyLimited - measuredBodyWhite, 0)
         let measuredHighlights = spread.fraction(above: max(measuredWhite, 0))
         var sameScene = false
         if let scene = running {
@@ -233,9 +237,11 @@ package final class SceneTracker: @unchecked Sendable {
             }
         }
         lastMetadata = trusted
+        let newScene = !(running != nil && sameScene)
         if let scene = running, sameScene {
             running = scene.blended(toward: stats, weight: SceneTracker.adaptation)
-            white += (measuredWhite - white) * SceneTracker.adaptation
+            surfaces += (keyLimited - surfaces) * SceneTracker.adaptation
+            bodyWhite += (measuredBodyWhite - bodyWhite) * SceneTracker.adaptation
             peak += (measuredPeak - peak) * SceneTracker.adaptation
             highlights += (measuredHighlights - highlights) * SceneTracker.adaptation
             key += (measuredKey - key) * SceneTracker.adaptation
@@ -243,7 +249,8 @@ package final class SceneTracker: @unchecked Sendable {
             apart += (measuredApart - apart) * SceneTracker.adaptation
         } else {
             running = stats
-            white = measuredWhite
+            surfaces = keyLimited
+            bodyWhite = measuredBodyWhite
             peak = measuredPeak
             highlights = measuredHighlights
             key = measuredKey
@@ -252,11 +259,20 @@ package final class SceneTracker: @unchecked Sendable {
             let start = pts.flatMap { p in timeBase.map { Double(p) * $0.seconds } }
             history.append(Scene(start: start, pictures: 0, white: 0, key: 0, peak: 0, highlights: 0, exposure: 0))
         }
-        func snapped(_ v: Double, _ step: Double = SceneTracker.resolution) -> Double { (v / step).rounded() * step }
+        // Each level the curve is built from moves only once the tracked one is a step away from it (hysteresis):
+        // noise around a rounding boundary does not flip the curve.
+        func held(_ v: Double, _ last: Double, _ step: Double = SceneTracker.resolution) -> Double {
+            newScene || abs(v - last) >= step ? (v / step).rounded() * step : last
+        }
+        // How far the bright part is apart moves in eighths (it moves the white by as much as the gap between the
+        // surfaces and the body's white); the white is then the tracked levels' own.
+        let heldApart = held(apart, heldLevels.apart, 1.0 / 8)
+        let white = surfaces - heldApart * max(surfaces - bodyWhite, 0)
         let used = (
-            white: snapped(white), highlights: snapped(highlights, 1.0 / 64), peak: snapped(peak), bounded: snapped(bounded),
-            apart: snapped(apart, 1.0 / 16)
+            white: held(white, heldLevels.white), highlights: held(highlights, heldLevels.highlights, 1.0 / 64),
+            peak: held(peak, heldLevels.peak), bounded: held(bounded, heldLevels.bounded), apart: heldApart
         )
+        heldLevels = used
         let candidate = SceneCurve(
             white: used.white, highlights: used.highlights, peak: used.peak, bounded: used.bounded, apart: used.apart)
         let changed = candidate != curve

@@ -74,7 +74,9 @@ final class GainMapStillTests: CLITestCase {
         let rebuilt = pqPSNR(hdr, reference), alone = pqPSNR(base, reference)
         print("gain map \(URL(fileURLWithPath: source).lastPathComponent): rebuilt HDR \(rebuilt) dB in PQ (the base alone \(alone) dB)")
         XCTAssertGreaterThanOrEqual(rebuilt, minimum, "the HDR rebuilt from the file")
-        XCTAssertGreaterThan(rebuilt, alone + 10, "the gain map brings the HDR back")
+        // 8 dB on the synthetic bars: their saturated colours keep their Oklab hue in the base (issue 55), which
+        // takes a channel to 0 on more of a bar's edge, where no gain brings it back.
+        XCTAssertGreaterThan(rebuilt, alone + 8, "the gain map brings the HDR back")
     }
 
     /// Synthetic bars (sharp saturated edges: the hardest case for a map at half resolution) and a real clip.
@@ -98,7 +100,7 @@ final class GainMapStillTests: CLITestCase {
         // The base is the plain sheet's picture (4:4:4 against 4:2:0 JPEG: close, not equal).
         let psnr = Support.psnr(
             try Support.rawFrame(sheet, index: 0, pixelFormat: "rgb24"), try Support.rawFrame(plain, index: 0, pixelFormat: "rgb24"))
-        XCTAssertGreaterThanOrEqual(psnr, 33, "the base is the plain sheet (\(psnr) dB; its labels' sharp edges in 4:4:4 against 4:2:0)")
+        XCTAssertGreaterThanOrEqual(psnr, 32.5, "the base is the plain sheet (\(psnr) dB; its labels' and bars' sharp edges in 4:4:4 against 4:2:0)")
         // A label's white letters (the brightest base pixels low in the tiles, where only text is that white) rebuild
         // as themselves: gain 1 where the labels are (within the map's 8 bits and its JPEG around the letters' edges).
         let gap = 8, tileHeight = (h - 3 * gap) / 2

@@ -44,15 +44,33 @@ final class SceneCurveTests: XCTestCase {
     }
 
     func testABrightSkyOverADarkerSceneKeepsItsTexture() {
-        // Buildings 1-3 stops under reference white, a sky 1-2.3 stops over it: one continuous spread of light,
-        // the sky the brightest surface. The scene is lowered until the sky lands under SDR white, with its
-        // texture: no compression through the sky.
+        // Buildings 1-3 stops under reference white, a sky 1-2.3 stops over it: one continuous spread of light, the
+        // sky 40 % of the picture and about 3.4 stops over its body (the level 35 % of it lies under), as far
+        // as a part lit apart begins (issue 55). It is lowered less than its white alone would ask, and the sky is
+        // compressed above the buildings with a gradation of its own, its peak under SDR white.
         let stats = scene([(-3, 0.2), (-1.5, 0.2), (-0.3, 0.2), (1.0, 0.2), (1.8, 0.2)])
         let c = curve(stats)
-        XCTAssertLessThan(c.exposure, -2, "lowered as a whole")
+        XCTAssertLessThan(c.exposure, -1, "lowered")
+        XCTAssertGreaterThan(c.exposure, -(stats.diffuseWhite + SceneCurve.whiteLanding) + 0.25, "less than the sky's white asks")
         let peak = stats.percentile(0.999)
-        XCTAssertLessThan(c.map(exp2(peak)), 0.85, "the peak lands with a margin under SDR white")
-        for x in [1.0, 1.5, 2.0] { XCTAssertGreaterThan(c.slope(atStops: x), 0.9, "the sky keeps its texture at \(x) stops") }
+        XCTAssertLessThan(c.map(exp2(peak)), 0.9, "the peak lands with a margin under SDR white")
+        for x in [-4.0, -3.0, -2.0] {
+            XCTAssertEqual(log2(c.map(exp2(x)) / c.map(exp2(x - 1))), 1, accuracy: 0.02, "the buildings keep their ratios at \(x) stops")
+        }
+        for x in [1.5, 2.0] { XCTAssertGreaterThan(c.slope(atStops: x), 0.3, "the sky keeps a gradation at \(x) stops") }
+    }
+
+    func testAPartLitApartFromTheBodyDoesNotLowerIt() {
+        // Graded HDR or a phone's photo of a room with a sunlit window (issue 55): the body at SDR levels (its white
+        // at reference white), a third of the picture up to 3 stops brighter. The white found is the window's; the
+        // exposure follows the body's, and the body keeps its tones.
+        let stats = scene([(-5, 0.2, 2), (-3, 0.25, 2), (-1, 0.25, 2), (1.5, 0.3, 3)])
+        XCTAssertGreaterThan(stats.diffuseWhite, 1.5, "the window holds the brightest near-neutral light")
+        let c = curve(stats)
+        XCTAssertEqual(c.exposure, 0, "not lowered")
+        for x in [0.02, 0.1, 0.3] { XCTAssertEqual(c.map(x), x, accuracy: 1e-9, "the body untouched at \(x)") }
+        XCTAssertLessThanOrEqual(c.map(exp2(3)), 1)
+        XCTAssertGreaterThan(c.map(exp2(2.9)), c.map(exp2(1.0)), "the window keeps its gradation")
     }
 
     func testSunlitPiecesThinlySpreadGetOneWhiteWhicheverBinsTouchTheThreshold() {
@@ -96,7 +114,7 @@ final class SceneCurveTests: XCTestCase {
         XCTAssertGreaterThan(c.exposure, -0.5, "hardly lowered: the lights are not surfaces")
         XCTAssertEqual(log2(c.map(exp2(-4.0)) / c.map(exp2(-6.0))), 2, accuracy: 1e-9, "the dark scene keeps its contrast")
         XCTAssertGreaterThanOrEqual(c.slope(atStops: 2.5), 0.2, "the lights keep some texture")
-        XCTAssertLessThan(c.map(exp2(3.5)), 0.9)
+        XCTAssertLessThan(c.map(exp2(3.5)), c.map(exp2(3.75)), "the lights keep their order up to their peak")
     }
 
     func testSparseHighlightsKeepTheSDRRangeMajority() {
@@ -205,7 +223,7 @@ final class SceneCurveTests: XCTestCase {
         let bounded = SceneTracker()
         let lowPeak = DynamicHDRMetadata(source: .dolbyVision, peak: 203 * exp2(1.2), average: 100)
         XCTAssertEqual(bounded.next(bright, metadata: lowPeak).curve.exposure, -(1.2 + SceneCurve.whiteLanding), accuracy: 0.05)
-        XCTAssertLessThan(curve(bright).exposure, -2.4)
+        XCTAssertLessThan(curve(bright).exposure, -(1.2 + SceneCurve.whiteLanding) - 0.1)
 
         // Metadata whose peak is 4 stops off describes another picture: ignored, and said so.
         let liar = SceneTracker()

@@ -1,5 +1,6 @@
 @testable import SDRifyToneMap
 @testable import SDRifyValues
+import SDRifyMeasure
 import XCTest
 
 /// Expected values come from a separate implementation of the published formulas (ITU-R BT.2390 EETF with
@@ -78,21 +79,29 @@ final class ToneMapTests: XCTestCase {
         }
     }
 
-    func testGamutMappingKeepsLuminanceAndNeverClipsPerChannel() {
+    func testGamutMappingKeepsOklabHueAndNeverClipsPerChannel() {
         let table = GainTable(curve: ToneCurve(.clip, sourcePeak: 1000), maxY: 1000.0 / 203)
-        // A BT.2020 green outside BT.709 (negative red), below white: constant luminance, no negatives.
+        // A BT.2020 green outside BT.709 (negative red), below white; a neutral; a bright red beyond SDR white.
         let input: (r: [Float], g: [Float], b: [Float]) = ([-0.2, 0.5, 2.0], [0.6, 0.5, 0.1], [0.05, 0.5, 0.1])
         // Out in half floats, as the colour stage stores them: 11 significant bits, so tolerances of ~1e-3.
         let out = LinearToneMap.apply(table, r: input.r, g: input.g, b: input.b)
         let (r, g, b) = (out.r.map(Float.init), out.g.map(Float.init), out.b.map(Float.init))
-        XCTAssertEqual(
-            0.2126 * r[0] + 0.7152 * g[0] + 0.0722 * b[0],
-            0.2126 * input.r[0] + 0.7152 * input.g[0] + 0.0722 * input.b[0], accuracy: 5e-4)
-        XCTAssertEqual(min(r[0], g[0], b[0]), 0, accuracy: 1e-6)
+        func oklab(_ i: Int, _ r: [Float], _ g: [Float], _ b: [Float]) -> SIMD3<Double> {
+            ColorScience.oklab(SIMD3(Double(r[i]), Double(g[i]), Double(b[i])))
+        }
+        func hue(_ c: SIMD3<Double>) -> Double { atan2(c.z, c.y) * 180 / .pi }
+        // The green darker than its hue's most saturated colour: Oklab lightness and hue kept, chroma given up
+        // until it is on BT.709's edge (its lowest channel 0).
+        let green = (in: oklab(0, input.r, input.g, input.b), out: oklab(0, r, g, b))
+        XCTAssertEqual(green.out.x, green.in.x, accuracy: 2e-3, "lightness kept")
+        XCTAssertEqual(hue(green.out), hue(green.in), accuracy: 1, "hue kept")
+        XCTAssertLessThan((green.out.y * green.out.y + green.out.z * green.out.z).squareRoot(),
+                          (green.in.y * green.in.y + green.in.z * green.in.z).squareRoot(), "chroma given up")
+        XCTAssertEqual(min(r[0], g[0], b[0]), 0, accuracy: 2e-3)
         XCTAssertEqual([r[1], g[1], b[1]], [0.5, 0.5, 0.5], "a neutral in range is untouched")
-        // A bright red beyond SDR white keeps its chromaticity ordering and ends within [0, 1], still red.
+        // The bright red ends within [0, 1], still clearly red, its hue kept.
         XCTAssertLessThanOrEqual(max(r[2], g[2], b[2]), 1)
-        XCTAssertGreaterThan(r[2], g[2] * 1.5)
-        XCTAssertEqual(g[2], b[2], accuracy: 1e-6)
+        XCTAssertGreaterThan(r[2], g[2] * 3)
+        XCTAssertEqual(hue(oklab(2, r, g, b)), hue(oklab(2, input.r, input.g, input.b)), accuracy: 2, "hue kept")
     }
 }

@@ -14,6 +14,7 @@
 /// times r^weight, with no channel lifted past 1 and no darkening within a quarter of 1 from the top. The clamp
 /// bounds what strong edges can do (halos). The neighbourhood's inverse light is `wy` of
 /// the way from the row `inverse0` to `inverse1`.
+/// Colours outside BT.709 after the gain are brought inside by `sdrify_gamut_map`.
 void sdrify_tonemap_row(const float *r, const float *g, const float *b, _Float16 *out_r, _Float16 *out_g,
                         _Float16 *out_b, int count,
                         const float *gains, unsigned base, float min_y, float max_y,
@@ -63,6 +64,15 @@ void sdrify_local_contrast_grids(const float *light, int w, int h, int radius, f
 /// `col_start[c + 1]` lie `col_frac[x]` of the way from grid column c to c + 1. `rows` holds grid_h × width.
 /// `nonzero` (NULL: not written) gets, per row and per SDRIFY_CHUNK columns, whether any value there is not 0.
 #define SDRIFY_CHUNK 64
+
+/// Builds the gamut mapper's table of each hue's most saturated lightness (once per process; thread-safe).
+void sdrify_gamut_init(void);
+/// Brings one linear BT.709 colour (relative to SDR white) inside 0-1 along its own hue in Oklab: colours darker
+/// than their hue's most saturated one keep their lightness and give up chroma; lighter ones give up lightness
+/// and chroma toward that one's lightness. Colours already inside come out as they went in.
+void sdrify_gamut_map(float rgb[3]);
+/// `sdrify_gamut_map` on each pixel of the half-float rows whose `outside` mark is set.
+void sdrify_gamut_map_halves(_Float16 *r, _Float16 *g, _Float16 *b, const unsigned char *outside, int count);
 void sdrify_local_contrast_rows(const float *grid, int grid_w, int grid_h, const int *col_start, const float *col_frac,
                                 float *rows, int width, unsigned char *nonzero);
 
