@@ -25,7 +25,7 @@ static inline __attribute__((always_inline)) void tonemap_row(
     _Float16 *restrict out_g, _Float16 *restrict out_b, int count, const float *restrict gains, unsigned base,
     float min_y, float max_y, const float *restrict inverse0, const float *restrict inverse1,
     const float *restrict weight0, float wy, float ratio_lo, float ratio_hi, unsigned char *restrict outside,
-    const int detail) {
+    float *restrict keep_r, float *restrict keep_g, float *restrict keep_b, const int detail) {
     const float kr = 0.2126f, kg = 0.7152f, kb = 0.0722f;
     // The cost model declines on its own (both sides of each select are computed); measured, it is faster.
 #pragma clang loop vectorize(enable) vectorize_width(8)
@@ -54,14 +54,34 @@ static inline __attribute__((always_inline)) void tonemap_row(
             k *= fmin_(m, fmax_(1.0f / (fmax_(R, fmax_(G, B)) * k), 1.0f));
         }
         R *= k; G *= k; B *= k;
-        // Outside BT.709 (a channel below 0, or above SDR white's 1): marked for the gamut mapper (gamut.c),
-        // which moves the colour along its own hue in Oklab; these lanes are written as they are.
+        float yk = y * k;
+
+        // Clearly outside BT.709 (a channel below −margin or above 1 + margin): kept for the gamut mapper
+        // (gamut.c), which moves the colour along its own hue in Oklab and overwrites what this loop writes.
         float lo = fmin_(R, fmin_(G, B)), hi = fmax_(R, fmax_(G, B));
-        outside[i] = (unsigned char)(alive & ((lo < 0.0f) | (hi > 1.0f)));
-        const float big = 60000.0f;  // within half float's range
-        out_r[i] = (_Float16)(alive ? fmin_(fmax_(R, -big), big) : 0.0f);
-        out_g[i] = (_Float16)(alive ? fmin_(fmax_(G, -big), big) : 0.0f);
-        out_b[i] = (_Float16)(alive ? fmin_(fmax_(B, -big), big) : 0.0f);
+        const float margin = 0.05f, big = 60000.0f;
+        outside[i] = (unsigned char)(alive & ((lo < -margin) | (hi > 1.0f + margin)));
+        keep_r[i] = fmin_(fmax_(R, -big), big); keep_g[i] = fmin_(fmax_(G, -big), big); keep_b[i] = fmin_(fmax_(B, -big), big);
+
+        // Just outside (within the margin, where the difference does not show), the cheap way: toward grey at
+        // equal luminance until the lowest channel is 0; beyond SDR white, desaturate toward grey until the highest
+        // channel is sqrt(max) (t2 of the way), then scale to 1 (s). Both factors from one division: with
+        // d = (hi − yk)·m when desaturating, hi when only scaling, 1 otherwise, s = (hi − yk)/d or 1/d and
+        // s·t2 = (m − yk)/d or s.
+        float t1 = lo < 0.0f ? yk / (yk - lo) : 1.0f;
+        R = yk + t1 * (R - yk); G = yk + t1 * (G - yk); B = yk + t1 * (B - yk);
+        hi = fmax_(R, fmax_(G, B));
+        int over = hi > 1.0f;
+        float m = sqrtf(fmax_(hi, 0.0f));
+        int desat = over && yk < m;
+        float inv = 1.0f / (desat ? (hi - yk) * m : (over ? hi : 1.0f));
+        float sc = desat ? (hi - yk) * inv : inv;
+        float st2 = desat ? (m - yk) * inv : sc;
+        float grey = yk * sc;
+
+        out_r[i] = (_Float16)(alive ? fmax_(grey + st2 * (R - yk), 0.0f) : 0.0f);
+        out_g[i] = (_Float16)(alive ? fmax_(grey + st2 * (G - yk), 0.0f) : 0.0f);
+        out_b[i] = (_Float16)(alive ? fmax_(grey + st2 * (B - yk), 0.0f) : 0.0f);
     }
 }
 
@@ -71,13 +91,14 @@ static void tonemap_span(const float *restrict r, const float *restrict g, const
                          _Float16 *restrict out_r, _Float16 *restrict out_g, _Float16 *restrict out_b, int count,
                          const float *restrict gains, unsigned base, float min_y, float max_y,
                          const float *restrict inverse0, const float *restrict inverse1, const float *restrict weight,
-                         float wy, float ratio_lo, float ratio_hi, unsigned char *restrict outside) {
+                         float wy, float ratio_lo, float ratio_hi, unsigned char *restrict outside,
+                         float *restrict keep_r, float *restrict keep_g, float *restrict keep_b) {
     if (inverse0)
         tonemap_row(r, g, b, out_r, out_g, out_b, count, gains, base, min_y, max_y, inverse0, inverse1, weight, wy,
-                    ratio_lo, ratio_hi, outside, 1);
+                    ratio_lo, ratio_hi, outside, keep_r, keep_g, keep_b, 1);
     else
         tonemap_row(r, g, b, out_r, out_g, out_b, count, gains, base, min_y, max_y, 0, 0, 0, 0.0f, 1.0f, 1.0f,
-                    outside, 0);
+                    outside, keep_r, keep_g, keep_b, 0);
 }
 
 void sdrify_tonemap_row(const float *restrict r, const float *restrict g, const float *restrict b,
@@ -87,12 +108,13 @@ void sdrify_tonemap_row(const float *restrict r, const float *restrict g, const 
                         float wy, float ratio_lo, float ratio_hi) {
     enum { SPAN = 1024 };
     unsigned char outside[SPAN];
+    float keep[3][SPAN];
     sdrify_gamut_init();
     for (int x = 0; x < count; x += SPAN) {
         int n = count - x < SPAN ? count - x : SPAN;
         tonemap_span(r + x, g + x, b + x, out_r + x, out_g + x, out_b + x, n, gains, base, min_y, max_y,
                      inverse0 ? inverse0 + x : 0, inverse1 ? inverse1 + x : 0, weight ? weight + x : 0, wy, ratio_lo,
-                     ratio_hi, outside);
+                     ratio_hi, outside, keep[0], keep[1], keep[2]);
         // Most spans hold no colour outside BT.709: eight marks at a time.
         int any = 0;
         for (int i = 0; i + 8 <= n; i += 8) {
@@ -101,7 +123,7 @@ void sdrify_tonemap_row(const float *restrict r, const float *restrict g, const 
             if (word) { any = 1; break; }
         }
         for (int i = n & ~7; i < n && !any; i++) any = outside[i];
-        if (any) sdrify_gamut_map_halves(out_r + x, out_g + x, out_b + x, outside, n);
+        if (any) sdrify_gamut_map_rows(keep[0], keep[1], keep[2], out_r + x, out_g + x, out_b + x, outside, n);
     }
 }
 
