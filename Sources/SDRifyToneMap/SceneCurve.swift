@@ -106,10 +106,11 @@ package struct SceneCurve: Equatable, Sendable {
         let m = SceneCurve.gradation * min(max((highlights - g.lowerBound) / (g.upperBound - g.lowerBound), 0), 1)
         let forGradation = (top - b - m * (reach - b)) / (1 - m)
         let sparse = min(max(min(w - SceneCurve.whiteMargin - max(bounded, 0), forGradation), SceneCurve.sparseKnee), top - b)
-        // Many highlights lower the knee toward `lowestKnee`, but not into the surfaces under the white: at most
-        // `kneeDrop` under the sparse knee while that is above the white (a dark scene's lights may go lower).
-        let floor = min(sparse - SceneCurve.kneeDrop, w - SceneCurve.whiteMargin)
-        let k = min(max(SceneCurve.lowestKnee * t + sparse * (1 - t), floor), top - b)
+        // Many highlights lower the knee toward `lowestKnee`, but not into the surfaces under the white (at most
+        // `kneeDrop` under the sparse knee), and not at all for a part lit apart: the body keeps its tones, the
+        // part apart is compressed above them.
+        let spreading = t * (1 - apart)
+        let k = min(max(SceneCurve.lowestKnee * spreading + sparse * (1 - spreading), sparse - SceneCurve.kneeDrop), top - b)
         knee = k
         let U = reach - k, V = top - k
         slope = U > V ? min(max((V - b) / (U - b), 0), 1) : 1

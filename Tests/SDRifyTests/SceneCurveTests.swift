@@ -113,7 +113,9 @@ final class SceneCurveTests: XCTestCase {
         // it would be lowered by about two stops if the lights were taken for surfaces.
         XCTAssertGreaterThan(c.exposure, -0.5, "hardly lowered: the lights are not surfaces")
         XCTAssertEqual(log2(c.map(exp2(-4.0)) / c.map(exp2(-6.0))), 2, accuracy: 1e-9, "the dark scene keeps its contrast")
-        XCTAssertGreaterThanOrEqual(c.slope(atStops: 2.5), 0.2, "the lights keep some texture")
+        // The lights are a part apart from the body (issue 55): compressed above it, as graded content's
+        // brighter part is, with a slope that still tells them apart (local contrast gives back more).
+        XCTAssertGreaterThanOrEqual(c.slope(atStops: 2.5), 0.1, "the lights keep some texture")
         XCTAssertLessThan(c.map(exp2(3.5)), c.map(exp2(3.75)), "the lights keep their order up to their peak")
     }
 

@@ -95,8 +95,9 @@ final class ToneMapTests: XCTestCase {
         let green = (in: oklab(0, input.r, input.g, input.b), out: oklab(0, r, g, b))
         XCTAssertEqual(green.out.x, green.in.x, accuracy: 2e-3, "lightness kept")
         XCTAssertEqual(hue(green.out), hue(green.in), accuracy: 1, "hue kept")
-        XCTAssertLessThan((green.out.y * green.out.y + green.out.z * green.out.z).squareRoot(),
-                          (green.in.y * green.in.y + green.in.z * green.in.z).squareRoot(), "chroma given up")
+        XCTAssertLessThan(
+            (green.out.y * green.out.y + green.out.z * green.out.z).squareRoot(),
+            (green.in.y * green.in.y + green.in.z * green.in.z).squareRoot(), "chroma given up")
         XCTAssertEqual(min(r[0], g[0], b[0]), 0, accuracy: 2e-3)
         XCTAssertEqual([r[1], g[1], b[1]], [0.5, 0.5, 0.5], "a neutral in range is untouched")
         // The bright red ends within [0, 1], still clearly red, its hue kept.
