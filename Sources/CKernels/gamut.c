@@ -15,9 +15,8 @@
 
 // Cube root of any float: a first guess from the exponent bits, then three Newton steps (within 1e-6 relative, far
 // under what 8-bit output shows; libm's cbrtf costs several times as much and this runs per mapped pixel).
-static float cube_root(float x) {
-    float a = fabsf(x);
-    if (a < 1e-30f) return 0.0f;
+static inline __attribute__((always_inline)) float cube_root(float x) {
+    float a = fmaxf(fabsf(x), 1e-30f);
     unsigned u;
     __builtin_memcpy(&u, &a, 4);
     u = u / 3 + 709921077u;  // the exponent divided by 3, the mantissa roughly so
@@ -30,26 +29,16 @@ static float cube_root(float x) {
 }
 
 // atan2 to about 0.005 rad (a polynomial on the octant), enough to interpolate a table of 256 hues.
-static float hue_angle(float b, float a) {
+static inline __attribute__((always_inline)) float hue_angle(float b, float a) {
     float ax = fabsf(a), ay = fabsf(b), lo = fminf(ax, ay), hi = fmaxf(ax, ay);
-    float t = hi > 0 ? lo / hi : 0.0f, t2 = t * t;
+    float t = lo / fmaxf(hi, 1e-30f), t2 = t * t;
     float r = t * (0.99997726f + t2 * (-0.33262347f + t2 * (0.19354346f + t2 * (-0.11643287f + t2 * (0.05265332f - 0.01172120f * t2)))));
-    if (ay > ax) r = 1.57079637f - r;
-    if (a < 0) r = 3.14159274f - r;
+    r = ay > ax ? 1.57079637f - r : r;
+    r = a < 0 ? 3.14159274f - r : r;
     return b < 0 ? -r : r;
 }
 
-static void to_oklab(const float rgb[3], float lab[3]) {
-    float l = 0.4122214708f * rgb[0] + 0.5363325363f * rgb[1] + 0.0514459929f * rgb[2];
-    float m = 0.2119034982f * rgb[0] + 0.6806995451f * rgb[1] + 0.1073969566f * rgb[2];
-    float s = 0.0883024619f * rgb[0] + 0.2817188376f * rgb[1] + 0.6299787005f * rgb[2];
-    l = cube_root(l); m = cube_root(m); s = cube_root(s);
-    lab[0] = 0.2104542553f * l + 0.7936177850f * m - 0.0040720468f * s;
-    lab[1] = 1.9779984951f * l - 2.4285922050f * m + 0.4505937099f * s;
-    lab[2] = 0.0259040371f * l + 0.7827717662f * m - 0.8086757660f * s;
-}
-
-static void from_oklab(float L, float a, float b, float rgb[3]) {
+static inline __attribute__((always_inline)) void from_oklab(float L, float a, float b, float rgb[3]) {
     float l = L + 0.3963377774f * a + 0.2158037573f * b;
     float m = L - 0.1055613458f * a - 0.0638541728f * b;
     float s = L - 0.0894841775f * a - 1.2914855480f * b;
@@ -102,65 +91,91 @@ static void build_cusps(void) {
     cusp_chroma[HUES] = cusp_chroma[0];
 }
 
-static void cusp_at(float a, float b, float *lightness, float *chroma) {
-    float t = hue_angle(b, a) * (float)(HUES / 6.28318530718);
-    if (t < 0) t += HUES;
-    int i = (int)t;
-    if (i >= HUES) i = HUES - 1;
-    float f = t - (float)i;
-    *lightness = cusp_lightness[i] + (cusp_lightness[i + 1] - cusp_lightness[i]) * f;
-    *chroma = cusp_chroma[i] + (cusp_chroma[i + 1] - cusp_chroma[i]) * f;
+static inline __attribute__((always_inline)) float excess(float L, float a, float b) {
+    float rgb[3];
+    from_oklab(L, a, b, rgb);
+    float lo = fminf(rgb[0], fminf(rgb[1], rgb[2])), hi = fmaxf(rgb[0], fmaxf(rgb[1], rgb[2]));
+    return fmaxf(-lo, hi - 1.0f);
 }
 
 void sdrify_gamut_init(void) { pthread_once(&cusp_once, build_cusps); }
 
-void sdrify_gamut_map(float rgb[3]) {
+// One colour, written without branches (selects) so that a loop of them vectorises.
+static inline __attribute__((always_inline)) void map_one(float *pr, float *pg, float *pb) {
+    float rgb[3] = {*pr, *pg, *pb};
     // Outside by less than a 1/2000 of SDR white (rounding around the edge, well under the 8-bit output's step):
     // clamped, which moves the colour by less than it can show.
     const float hair = 5e-4f;
-    float lo = fminf(rgb[0], fminf(rgb[1], rgb[2])), hi = fmaxf(rgb[0], fmaxf(rgb[1], rgb[2]));
-    if (lo >= -hair && hi <= 1.0f + hair) {
-        for (int k = 0; k < 3; k++) rgb[k] = fminf(fmaxf(rgb[k], 0.0f), 1.0f);
-        return;
-    }
-    float lab[3];
-    to_oklab(rgb, lab);
-    float L = lab[0], C = sqrtf(lab[1] * lab[1] + lab[2] * lab[2]);
-    if (!(L > 0.0f)) { rgb[0] = rgb[1] = rgb[2] = 0.0f; return; }  // also NaN
-    if (L >= 1.0f && C < 1e-4f) { rgb[0] = rgb[1] = rgb[2] = 1.0f; return; }
-    if (C < 1e-6f) {  // grey within rounding: clamp the equal channels
-        float v = fminf(fmaxf(L * L * L, 0.0f), 1.0f);
-        rgb[0] = rgb[1] = rgb[2] = v;
-        return;
-    }
-    float ca = lab[1] / C, cb = lab[2] / C;
-    float Lc, Cc;
-    cusp_at(lab[1], lab[2], &Lc, &Cc);
-    float L0 = L;  // where the line meets the grey axis
-    if (L > Lc) {
-        // The grey whose line through (L, C) passes the cusp, when C is beyond the cusp's chroma; halfway to it.
-        float through = C > Cc ? Lc - Cc * (L - Lc) / (C - Cc) : Lc;
-        L0 = fmaxf(0.5f * (Lc + fmaxf(through, 0.0f)), 0.0f);
-    }
-    // Along (L0 + t(L − L0), t·C): t = 0 is grey, inside; find the largest t inside.
-    float lo_t = 0.0f, hi_t = 1.0f, out[3];
-    // 11 halvings: the point to 1/2048 of the way, finer than the output's step.
-    for (int i = 0; i < 11; i++) {
+    float in_lo = fminf(rgb[0], fminf(rgb[1], rgb[2])), in_hi = fmaxf(rgb[0], fmaxf(rgb[1], rgb[2]));
+    int tiny = in_lo >= -hair && in_hi <= 1.0f + hair;
+
+    float l = 0.4122214708f * rgb[0] + 0.5363325363f * rgb[1] + 0.0514459929f * rgb[2];
+    float m = 0.2119034982f * rgb[0] + 0.6806995451f * rgb[1] + 0.1073969566f * rgb[2];
+    float sv = 0.0883024619f * rgb[0] + 0.2817188376f * rgb[1] + 0.6299787005f * rgb[2];
+    l = cube_root(l); m = cube_root(m); sv = cube_root(sv);
+    float L = 0.2104542553f * l + 0.7936177850f * m - 0.0040720468f * sv;
+    float A = 1.9779984951f * l - 2.4285922050f * m + 0.4505937099f * sv;
+    float B = 0.0259040371f * l + 0.7827717662f * m - 0.8086757660f * sv;
+    float C = sqrtf(A * A + B * B), Cs = fmaxf(C, 1e-12f);
+    float ca = A / Cs, cb = B / Cs;
+
+    // The hue's cusp from the table, interpolated.
+    float h = hue_angle(B, A) * (float)(HUES / 6.28318530718);
+    h = h < 0 ? h + HUES : h;
+    int i = (int)h;
+    i = i < 0 ? 0 : (i >= HUES ? HUES - 1 : i);
+    float f = h - (float)i;
+    float Lc = cusp_lightness[i] + (cusp_lightness[i + 1] - cusp_lightness[i]) * f;
+    float Cc = cusp_chroma[i] + (cusp_chroma[i + 1] - cusp_chroma[i]) * f;
+
+    // Where the line meets the grey axis: the colour's own lightness when darker than the cusp; else halfway
+    // between the cusp's and the grey whose line through (L, C) passes the cusp (when C is beyond the cusp's).
+    float through = C > Cc ? Lc - Cc * (L - Lc) / fmaxf(C - Cc, 1e-12f) : Lc;
+    float L0 = L > Lc ? fmaxf(0.5f * (Lc + fmaxf(through, 0.0f)), 0.0f) : L;
+    L0 = fminf(fmaxf(L0, 0.0f), 1.0f);
+
+    // Along (L0 + t(L − L0), t·C): t = 0 is grey, inside; the last point inside, by 12 halvings (to 1/4096 of
+    // the way, finer than the output's step).
+    float lo_t = 0.0f, hi_t = 1.0f;
+    for (int k = 0; k < 12; k++) {
         float t = 0.5f * (lo_t + hi_t), c = t * C;
-        from_oklab(L0 + t * (L - L0), c * ca, c * cb, out);
-        if (inside(out)) lo_t = t; else hi_t = t;
+        int in = excess(L0 + t * (L - L0), c * ca, c * cb) <= 0.0f;
+        lo_t = in ? t : lo_t;
+        hi_t = in ? hi_t : t;
     }
-    float c = lo_t * C;
+    float c = lo_t * C, out[3];
     from_oklab(L0 + lo_t * (L - L0), c * ca, c * cb, out);
-    for (int k = 0; k < 3; k++) rgb[k] = fminf(fmaxf(out[k], 0.0f), 1.0f);
+
+    // Greys (no hue to keep) and the special cases.
+    float grey = fminf(fmaxf(L * L * L, 0.0f), 1.0f);
+    int is_grey = C < 1e-4f;
+    int dark = !(L > 0.0f);  // also NaN
+    for (int k = 0; k < 3; k++) {
+        float v = fminf(fmaxf(out[k], 0.0f), 1.0f);
+        v = is_grey ? grey : v;
+        v = tiny ? fminf(fmaxf(rgb[k], 0.0f), 1.0f) : v;
+        v = dark ? 0.0f : v;
+        out[k] = v;
+    }
+    *pr = out[0]; *pg = out[1]; *pb = out[2];
 }
 
-void sdrify_gamut_map_rows(const float *r, const float *g, const float *b, _Float16 *out_r, _Float16 *out_g,
-                           _Float16 *out_b, const unsigned char *outside, int count) {
+void sdrify_gamut_map(float rgb[3]) {
+    sdrify_gamut_init();
+    map_one(&rgb[0], &rgb[1], &rgb[2]);
+}
+
+// The x86-64-v3 clone converts the half floats in registers (F16C); the baseline calls libgcc for it.
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+void sdrify_gamut_map_rows(const float *r, const float *g, const float *b, const float *share, _Float16 *out_r,
+                           _Float16 *out_g, _Float16 *out_b, const unsigned char *outside, int count) {
     for (int i = 0; i < count; i++) {
         if (!outside[i]) continue;
         float rgb[3] = {r[i], g[i], b[i]};
-        sdrify_gamut_map(rgb);
-        out_r[i] = (_Float16)rgb[0]; out_g[i] = (_Float16)rgb[1]; out_b[i] = (_Float16)rgb[2];
+        map_one(&rgb[0], &rgb[1], &rgb[2]);
+        float w = share[i];
+        out_r[i] = (_Float16)((float)out_r[i] + w * (rgb[0] - (float)out_r[i]));
+        out_g[i] = (_Float16)((float)out_g[i] + w * (rgb[1] - (float)out_g[i]));
+        out_b[i] = (_Float16)((float)out_b[i] + w * (rgb[2] - (float)out_b[i]));
     }
 }

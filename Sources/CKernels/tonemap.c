@@ -25,7 +25,7 @@ static inline __attribute__((always_inline)) void tonemap_row(
     _Float16 *restrict out_g, _Float16 *restrict out_b, int count, const float *restrict gains, unsigned base,
     float min_y, float max_y, const float *restrict inverse0, const float *restrict inverse1,
     const float *restrict weight0, float wy, float ratio_lo, float ratio_hi, unsigned char *restrict outside,
-    float *restrict keep_r, float *restrict keep_g, float *restrict keep_b, const int detail) {
+    float *restrict keep_r, float *restrict keep_g, float *restrict keep_b, float *restrict oklab_share, const int detail) {
     const float kr = 0.2126f, kg = 0.7152f, kb = 0.0722f;
     // The cost model declines on its own (both sides of each select are computed); measured, it is faster.
 #pragma clang loop vectorize(enable) vectorize_width(8)
@@ -56,11 +56,19 @@ static inline __attribute__((always_inline)) void tonemap_row(
         R *= k; G *= k; B *= k;
         float yk = y * k;
 
-        // Clearly outside BT.709 (a channel below −margin or above 1 + margin): kept for the gamut mapper
-        // (gamut.c), which moves the colour along its own hue in Oklab and overwrites what this loop writes.
+        // Clearly outside BT.709, the gamut mapper's (gamut.c: along the colour's own hue in Oklab) share of the
+        // result, 0 to 1 with no step: from a channel at −0.05 to one at −0.15, and for a colour over white (its
+        // lowest channel under half its highest, fully under a quarter) from 1.5 to 2 times white. Near-greys and
+        // colours just over white (noise on a saturated colour at SDR white, a tinted white wall) keep the cheap
+        // way below, and there can be many of them.
         float lo = fmin_(R, fmin_(G, B)), hi = fmax_(R, fmax_(G, B));
-        const float margin = 0.05f, big = 60000.0f;
-        outside[i] = (unsigned char)(alive & ((lo < -margin) | (hi > 1.0f + margin)));
+        const float big = 60000.0f;
+        float under = fmin_(fmax_((-0.05f - lo) * 10.0f, 0.0f), 1.0f);
+        float colour = fmin_(fmax_((0.5f - lo / fmax_(hi, 1e-6f)) * 4.0f, 0.0f), 1.0f);
+        float bright = fmin_(fmax_((hi - 1.5f) * 2.0f, 0.0f), 1.0f) * colour;
+        float share = alive ? fmax_(under, bright) : 0.0f;
+        oklab_share[i] = share;
+        outside[i] = (unsigned char)(share > 0.0f);
         keep_r[i] = fmin_(fmax_(R, -big), big); keep_g[i] = fmin_(fmax_(G, -big), big); keep_b[i] = fmin_(fmax_(B, -big), big);
 
         // Just outside (within the margin, where the difference does not show), the cheap way: toward grey at
@@ -92,13 +100,14 @@ static void tonemap_span(const float *restrict r, const float *restrict g, const
                          const float *restrict gains, unsigned base, float min_y, float max_y,
                          const float *restrict inverse0, const float *restrict inverse1, const float *restrict weight,
                          float wy, float ratio_lo, float ratio_hi, unsigned char *restrict outside,
-                         float *restrict keep_r, float *restrict keep_g, float *restrict keep_b) {
+                         float *restrict keep_r, float *restrict keep_g, float *restrict keep_b,
+                         float *restrict oklab_share) {
     if (inverse0)
         tonemap_row(r, g, b, out_r, out_g, out_b, count, gains, base, min_y, max_y, inverse0, inverse1, weight, wy,
-                    ratio_lo, ratio_hi, outside, keep_r, keep_g, keep_b, 1);
+                    ratio_lo, ratio_hi, outside, keep_r, keep_g, keep_b, oklab_share, 1);
     else
         tonemap_row(r, g, b, out_r, out_g, out_b, count, gains, base, min_y, max_y, 0, 0, 0, 0.0f, 1.0f, 1.0f,
-                    outside, keep_r, keep_g, keep_b, 0);
+                    outside, keep_r, keep_g, keep_b, oklab_share, 0);
 }
 
 void sdrify_tonemap_row(const float *restrict r, const float *restrict g, const float *restrict b,
@@ -108,13 +117,13 @@ void sdrify_tonemap_row(const float *restrict r, const float *restrict g, const 
                         float wy, float ratio_lo, float ratio_hi) {
     enum { SPAN = 1024 };
     unsigned char outside[SPAN];
-    float keep[3][SPAN];
+    float keep[3][SPAN], share[SPAN];
     sdrify_gamut_init();
     for (int x = 0; x < count; x += SPAN) {
         int n = count - x < SPAN ? count - x : SPAN;
         tonemap_span(r + x, g + x, b + x, out_r + x, out_g + x, out_b + x, n, gains, base, min_y, max_y,
                      inverse0 ? inverse0 + x : 0, inverse1 ? inverse1 + x : 0, weight ? weight + x : 0, wy, ratio_lo,
-                     ratio_hi, outside, keep[0], keep[1], keep[2]);
+                     ratio_hi, outside, keep[0], keep[1], keep[2], share);
         // Most spans hold no colour outside BT.709: eight marks at a time.
         int any = 0;
         for (int i = 0; i + 8 <= n; i += 8) {
@@ -123,7 +132,7 @@ void sdrify_tonemap_row(const float *restrict r, const float *restrict g, const 
             if (word) { any = 1; break; }
         }
         for (int i = n & ~7; i < n && !any; i++) any = outside[i];
-        if (any) sdrify_gamut_map_rows(keep[0], keep[1], keep[2], out_r + x, out_g + x, out_b + x, outside, n);
+        if (any) sdrify_gamut_map_rows(keep[0], keep[1], keep[2], share, out_r + x, out_g + x, out_b + x, outside, n);
     }
 }
 

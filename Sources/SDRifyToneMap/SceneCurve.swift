@@ -226,8 +226,10 @@ package final class SceneTracker: @unchecked Sendable {
         let (a0, a1) = (SceneTracker.apartFrom, SceneTracker.apartTo)
         let measuredApart = min(max((keyLimited - body - a0) / (a1 - a0), 0), 1)
         let measuredBodyWhite = stats.litPercentile(SceneTracker.lowerQuarter) + SceneTracker.bodyToWhite
-        let measuredWhite = keyLimited - measuredApart * max(keyLimited - measuredBodyWhite, 0)
-        let measuredHighlights = spread.fraction(above: max(measuredWhite, 0))
+        // The highlights are measured above the white the held apartness gives (in eighths, as the curve holds it:
+        // the picture's own is noisy near the threshold, and it moves the white by the whole gap to the body's).
+        func whiteFor(_ apartness: Double) -> Double { keyLimited - apartness * max(keyLimited - measuredBodyWhite, 0) }
+
         var sameScene = false
         if let scene = running {
             let distance = stats.distance(to: scene)
@@ -239,6 +241,8 @@ package final class SceneTracker: @unchecked Sendable {
         }
         lastMetadata = trusted
         let newScene = !(running != nil && sameScene)
+        let steadyWhite = whiteFor(newScene ? (measuredApart * 8).rounded() / 8 : heldLevels.apart)
+        let measuredHighlights = spread.fraction(above: max(steadyWhite, 0))
         if let scene = running, sameScene {
             running = scene.blended(toward: stats, weight: SceneTracker.adaptation)
             surfaces += (keyLimited - surfaces) * SceneTracker.adaptation

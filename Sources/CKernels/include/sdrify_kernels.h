@@ -14,8 +14,9 @@
 /// times r^weight, with no channel lifted past 1 and no darkening within a quarter of 1 from the top. The clamp
 /// bounds what strong edges can do (halos). The neighbourhood's inverse light is `wy` of
 /// the way from the row `inverse0` to `inverse1`.
-/// Colours clearly outside BT.709 after the gain are brought inside by `sdrify_gamut_map`; those within 0.05 of its
-/// edge toward grey at equal luminance (and, above white, half by desaturation, half by dimming).
+/// Colours clearly outside BT.709 after the gain (a channel under −0.05, or a saturated colour half over white) are
+/// brought inside by `sdrify_gamut_map`, blended in without a step; the rest toward grey at equal luminance (and,
+/// above white, half by desaturation, half by dimming).
 void sdrify_tonemap_row(const float *r, const float *g, const float *b, _Float16 *out_r, _Float16 *out_g,
                         _Float16 *out_b, int count,
                         const float *gains, unsigned base, float min_y, float max_y,
@@ -72,10 +73,10 @@ void sdrify_gamut_init(void);
 /// than their hue's most saturated one keep their lightness and give up chroma; lighter ones give up lightness
 /// and chroma toward that one's lightness. Colours already inside come out as they went in.
 void sdrify_gamut_map(float rgb[3]);
-/// `sdrify_gamut_map` of the float rows `r`, `g`, `b` into the half-float rows `out_*`, for each pixel whose
-/// `outside` mark is set.
-void sdrify_gamut_map_rows(const float *r, const float *g, const float *b, _Float16 *out_r, _Float16 *out_g,
-                           _Float16 *out_b, const unsigned char *outside, int count);
+/// `sdrify_gamut_map` of the float rows `r`, `g`, `b` mixed into what the half-float rows `out_*` hold, `share` of
+/// the way, for each pixel whose `outside` mark is set.
+void sdrify_gamut_map_rows(const float *r, const float *g, const float *b, const float *share, _Float16 *out_r,
+                           _Float16 *out_g, _Float16 *out_b, const unsigned char *outside, int count);
 void sdrify_local_contrast_rows(const float *grid, int grid_w, int grid_h, const int *col_start, const float *col_frac,
                                 float *rows, int width, unsigned char *nonzero);
 
