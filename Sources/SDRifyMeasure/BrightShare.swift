@@ -86,17 +86,8 @@ public enum BrightShareScene {
         let (light, reference) = scene(photos: pictures, share: share)
         let raw = work.appendingPathComponent("bright.gbrpf32").path, source = work.appendingPathComponent("bright.mp4").path
         let output = work.appendingPathComponent("bright.sdr.mp4").path
-        try signal(light, transfer: transfer).withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: raw)) }
-        let trc = transfer == .pq ? "smpte2084" : "arib-std-b67"
-        try ExposureChart.run(
-            ffmpeg,
-            [
-                "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "gbrpf32le", "-s", "\(width)x\(height)", "-r", "24",
-                "-stream_loop", "2", "-i", raw, "-vf",
-                "zscale=min=gbr:m=2020_ncl:rin=full:r=limited:tin=\(trc):t=\(trc):pin=2020:p=2020:chromal=left,format=yuv420p10le",
-                "-c:v", "libx265", "-x265-params", "lossless=1:log-level=error:pools=1:frame-threads=1", "-tag:v", "hvc1",
-                "-color_primaries", "bt2020", "-color_trc", trc, "-colorspace", "bt2020nc", "-color_range", "tv", source
-            ])
+        try ExposureChart.encodeLossless(
+            ffmpeg, planes: signal(light, transfer: transfer), width: width, height: height, transfer: transfer, raw: raw, to: source)
         let report = try ExposureChart.run(sdrify, [source, output, "--overwrite", "--json", "--crf", "10"])
         let tone = (try JSONSerialization.jsonObject(with: report) as? [String: Any])?["tone_mapping"] as? [String: Any] ?? [:]
         let exposure = (tone["exposure_stops"] as? [Any]).map { "[" + $0.map { "\($0)" }.joined(separator: ", ") + "]" } ?? "–"

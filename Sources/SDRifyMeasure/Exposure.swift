@@ -132,17 +132,7 @@ public enum ExposureChart {
             for white in placements {
                 for highlights in [false, true] {
                     let planes = lifted(sdr, white: white, transfer: transfer, highlights: highlights)
-                    try planes.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: raw)) }
-                    let trc = transfer == .pq ? "smpte2084" : "arib-std-b67"
-                    try run(
-                        ffmpeg,
-                        [
-                            "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "gbrpf32le", "-s", "\(width)x\(height)", "-r", "24",
-                            "-stream_loop", "2", "-i", raw, "-vf",
-                            "zscale=min=gbr:m=2020_ncl:rin=full:r=limited:tin=\(trc):t=\(trc):pin=2020:p=2020:chromal=left,format=yuv420p10le",
-                            "-c:v", "libx265", "-x265-params", "lossless=1:log-level=error:pools=1:frame-threads=1", "-tag:v", "hvc1",
-                            "-color_primaries", "bt2020", "-color_trc", trc, "-colorspace", "bt2020nc", "-color_range", "tv", source
-                        ])
+                    try encodeLossless(ffmpeg, planes: planes, width: width, height: height, transfer: transfer, raw: raw, to: source)
                     let report = try run(sdrify, [source, output, "--overwrite", "--json", "--preset", "1920x1080"])
                     let json = try JSONSerialization.jsonObject(with: report) as? [String: Any]
                     let tone = json?["tone_mapping"] as? [String: Any] ?? [:]
@@ -158,6 +148,24 @@ public enum ExposureChart {
                 }
             }
         }
+    }
+
+    /// Planar G, B, R signal floats (gbrpf32le) written to `raw`, then three pictures of them encoded losslessly as
+    /// 10-bit 4:2:0 BT.2020 HEVC of `transfer` (zimg through the ffmpeg CLI, x265) into `source`.
+    static func encodeLossless(
+        _ ffmpeg: String, planes: [Float], width: Int, height: Int, transfer: Transfer, raw: String, to source: String
+    ) throws {
+        try planes.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: raw)) }
+        let trc = transfer == .pq ? "smpte2084" : "arib-std-b67"
+        try run(
+            ffmpeg,
+            [
+                "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "gbrpf32le", "-s", "\(width)x\(height)", "-r", "24",
+                "-stream_loop", "2", "-i", raw, "-vf",
+                "zscale=min=gbr:m=2020_ncl:rin=full:r=limited:tin=\(trc):t=\(trc):pin=2020:p=2020:chromal=left,format=yuv420p10le",
+                "-c:v", "libx265", "-x265-params", "lossless=1:log-level=error:pools=1:frame-threads=1", "-tag:v", "hvc1",
+                "-color_primaries", "bt2020", "-color_trc", trc, "-colorspace", "bt2020nc", "-color_range", "tv", source
+            ])
     }
 
     // MARK: colour and transfer arithmetic (the lifting's)
