@@ -61,33 +61,37 @@ let package = Package(
         .target(name: "SDRifyValues"),
         .target(name: "SDRifySecurity", dependencies: ["SDRifyValues", "CSystem", "CKernels"]),
         .target(name: "SDRifyProbe", dependencies: ["SDRifyValues"]),
+        .target(name: "SDRifyCaptions", dependencies: ["SDRifyProbe"]),
+        // Files written whole or not at all, and the signals that must not leave half of one: no FFmpeg under it.
+        .target(name: "SDRifyFiles", dependencies: ["SDRifySecurity", "SDRifyCaptions", "CSystem"]),
         .target(
             name: "SDRifyMedia",
             dependencies: ["SDRifyValues", "SDRifySecurity", "SDRifyProbe", "CFFmpeg", "CRubberBand", "CEbur128", "CBitstream"]
         ),
-        .target(name: "SDRifyCaptions", dependencies: ["SDRifyMedia"]),
         .target(name: "SDRifyPresets", dependencies: ["SDRifyMedia"]),
         .target(name: "SDRifyToneMap", dependencies: ["SDRifyMedia", "CZimg", "CKernels"]),
-        .target(name: "SDRifyLayers", dependencies: ["SDRifyCaptions", "CAss", "CKernels"]),
+        .target(name: "SDRifyLayers", dependencies: ["SDRifyCaptions", "SDRifyMedia", "CAss"]),
         .target(name: "SDRifyTimeline", dependencies: ["SDRifyLayers", "SDRifyPresets", "SDRifyToneMap"]),
         .target(name: "SDRifyAudio", dependencies: ["SDRifyTimeline"]),
-        .target(name: "SDRifyOutput", dependencies: ["SDRifyAudio", "CSystem"]),
+        .target(name: "SDRifyOutput", dependencies: ["SDRifyAudio", "SDRifyFiles"]),
         .target(name: "SDRifyRender", dependencies: ["SDRifyOutput", "CKernels"]),
         // The entry points: convert, compose, hls, the stills, captions, the scene survey.
         .target(name: "SDRify", dependencies: ["SDRifyRender"]),
-        .target(name: "SDRifyTap", dependencies: ["SDRifyOutput", .product(name: "FlyingFox", package: "FlyingFox")]),
+        .target(name: "SDRifyTap", dependencies: ["SDRifyFiles", "SDRifyCaptions", .product(name: "FlyingFox", package: "FlyingFox")]),
         // Every parser of untrusted bytes behind one entry, for the fuzz targets.
         .target(name: "SDRifyFuzzing", dependencies: ["SDRifyTimeline"]),
+        // The CLI, in Sources/CLI (a folder named sdrify would differ from the library's SDRify only in case).
         .executableTarget(
             name: "sdrify",
-            dependencies: ["SDRify", "SDRifyTap", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["SDRify", "SDRifyTap", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/CLI"
         ),
         // Measurement code shared by the tests and the benchmark/comparison tools (CIEDE2000, round trip).
         .target(
             name: "SDRifyMeasure", dependencies: ["SDRifyValues"],
             swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]),
-        .executableTarget(name: "sdrify-bench", dependencies: ["SDRify", "SDRifyMeasure"]),
-        .executableTarget(name: "sdrify-fuzz", dependencies: ["SDRify"]),
+        .executableTarget(name: "sdrify-bench", dependencies: ["SDRifyRender", "SDRifyMeasure"]),
+        .executableTarget(name: "sdrify-fuzz", dependencies: ["SDRifyMedia"]),
         // libFuzzer targets for the Swift parsers (scripts/fuzz swift); a plain build replays files through them.
         .executableTarget(name: "sdrify-fuzz-parsers", dependencies: ["SDRifyFuzzing"]),
         .testTarget(name: "SDRifyTests", dependencies: ["SDRify", "SDRifyFuzzing", "SDRifyMeasure"]),

@@ -1,5 +1,6 @@
 import Foundation
 import SDRifyCaptions
+import SDRifyFiles
 import SDRifyOutput
 import SDRifyValues
 
@@ -13,7 +14,9 @@ package enum CaptionConversion {
 
     package static func run(input: String, output: String, fix: Bool, offset: Double = 0, overwrite: OverwritePolicy) throws -> Result {
         guard let format = CaptionFormat(path: output) else {
-            throw SDRifyError.usage("\(output): unsupported caption extension (one of .srt, .vtt, .ass, .ttml, .itt, .scc, .lrc)")
+            throw SDRifyError.usage(
+                "\(output): unsupported caption extension (one of \(CaptionFormat.allCases.map { "." + $0.fileExtensions[0] }.joined(separator: ", ")))"
+            )
         }
         let cues = CaptionFile.shifted(try CaptionFile.cues(input), by: MediaTime(seconds: offset))
         guard !cues.isEmpty else { throw SDRifyError.invalidInput("\(input): no captions") }

@@ -49,16 +49,15 @@ private func ranged<Value: Sendable>(
 ) -> CommandOption<Double, Value> {
     CommandOption(
         name, valueName, help: help, read: { range.contains($0) ? make($0) : nil },
-        refusal: { "--\(name) must be from \(range.lowerBound.clean) to \(range.upperBound.clean)\(unit.isEmpty ? "" : " " + unit), not \($0)" })
+        refusal: { "--\(name) must be \(range.spoken)\(unit.isEmpty ? "" : " " + unit), not \($0)" })
 }
 
 /// One of a few words.
 private func choice<Value: Sendable>(_ name: String, help: String, _ choices: [(String, Value)]) -> CommandOption<String, Value> {
     let words = choices.map(\.0)
-    let listed = words.count == 2 ? "\(words[0]) or \(words[1])" : words.dropLast().joined(separator: ", ") + " or \(words.last!)"
     return CommandOption(
         name, words.joined(separator: "|"), help: help, read: { text in choices.first { $0.0 == text }?.1 },
-        refusal: { "--\(name) must be \(listed), not '\($0)'" })
+        refusal: { "--\(name) must be \(spokenList(words)), not '\($0)'" })
 }
 
 /// The options several commands take, and those whose range is the library's.
@@ -76,9 +75,10 @@ package enum CommandOptions {
         "fps",
         help:
             "Constant output frame rate (30, 29.97, 30000/1001): each output time shows the source picture nearest to it; default: the source's own picture times (a variable rate stays variable; compose: the first video clip's rate), at most 60 with a size preset (120 and 240 fps keep every 2nd or 4th picture); source: the source's own, above 60 too.",
-        read: { RateChoice(parsing: $0) }, refusal: { _ in "--fps must be a rate from 1 to 240 (30, 29.97 or 30000/1001) or source" })
+        read: { RateChoice(parsing: $0) }, refusal: { _ in "--fps must be a rate \(FrameRate.valid.spoken) (30, 29.97 or 30000/1001) or source" })
     package static let speed = ranged(
-        "speed", "X", help: "Play this many times as fast (0.25 to 4): pictures retimed, sound time-stretched with its pitch kept.", Speed.valid
+        "speed", "X", help: "Play this many times as fast (\(Speed.valid.spoken)): pictures retimed, sound time-stretched with its pitch kept.",
+        Speed.valid
     ) { Speed($0) }
     package static let speedAudio = choice(
         "speed-audio", help: "The sound of a retimed output: keep (time-stretched, pitch kept) or mute.", [("keep", true), ("mute", false)])
@@ -86,7 +86,7 @@ package enum CommandOptions {
         "slow-motion",
         help:
             "A phone's slow-motion recording: auto plays it as the phone's gallery does (real speed outside its slowed parts); off keeps the file's own timing.",
-        [("auto", true), ("off", false)])
+        OutputSpec.slowMotionChoices.map { ($0.word, $0.flattens) })
 
     // The picture's framing.
     package static let rotate = CommandOption<Int, Int>(
@@ -122,7 +122,8 @@ package enum CommandOptions {
         refusal: { "--tonemap: " + unknownChoice("tone-map operator", $0, ToneMapOperator.allCases.map(\.rawValue)) })
     package static let exposure = ranged(
         "exposure", "EV",
-        help: "Make HDR input this many stops brighter (up to 2) or darker (down to -2) than the scene's own exposure, before its tone curve.",
+        help:
+            "Make HDR input this many stops brighter or darker (\(ToneMapping.exposures.spoken)) than the scene's own exposure, before its tone curve.",
         ToneMapping.exposures, unit: "stops"
     ) { $0 }
 
@@ -171,7 +172,7 @@ package enum CommandOptions {
 
     // hls.
     package static let segment = ranged(
-        "segment", "SECONDS", help: "Segment length (1 to 30 seconds).", HLSSpec.segmentLengths, unit: "seconds"
+        "segment", "SECONDS", help: "Segment length (\(HLSSpec.segmentLengths.spoken) seconds).", HLSSpec.segmentLengths, unit: "seconds"
     ) { MediaTime(seconds: $0) }
     package static let ladder = CommandOption<String, Ladder>(
         "ladder", "RUNGS", help: "The renditions' short edges, largest first (default 1080,720,480,360).",
@@ -223,9 +224,4 @@ package enum CommandOptions {
         }
         return nil
     }
-}
-
-extension Double {
-    /// 4, 0.25, -70: a bound as people write it.
-    fileprivate var clean: String { self == rounded() ? String(Int(self)) : String(self) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SDRifyFiles
 import SDRifyMedia
 import SDRifyOutput
 import SDRifyProbe
@@ -25,9 +26,7 @@ extension Destination {
             }
             let still = timeline.output.poster?.path ?? (writesVideoFile ? nil : timeline.output.path)
             guard let still else { throw SDRifyError.usage("--gain-map is for a still: give --poster FILE.jpg") }
-            guard ImageFileType(path: still) == .jpeg else {
-                throw SDRifyError.usage("\(still): a gain map is written in JPEG (Ultra HDR): use .jpg, or leave --gain-map out")
-            }
+            if let problem = ImageFileType.gainMapProblem(still) { throw SDRifyError.usage(problem) }
         }
         switch self {
         case .video, .survey, .sheet, .sprites: return

@@ -1,5 +1,6 @@
 import Foundation
 import SDRifyCaptions
+import SDRifyFiles
 import SDRifyMedia
 import SDRifyOutput
 import SDRifyProbe

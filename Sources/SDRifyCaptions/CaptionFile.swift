@@ -1,24 +1,57 @@
 import Foundation
 import SDRifyValues
-import SDRifyMedia
 
 /// The caption file formats sdrify reads and writes, told apart by extension (writing) or content (reading).
+/// The caption formats sdrify reads and writes, described once: every list of them in a message, a help text, the
+/// CLI and `tap` comes from this table. (Reading tells them apart by content, `CaptionFile.read`; writing is
+/// `CaptionWriter`.)
 package enum CaptionFormat: String, CaseIterable, Sendable {
     case srt, vtt, ass, ttml, itt, scc, lrc
 
-    /// By the file's extension (.srt, .vtt, .ass/.ssa, .ttml/.dfxp/.xml, .itt, .scc, .lrc).
-    package init?(path: String) {
-        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
-        case "srt": self = .srt
-        case "vtt", "webvtt": self = .vtt
-        case "ass", "ssa": self = .ass
-        case "ttml", "dfxp", "xml": self = .ttml
-        case "itt": self = .itt
-        case "scc": self = .scc
-        case "lrc": self = .lrc
-        default: return nil
+    /// What people call it.
+    package var name: String {
+        switch self {
+        case .srt: "SRT"
+        case .vtt: "WebVTT"
+        case .ass: "ASS"
+        case .ttml: "TTML"
+        case .itt: "iTT"
+        case .scc: "SCC"
+        case .lrc: "LRC"
         }
     }
+
+    /// The extensions a file of it is named with, the one sdrify writes first.
+    package var fileExtensions: [String] {
+        switch self {
+        case .srt: ["srt"]
+        case .vtt: ["vtt", "webvtt"]
+        case .ass: ["ass", "ssa"]
+        case .ttml: ["ttml", "dfxp", "xml"]
+        case .itt: ["itt"]
+        case .scc: ["scc"]
+        case .lrc: ["lrc"]
+        }
+    }
+
+    /// Whether `tap` saves its timings in it: the formats whose lines people go on editing by hand (TTML, iTT and
+    /// SCC are for delivery: `sdrify captions` makes them from a saved timing).
+    package var savesTapTimings: Bool { [.srt, .ass, .lrc, .vtt].contains(self) }
+
+    /// By the file's extension; nil for any other.
+    package init?(path: String) {
+        let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+        guard let format = CaptionFormat.allCases.first(where: { $0.fileExtensions.contains(ext) }) else { return nil }
+        self = format
+    }
+
+    /// ".srt, .vtt, .ass, .ttml, .itt, .scc or .lrc": the extensions `formats` are written with.
+    package static func extensions(_ formats: [CaptionFormat] = allCases) -> String {
+        spokenList(formats.map { "." + $0.fileExtensions[0] })
+    }
+
+    /// "SRT, WebVTT, ASS, TTML, iTT, SCC or LRC" (`joiner` "and" for what is converted between).
+    package static func names(_ joiner: String = "or") -> String { spokenList(allCases.map(\.name), joiner) }
 }
 
 /// A caption file read: an ASS script (rendered with its own styles) or cues in the common model (`Cue`: text with
@@ -61,14 +94,9 @@ package enum CaptionFile {
         }
     }
 
-    /// The cues of subtitle track `track` of a media file (`--captions input:N`, the input's own subtitles kept).
-    package static func cues(ofTrack track: Int, in path: String) throws -> [Cue] {
-        let demuxer = try Demuxer(path: path)
-        guard let info = demuxer.subtitleTracks.first(where: { $0.index == track }) else {
-            throw SDRifyError.usage("\(path): track \(track) is not a subtitle track")
-        }
-        guard info.isText else { throw SDRifyError.unsupported("\(path): subtitle track \(track) (\(info.codec)) is pictures, not text") }
-        return try demuxer.subtitleEvents(track: track).compactMap { e in
+    /// The cues of a media file's text subtitle events (as libavformat gives them: ASS dialogue text, seconds).
+    package static func cues(ofEvents events: [(start: Double, end: Double, text: String)]) -> [Cue] {
+        events.compactMap { e in
             var settings: [String: String] = [:]
             let lines = ASSReader.markup(e.text, settings: &settings).components(separatedBy: "\n")
                 .filter { !SubtitleParser.plain($0).trimmingCharacters(in: .whitespaces).isEmpty }

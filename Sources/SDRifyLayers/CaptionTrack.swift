@@ -1,5 +1,6 @@
 import Foundation
 import SDRifyCaptions
+import SDRifyMedia
 import SDRifyValues
 
 /// Captions to burn in: a file (SRT, WebVTT or ASS) and the style for SRT/WebVTT.
@@ -44,5 +45,17 @@ extension Parser {
         var t = CaptionTrack(file: file, style: try captionStyle(o, at: path))
         t.offset = try number(o["offset"], at: "\(path).offset") ?? 0
         return t
+    }
+}
+
+extension CaptionFile {
+    /// The cues of subtitle track `track` of a media file (`--captions input:N`, the input's own subtitles kept).
+    package static func cues(ofTrack track: Int, in path: String) throws -> [Cue] {
+        let demuxer = try Demuxer(path: path)
+        guard let info = demuxer.subtitleTracks.first(where: { $0.index == track }) else {
+            throw SDRifyError.usage("\(path): track \(track) is not a subtitle track")
+        }
+        guard info.isText else { throw SDRifyError.unsupported("\(path): subtitle track \(track) (\(info.codec)) is pictures, not text") }
+        return cues(ofEvents: try demuxer.subtitleEvents(track: track))
     }
 }

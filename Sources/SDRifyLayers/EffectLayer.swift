@@ -77,16 +77,18 @@ final class EffectLayer: VideoLayer {
             }
         case .pointillize:
             let dots = Pointillism.dots(in: rect, size: v("size"), jitter: v("jitter"))
-            let paper = signal.codes(spec.background ?? RGBColor(r: 255, g: 255, b: 255))
-            for (p, background) in [paper.y, paper.cb, paper.cr].enumerated() {
+            let paper: RGBColor
+            if case .background(let color)? = spec.setting { paper = color } else { paper = RGBColor(r: 255, g: 255, b: 255) }
+            let codes = signal.codes(paper)
+            for (p, background) in [codes.y, codes.cb, codes.cr].enumerated() {
                 Pointillism.paint(
                     plane(p), rect.scaled(p), dots: dots, scale: p == 0 ? 1 : 0.5, background: Sample(truncatingIfNeeded: Int(background)))
             }
         case .vortex:
             let short = Double(min(rect.w, rect.h))
             let radius = v("radius") > 0 ? v("radius") : short / 2
-            let cx = spec.center.map { $0.x.resolve(against: width) } ?? Double(rect.x) + Double(rect.w) / 2
-            let cy = spec.center.map { $0.y.resolve(against: height) } ?? Double(rect.y) + Double(rect.h) / 2
+            var (cx, cy) = (Double(rect.x) + Double(rect.w) / 2, Double(rect.y) + Double(rect.h) / 2)
+            if case .center(let x, let y)? = spec.setting { (cx, cy) = (x.resolve(against: width), y.resolve(against: height)) }
             for p in 0..<3 {
                 let k = p == 0 ? 1.0 : 0.5
                 EffectKernels.vortex(plane(p), rect.scaled(p), centre: (cx * k, cy * k), radius: radius * k, angle: v("angle") * .pi / 180)

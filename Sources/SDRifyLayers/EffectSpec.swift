@@ -18,36 +18,51 @@ package enum Easing: String, CaseIterable, Sendable {
     }
 }
 
-/// The picture effects, with the parameters each one takes (what keyframes may animate).
+/// A number an effect takes (what keyframes may animate): its key in a description, its value when not given, and
+/// the range it accepts.
+package struct EffectParameter: Sendable {
+    package let name: String
+    package let standard: Double
+    package let range: ClosedRange<Double>
+
+    init(_ name: String, _ standard: Double, _ range: ClosedRange<Double>) { (self.name, self.standard, self.range) = (name, standard, range) }
+}
+
+/// The picture effects, each described once: its numbers with their defaults and ranges, and the one setting of
+/// its own a description may give (`EffectSetting`).
 package enum EffectKind: String, CaseIterable, Sendable {
     case pixelate, blur, vortex, grayscale, sepia, adjust, vignette, pointillize
 
-    var parameters: [String: Double] {  // name: default
+    package var parameters: [EffectParameter] {
         switch self {
-        case .pixelate: ["block": 16]
-        case .blur: ["radius": 12]
-        case .vortex: ["angle": 90, "radius": 0]  // radius 0: half the region's short edge
-        case .grayscale: [:]
-        case .sepia: ["strength": 1]
-        case .adjust: ["brightness": 0, "contrast": 1, "saturation": 1]
-        case .vignette: ["strength": 0.5]
-        case .pointillize: ["size": 12, "jitter": 0.5]  // a dot's diameter (px); how far dots stray from the grid
+        case .pixelate: [EffectParameter("block", 16, 2...512)]  // a block's edge (px)
+        case .blur: [EffectParameter("radius", 12, 0...2000)]
+        case .vortex: [EffectParameter("angle", 90, -3600...3600), EffectParameter("radius", 0, 0...2000)]  // radius 0: half the region's short edge
+        case .grayscale: []
+        case .sepia: [EffectParameter("strength", 1, 0...1)]
+        case .adjust: [EffectParameter("brightness", 0, -1...1), EffectParameter("contrast", 1, 0...4), EffectParameter("saturation", 1, 0...4)]
+        case .vignette: [EffectParameter("strength", 0.5, 0...1)]
+        // a dot's diameter (px); how far dots stray from the grid
+        case .pointillize: [EffectParameter("size", 12, 2...512), EffectParameter("jitter", 0.5, 0...1)]
         }
     }
 
-    /// The range each parameter accepts.
-    static func range(_ name: String) -> ClosedRange<Double> {
-        switch name {
-        case "block", "size": 2...512
-        case "jitter": 0...1
-        case "radius": 0...2000
-        case "angle": -3600...3600
-        case "strength": 0...1
-        case "brightness": -1...1
-        case "contrast", "saturation": 0...4
-        default: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude
+    /// The key of the setting only this effect has (nil for those with none).
+    var settingKey: String? {
+        switch self {
+        case .vortex: "center"
+        case .pointillize: "background"
+        default: nil
         }
     }
+
+    func parameter(_ name: String) -> EffectParameter? { parameters.first { $0.name == name } }
+}
+
+/// What one kind of effect has besides its numbers.
+package enum EffectSetting: Equatable, Sendable {
+    case center(x: Length, y: Length)  // vortex: where it turns (default: the region's centre)
+    case background(RGBColor)  // pointillize: what shows between the dots (default: white)
 }
 
 /// A rectangle of the upright output picture (pixels or percentages).
@@ -70,27 +85,21 @@ package struct EffectSpec: Equatable, Sendable {
     var start: Double = 0  // seconds of output
     var end: Double? = nil
     package var region: Region? = nil  // nil: the whole picture
-    var center: (x: Length, y: Length)? = nil  // vortex; default the region's centre
-    var background: RGBColor? = nil  // pointillize: what shows between the dots; default white
+    var setting: EffectSetting? = nil  // the kind's own (EffectKind.settingKey)
     package var values: [String: Double] = [:]  // parameters given (the kind's defaults fill the rest)
     var keyframes: [EffectKeyframe] = []
     package var path = ""  // where it was described, for errors found later (the frame size)
 
     package init(kind: EffectKind) { self.kind = kind }
 
-    package static func == (a: EffectSpec, b: EffectSpec) -> Bool {
-        a.kind == b.kind && a.start == b.start && a.end == b.end && a.region == b.region && a.values == b.values
-            && a.keyframes == b.keyframes && a.center?.x == b.center?.x && a.center?.y == b.center?.y && a.background == b.background
-    }
-
     /// Parameter values and the region's top-left offset at `local` seconds into the effect.
     func state(at local: Double) -> (values: [String: Double], x: Length?, y: Length?) {
-        var values = kind.parameters.merging(self.values) { $1 }
+        var values = Dictionary(uniqueKeysWithValues: kind.parameters.map { ($0.name, $0.standard) }).merging(self.values) { $1 }
         guard !keyframes.isEmpty else { return (values, nil, nil) }
         let after = keyframes.firstIndex { $0.t > local } ?? keyframes.count
         let a = keyframes[max(after - 1, 0)], b = keyframes[min(after, keyframes.count - 1)]
         let p = b.t > a.t ? b.easing.apply((local - a.t) / (b.t - a.t)) : 1
-        for name in kind.parameters.keys {
+        for name in kind.parameters.map(\.name) {
             let va = a.values[name] ?? values[name]!, vb = b.values[name] ?? values[name]!
             values[name] = va + (vb - va) * p
         }
@@ -117,7 +126,7 @@ extension Parser {
     }
 
     mutating func effect(_ v: Any, at path: String) throws -> EffectSpec {
-        let common: Set<String> = ["type", "start", "end", "region", "keyframes", "center", "background"]
+        let common: Set<String> = Set(["type", "start", "end", "region", "keyframes"]).union(EffectKind.allCases.compactMap(\.settingKey))
         guard let o0 = v as? [String: Any] else { throw fail(path, "expected an object") }
         guard let name = o0["type"] as? String else {
             throw fail("\(path).type", "expected one of \(EffectKind.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -125,17 +134,17 @@ extension Parser {
         guard let kind = EffectKind(rawValue: name) else {
             throw fail("\(path).type", unknownChoice("effect", name, EffectKind.allCases.map(\.rawValue)))
         }
-        let o = try object(v, at: path, allowed: common.union(kind.parameters.keys))
+        let o = try object(v, at: path, allowed: common.union(kind.parameters.map(\.name)))
         var e = EffectSpec(kind: kind)
         e.path = path
         e.start = try number(o["start"], at: "\(path).start") ?? 0
         e.end = try number(o["end"], at: "\(path).end")
         if e.start < 0 { throw fail("\(path).start", "must be 0 or more") }
         if let end = e.end, end <= e.start { throw fail("\(path).end", "must be after start") }
-        for p in kind.parameters.keys {
-            guard let value = try number(o[p], at: "\(path).\(p)") else { continue }
-            guard EffectKind.range(p).contains(value) else { throw fail("\(path).\(p)", "must be within \(EffectKind.range(p))") }
-            e.values[p] = value
+        for p in kind.parameters {
+            guard let value = try number(o[p.name], at: "\(path).\(p.name)") else { continue }
+            guard p.range.contains(value) else { throw fail("\(path).\(p.name)", "must be within \(p.range)") }
+            e.values[p.name] = value
         }
         if let r = o["region"] {
             let ro = try object(r, at: "\(path).region", allowed: ["x", "y", "width", "height"])
@@ -151,27 +160,27 @@ extension Parser {
             guard let x = try length(co["x"], at: "\(path).center.x"), let y = try length(co["y"], at: "\(path).center.y") else {
                 throw fail("\(path).center", "needs x and y")
             }
-            e.center = (x, y)
+            e.setting = .center(x: x, y: y)
         }
         if let b = o["background"] {
             guard kind == .pointillize else { throw fail("\(path).background", "only pointillize has a background") }
-            e.background = try color(b, at: "\(path).background")
+            if let paper = try color(b, at: "\(path).background") { e.setting = .background(paper) }
         }
         if let list = o["keyframes"] {
             var last = -Double.infinity
             for (i, item) in try array(list, at: "\(path).keyframes").enumerated() {
                 let kp = "\(path).keyframes[\(i)]"
-                let k = try object(item, at: kp, allowed: Set(["t", "easing", "x", "y"]).union(kind.parameters.keys))
+                let k = try object(item, at: kp, allowed: Set(["t", "easing", "x", "y"]).union(kind.parameters.map(\.name)))
                 guard let t = try number(k["t"], at: "\(kp).t") else { throw fail("\(kp).t", "missing") }
                 guard t >= 0 else { throw fail("\(kp).t", "must be 0 or more") }
                 guard t > last else { throw fail("\(kp).t", "keyframes must be in time order") }
                 last = t
                 var f = EffectKeyframe(t: t)
                 f.easing = try easing(k["easing"], at: "\(kp).easing")
-                for p in kind.parameters.keys {
-                    guard let value = try number(k[p], at: "\(kp).\(p)") else { continue }
-                    guard EffectKind.range(p).contains(value) else { throw fail("\(kp).\(p)", "must be within \(EffectKind.range(p))") }
-                    f.values[p] = value
+                for p in kind.parameters {
+                    guard let value = try number(k[p.name], at: "\(kp).\(p.name)") else { continue }
+                    guard p.range.contains(value) else { throw fail("\(kp).\(p.name)", "must be within \(p.range)") }
+                    f.values[p.name] = value
                 }
                 f.x = try length(k["x"], at: "\(kp).x")
                 f.y = try length(k["y"], at: "\(kp).y")

@@ -7,26 +7,26 @@ import Foundation
 /// must come back as it went in, whatever share is brighter; the saturated patches must stay saturated.
 /// scripts/roundtrip_scenes.py is the same measure at a larger size with the tuning and checking photos apart;
 /// this one is what BrightShareTests asserts on.
-public enum BrightShareScene {
-    public static let width = 576, height = 384
-    public static let shares: [Double] = [0, 3, 7, 15, 30, 50]
+package enum BrightShareScene {
+    package static let width = 576, height = 384
+    package static let shares: [Double] = [0, 3, 7, 15, 30, 50]
     static let margin = 8  // rows between the bright band and the photos scored (chroma siting, local contrast)
     static let patches: [(String, SIMD3<Double>)] = [
         ("red", SIMD3(1, 0.05, 0.05)), ("green", SIMD3(0.05, 1, 0.05)), ("blue", SIMD3(0.02, 0.05, 1)), ("yellow", SIMD3(1, 1, 0.05))
     ]
 
-    public struct Score: Sendable {
-        public var meanDE: Double  // photos, 4x4 blocks, CIEDE2000
-        public var deltaL: Double  // mean L* output − reference over the photos
-        public var exposure: String  // as sdrify's --json gives it
+    package struct Score: Sendable {
+        package var meanDE: Double  // photos, 4x4 blocks, CIEDE2000
+        package var deltaL: Double  // mean L* output − reference over the photos
+        package var exposure: String  // as sdrify's --json gives it
         /// Each patch's output colour (8-bit R'G'B', the patch's middle) by name.
-        public var patchColours: [String: SIMD3<Double>]
+        package var patchColours: [String: SIMD3<Double>]
         /// Each patch's CIELAB chroma over that of its colour as BT.709 can show it at full strength (brought
         /// inside toward grey at equal luminance, then scaled until its strongest channel is SDR white), and its
         /// hue's difference from the source colour's (degrees, in Oklab: CIELAB's own hue of blue bends with
         /// lightness).
-        public var patchChroma: [String: Double]
-        public var patchHueError: [String: Double]
+        package var patchChroma: [String: Double]
+        package var patchHueError: [String: Double]
     }
 
     static func bandRows(_ share: Double) -> Int { Int((Double(height) * share / 100).rounded()) / 2 * 2 }
@@ -77,7 +77,7 @@ public enum BrightShareScene {
     }
 
     /// One scene lifted, encoded losslessly (x265 through the ffmpeg CLI), converted by `sdrify` and scored.
-    public static func measure(
+    package static func measure(
         sdrify: String, ffmpeg: String, photosDirectory: String, work: URL, share: Double, transfer: ExposureChart.Transfer
     ) throws -> Score {
         let pictures = try ExposureChart.photos.map {

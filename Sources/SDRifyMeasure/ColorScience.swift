@@ -4,26 +4,26 @@ import SDRifyValues
 /// Colour-difference measurement for the tone-mapping round trip: BT.709 display light (SDRDisplay, gamma 2.2),
 /// CIE XYZ/L*a*b* (D65) and CIEDE2000. Written from the published formulas (CIE 142-2001; Sharma, Wu and
 /// Dalal 2005, whose test data ColorScienceTests uses).
-public enum ColorScience {
-    public typealias RGB = SIMD3<Double>
-    public typealias Lab = SIMD3<Double>
+package enum ColorScience {
+    package typealias RGB = SIMD3<Double>
+    package typealias Lab = SIMD3<Double>
 
     /// 8-bit limited-range BT.709 Y'CbCr → BT.709 display light (relative, 1 = SDR white).
-    public static func displayLight(y: UInt8, cb: UInt8, cr: UInt8) -> RGB {
+    package static func displayLight(y: UInt8, cb: UInt8, cr: UInt8) -> RGB {
         let Y = (Double(y) - 16) / 219, U = (Double(cb) - 128) / 224, V = (Double(cr) - 128) / 224
         let r = Y + 1.5748 * V, g = Y - 0.187324 * U - 0.468124 * V, b = Y + 1.8556 * U
         return RGB(gamma(r), gamma(g), gamma(b))
     }
 
     /// 8-bit full-range R'G'B' → display light.
-    public static func displayLight(r: UInt8, g: UInt8, b: UInt8) -> RGB {
+    package static func displayLight(r: UInt8, g: UInt8, b: UInt8) -> RGB {
         RGB(gamma(Double(r) / 255), gamma(Double(g) / 255), gamma(Double(b) / 255))
     }
 
     static func gamma(_ v: Double) -> Double { SDRDisplay.light(v) }
 
     /// Linear BT.709 RGB → CIE L*a*b* (D65 white, Y = 1).
-    public static func lab(_ c: RGB) -> Lab {
+    package static func lab(_ c: RGB) -> Lab {
         let x = 0.4123908 * c.x + 0.3575843 * c.y + 0.1804808 * c.z
         let y = 0.2126390 * c.x + 0.7151687 * c.y + 0.0721923 * c.z
         let z = 0.0193308 * c.x + 0.1191948 * c.y + 0.9505322 * c.z
@@ -35,7 +35,7 @@ public enum ColorScience {
 
     /// Linear BT.709 RGB → Oklab (B. Ottosson, 2020: its published matrices), whose hue lines are straight where
     /// CIELAB's bend (a blue made lighter keeps its Oklab hue, not its CIELAB one).
-    public static func oklab(_ c: RGB) -> Lab {
+    package static func oklab(_ c: RGB) -> Lab {
         let l = cbrt(0.4122214708 * c.x + 0.5363325363 * c.y + 0.0514459929 * c.z)
         let m = cbrt(0.2119034982 * c.x + 0.6806995451 * c.y + 0.1073969566 * c.z)
         let s = cbrt(0.0883024619 * c.x + 0.2817188376 * c.y + 0.6299787005 * c.z)
@@ -45,13 +45,13 @@ public enum ColorScience {
     }
 
     /// Hue angle in degrees (0–360) of a L*a*b* (or Oklab) colour.
-    public static func hue(_ c: Lab) -> Double {
+    package static func hue(_ c: Lab) -> Double {
         let h = atan2(c.z, c.y) * 180 / .pi
         return h < 0 ? h + 360 : h
     }
 
     /// CIEDE2000 colour difference (kL = kC = kH = 1).
-    public static func ciede2000(_ p: Lab, _ q: Lab) -> Double {
+    package static func ciede2000(_ p: Lab, _ q: Lab) -> Double {
         let (L1, a1, b1) = (p.x, p.y, p.z), (L2, a2, b2) = (q.x, q.y, q.z)
         let C1 = (a1 * a1 + b1 * b1).squareRoot(), C2 = (a2 * a2 + b2 * b2).squareRoot()
         let Cbar = (C1 + C2) / 2

@@ -8,38 +8,38 @@ import Foundation
 /// The lifting is scripts/make-roundtrip-vectors.py's (SDRDisplay's light, BT.709 → BT.2020, the PQ inverse
 /// EOTF or HLG's inverse OOTF at 1000 cd/m²), with the white where the camera put it instead of at 203.
 /// ExposureTests asserts on it; `sdrify-bench exposure` prints the table BENCHMARKS.md keeps.
-public enum ExposureChart {
-    public static let width = 768, height = 432
+package enum ExposureChart {
+    package static let width = 768, height = 432
     /// 8-bit sRGB-coded values of a colour checker's neutral row (white … black) and six of its colours.
-    public static let greys: [UInt8] = [243, 200, 160, 122, 85, 52]
-    public static let colours: [(UInt8, UInt8, UInt8)] = [
+    package static let greys: [UInt8] = [243, 200, 160, 122, 85, 52]
+    package static let colours: [(UInt8, UInt8, UInt8)] = [
         (115, 82, 68), (194, 150, 130), (98, 122, 157), (87, 108, 67), (133, 128, 177), (103, 189, 170)
     ]
     /// The photos (testvectors/photos, 288x192 each) in a 2x2 grid at the top left.
-    public static let photos = ["astronaut", "coffee", "chelsea", "rocket"]
-    public static let placements: [Double] = [203, 400, 600, 1000]
+    package static let photos = ["astronaut", "coffee", "chelsea", "rocket"]
+    package static let placements: [Double] = [203, 400, 600, 1000]
     static let cell = (w: 96, h: 64)  // two columns of six cells right of the photos: greys, then colours
 
-    public enum Transfer: String, Sendable, CaseIterable { case hlg, pq }
+    package enum Transfer: String, Sendable, CaseIterable { case hlg, pq }
 
     /// One placement's measures.
-    public struct Row: Sendable {
-        public var transfer: Transfer
-        public var white: Double  // cd/m² of the SDR white in the lifted scene
-        public var highlights: Bool
-        public var greyErrors: [Double]  // L* relative to white, output − scene, white … black
-        public var meanDE: Double  // over the twelve cells, relative to each one's white
-        public var smallestStep: Double  // L* between neighbouring greys in the output
-        public var exposure: String, whiteFound: String, peak: String  // as sdrify's --json gives them
-        public var maxGreyError: Double { greyErrors.map(abs).max() ?? 0 }
+    package struct Row: Sendable {
+        package var transfer: Transfer
+        package var white: Double  // cd/m² of the SDR white in the lifted scene
+        package var highlights: Bool
+        package var greyErrors: [Double]  // L* relative to white, output − scene, white … black
+        package var meanDE: Double  // over the twelve cells, relative to each one's white
+        package var smallestStep: Double  // L* between neighbouring greys in the output
+        package var exposure: String, whiteFound: String, peak: String  // as sdrify's --json gives them
+        package var maxGreyError: Double { greyErrors.map(abs).max() ?? 0 }
 
-        public var markdown: String {
+        package var markdown: String {
             let errors = greyErrors.map { String(format: "%+.1f", $0) }.joined(separator: " ")
             return String(
                 format: "| %@ | %.0f | %@ | %@ | %.1f | %.1f | %@ | %@ / %@ | %.1f |", transfer.rawValue.uppercased(), white,
                 highlights ? "yes" : "no", errors, maxGreyError, meanDE, exposure, whiteFound, peak, smallestStep)
         }
-        public static let header = """
+        package static let header = """
             | transfer | white (cd/m²) | highlights | grey L* error per patch (white … black) | max | mean ΔE00 | exposure (stops) | white / peak found (cd/m²) | smallest grey step (L*) |
             |---|---|---|---|---|---|---|---|---|
             """
@@ -52,7 +52,7 @@ public enum ExposureChart {
     }
 
     /// The SDR scene, rgb24: mid-grey, the photos (rgb24, 288x192 each, in `photos` order) and the chart.
-    public static func scene(photos pictures: [[UInt8]]) -> [UInt8] {
+    package static func scene(photos pictures: [[UInt8]]) -> [UInt8] {
         var rgb = [UInt8](repeating: 128, count: width * height * 3)
         for (i, photo) in pictures.enumerated() {
             let x0 = (i % 2) * 288, y0 = (i / 2) * 192
@@ -73,7 +73,7 @@ public enum ExposureChart {
 
     /// The scene as `transfer`'s signal (planar G, B, R floats: ffmpeg's gbrpf32le), its white at `white` cd/m²;
     /// with `highlights`, five 4x4 speculars (glints on the photos) and a 40x32 light source (a lamp) added.
-    public static func lifted(_ sdr: [UInt8], white: Double, transfer: Transfer, highlights: Bool) -> [Float] {
+    package static func lifted(_ sdr: [UInt8], white: Double, transfer: Transfer, highlights: Bool) -> [Float] {
         var light = (0..<(width * height)).map { i -> SIMD3<Double> in
             let c = SIMD3(display(sdr[i * 3]), display(sdr[i * 3 + 1]), display(sdr[i * 3 + 2])) * white
             return bt709To2020(c)
@@ -96,7 +96,7 @@ public enum ExposureChart {
     }
 
     /// The measures of sdrify's output (rgb24, full range, the chart's size).
-    public static func score(output rgb: [UInt8]) -> (greyErrors: [Double], meanDE: Double, smallestStep: Double) {
+    package static func score(output rgb: [UInt8]) -> (greyErrors: [Double], meanDE: Double, smallestStep: Double) {
         func mean(_ c: Cell, _ image: (Int, Int) -> SIMD3<Double>) -> SIMD3<Double> {
             var sum = SIMD3<Double>(repeating: 0), n = 0.0
             for y in (c.y + 16)..<(c.y + cell.h - 16) { for x in (c.x + 16)..<(c.x + cell.w - 16) { sum += image(x, y); n += 1 } }
@@ -123,7 +123,7 @@ public enum ExposureChart {
 
     /// Every placement, one row each as it is measured: the scene lifted and encoded losslessly (x265, by the
     /// ffmpeg CLI), converted by `sdrify`, its first picture decoded and scored. `work` holds the files.
-    public static func measure(sdrify: String, ffmpeg: String, photosDirectory: String, work: URL, row: (Row) throws -> Void) throws {
+    package static func measure(sdrify: String, ffmpeg: String, photosDirectory: String, work: URL, row: (Row) throws -> Void) throws {
         let pictures = try photos.map { try decode(ffmpeg, "\(photosDirectory)/\($0).png", width: 288, height: 192) }
         let sdr = scene(photos: pictures)
         let raw = work.appendingPathComponent("scene.gbrpf32").path, source = work.appendingPathComponent("in.mp4").path
@@ -225,7 +225,7 @@ public enum ExposureChart {
     }
 }
 
-public struct MeasureError: Error, CustomStringConvertible {
-    public let description: String
+package struct MeasureError: Error, CustomStringConvertible {
+    package let description: String
     init(_ d: String) { description = d }
 }

@@ -4,35 +4,35 @@ import SDRifyValues
 /// The round-trip measurement of issue "tone mapping": an SDR picture lifted into HDR (BT.2408) and brought
 /// back by a tone mapper is compared with the original in BT.709 display light, over 4×4-pixel blocks, in
 /// CIEDE2000; plus the neutral ramp and the saturated patches of the HDR-only area.
-public struct RoundTripLayout: Decodable, Sendable {
-    public struct Rect: Decodable, Sendable { public let x, y, w, h: Int }
-    public struct Photo: Decodable, Sendable { public let name: String; public let x, y, w, h: Int }
-    public struct Patch: Decodable, Sendable {
-        public let name: String
-        public let x, y, w, h: Int
-        public let bt2020_cd: [String: [Double]]
+package struct RoundTripLayout: Decodable, Sendable {
+    package struct Rect: Decodable, Sendable { package let x, y, w, h: Int }
+    package struct Photo: Decodable, Sendable { package let name: String; package let x, y, w, h: Int }
+    package struct Patch: Decodable, Sendable {
+        package let name: String
+        package let x, y, w, h: Int
+        package let bt2020_cd: [String: [Double]]
     }
-    public struct Ramp: Decodable, Sendable { public let x, y, w, h: Int; public let pq_end: Double }
-    public let width, height: Int
-    public let photos: [Photo]
-    public let patches: [Patch]
-    public let ramp: Ramp
+    package struct Ramp: Decodable, Sendable { package let x, y, w, h: Int; package let pq_end: Double }
+    package let width, height: Int
+    package let photos: [Photo]
+    package let patches: [Patch]
+    package let ramp: Ramp
 
-    public static func load(_ path: String) throws -> RoundTripLayout {
+    package static func load(_ path: String) throws -> RoundTripLayout {
         try JSONDecoder().decode(RoundTripLayout.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
     }
 }
 
-public struct RoundTripScore: Sendable {
-    public var meanDE: Double  // photographic areas, CIEDE2000 over 4×4 blocks
-    public var p95DE: Double
-    public var rampMonotonic: Bool  // column means never fall more than one code below the running maximum
-    public var rampMaxSpread: Double  // largest R/G/B disagreement of a ramp column, in 8-bit codes
-    public var rampLevelsAbove200: Int  // distinct 8-bit luma levels where the source is above 200 cd/m²
-    public var patchHueError: [String: Double]  // degrees of Oklab hue off the source colour's
-    public var patchInvalidPixels: Int  // black, NaN-like or wildly off pixels inside patches
+package struct RoundTripScore: Sendable {
+    package var meanDE: Double  // photographic areas, CIEDE2000 over 4×4 blocks
+    package var p95DE: Double
+    package var rampMonotonic: Bool  // column means never fall more than one code below the running maximum
+    package var rampMaxSpread: Double  // largest R/G/B disagreement of a ramp column, in 8-bit codes
+    package var rampLevelsAbove200: Int  // distinct 8-bit luma levels where the source is above 200 cd/m²
+    package var patchHueError: [String: Double]  // degrees of Oklab hue off the source colour's
+    package var patchInvalidPixels: Int  // black, NaN-like or wildly off pixels inside patches
 
-    public var summary: String {
+    package var summary: String {
         String(
             format: "mean ΔE00 %.2f, p95 %.2f, ramp %@ spread %.1f codes, %d levels above 200 cd/m², patch hue error max %.1f°",
             meanDE, p95DE, rampMonotonic ? "monotonic," : "NOT monotonic,", rampMaxSpread, rampLevelsAbove200,
@@ -40,10 +40,10 @@ public struct RoundTripScore: Sendable {
     }
 }
 
-public enum RoundTrip {
+package enum RoundTrip {
     /// The photographic areas' difference: 4×4 block means in display light, then CIEDE2000; mean and 95th
     /// percentile. `yuv` is 8-bit 4:2:0 BT.709, `reference` 8-bit R'G'B', both of the layout's size.
-    public static func photoDifference(yuv: [UInt8], reference: [UInt8], layout: RoundTripLayout) -> (mean: Double, p95: Double) {
+    package static func photoDifference(yuv: [UInt8], reference: [UInt8], layout: RoundTripLayout) -> (mean: Double, p95: Double) {
         let pictures = Compared(yuv: yuv, reference: reference, layout: layout)
         var des: [Double] = []
         for p in layout.photos {
@@ -83,7 +83,7 @@ public enum RoundTrip {
 
     /// `yuv` is one 8-bit 4:2:0 frame (Y plane then Cb then Cr, no padding); `reference` is the SDR picture as
     /// packed 8-bit R'G'B'. `kind` is "pq" or "hlg" (which patch values the HDR file held).
-    public static func score(yuv: [UInt8], reference: [UInt8], layout: RoundTripLayout, kind: String) -> RoundTripScore {
+    package static func score(yuv: [UInt8], reference: [UInt8], layout: RoundTripLayout, kind: String) -> RoundTripScore {
         let W = layout.width
         let pictures = Compared(yuv: yuv, reference: reference, layout: layout)
         func out(_ x: Int, _ y: Int) -> ColorScience.RGB { pictures.out(x, y) }

@@ -4,7 +4,7 @@ import SDRifyValues
 /// AAC-LC at 48 kHz (FFmpeg's native encoder), stereo at 160 kb/s or mono at 96 kb/s, fed planar float samples
 /// in whole 1024-sample frames (the last one shorter); timestamps count samples from `startPTS`.
 package final class AACEncoder {
-    package let ctx: UnsafeMutablePointer<AVCodecContext>
+    let ctx: UnsafeMutablePointer<AVCodecContext>
     private let frame: UnsafeMutablePointer<AVFrame>
     private let packet: Packet
     var nextPTS: Int64 = 0

@@ -9,7 +9,7 @@ package final class BitstreamCheck {
     private let check: OpaquePointer
 
     /// A check for the stream's codec, or nil when there is none to make.
-    package init?(stream: UnsafeMutablePointer<AVStream>) {
+    init?(stream: UnsafeMutablePointer<AVStream>) {
         let par = stream.pointee.codecpar.pointee
         let codec: sdrify_slice_check_codec
         switch par.codec_id {

@@ -22,7 +22,7 @@ package final class Decoder {
 
     /// `sideDataOnly`: the caller wants the first picture's side data (SEI), not its pixels, so the decoder
     /// may skip loop filtering and use slice threads (frame threads would delay the first picture).
-    package init(stream: UnsafeMutablePointer<AVStream>, threads: Int, label: String, sideDataOnly: Bool = false) throws {
+    init(stream: UnsafeMutablePointer<AVStream>, threads: Int, label: String, sideDataOnly: Bool = false) throws {
         self.label = label
         let par = stream.pointee.codecpar!
         guard let codec = avcodec_find_decoder(par.pointee.codec_id) else { throw Decoder.missing(par.pointee, label: label) }

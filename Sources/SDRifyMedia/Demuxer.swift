@@ -133,7 +133,11 @@ package final class Demuxer {
     package var videoSamplesDeclared: Int { isMovie ? Int(max(0, videoStream.pointee.nb_frames)) : 0 }
     /// An MP4/MOV (ISO-BMFF, QuickTime) input: libavformat's "mov,mp4,m4a,3gp,3g2,mj2".
     package var isMovie: Bool { String(cString: ctx.pointee.iformat.pointee.name).hasPrefix("mov") }
-    package var videoStream: UnsafeMutablePointer<AVStream> { stream(videoStreamIndex) }
+    var videoStream: UnsafeMutablePointer<AVStream> { stream(videoStreamIndex) }
+    /// The video stream's temporal layers (a layered slow-motion capture), read from its parameters; nil when it has none.
+    package func videoTemporalLayers() -> TemporalLayers? { TemporalLayers(stream: videoStream) }
+    /// Our own slice-data check for the video stream (H.264 and HEVC; nil for other codecs).
+    package func videoBitstreamCheck() -> BitstreamCheck? { BitstreamCheck(stream: videoStream) }
 
     /// The next packet of any stream, or nil at the end of the file. A read error other than EOF means the
     /// file is damaged (truncated mdat, broken index).

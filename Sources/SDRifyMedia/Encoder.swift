@@ -5,7 +5,7 @@ import SDRifyValues
 package struct VideoEncoderSettings: Sendable {
     package var codec: VideoCodec = .h264
     var crf: Int = 23
-    var preset: String = "veryfast"  // x264/x265 speed preset
+    var speed: String = "veryfast"  // the encoder's speed preset (x264's names; not an export preset)
     var threads: Int = 0  // 0 = the encoder's own choice
     /// A cap on the bit rate (`--max-bitrate`): the encoder's VBV with CRF, nil for none.
     var maxBitRate: BitRate? = nil
@@ -15,10 +15,10 @@ package struct VideoEncoderSettings: Sendable {
     package var hdr = HDRMetadata()
 
     package init(
-        codec: VideoCodec = .h264, crf: Int = 23, preset: String = "veryfast", threads: Int = 0, maxBitRate: BitRate? = nil,
+        codec: VideoCodec = .h264, crf: Int = 23, speed: String = "veryfast", threads: Int = 0, maxBitRate: BitRate? = nil,
         range: HDRKind = .sdr, hdr: HDRMetadata = HDRMetadata()
     ) {
-        self.codec = codec; self.crf = crf; self.preset = preset; self.threads = threads; self.maxBitRate = maxBitRate
+        self.codec = codec; self.crf = crf; self.speed = speed; self.threads = threads; self.maxBitRate = maxBitRate
         self.range = range; self.hdr = hdr
     }
 
@@ -77,7 +77,7 @@ package final class VideoEncoder {
         ColorMapping.apply(.output(settings.range), to: c)
         if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         var opts: OpaquePointer? = nil
-        av_dict_set(&opts, "preset", settings.preset, 0)
+        av_dict_set(&opts, "preset", settings.speed, 0)
         av_dict_set(&opts, "crf", String(settings.crf), 0)
         let profile: (String, Int32)
         if settings.range != .sdr, let hdrProfile = entry.hdrProfile {
@@ -95,7 +95,7 @@ package final class VideoEncoder {
         defer { av_dict_free(&opts) }
         try ffCheck(
             avcodec_open2(c, codec, &opts),
-            "opening \(entry.encoder) (preset \(settings.preset), crf \(settings.crf))")
+            "opening \(entry.encoder) (preset \(settings.speed), crf \(settings.crf))")
     }
 
     deinit {

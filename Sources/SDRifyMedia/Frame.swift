@@ -69,7 +69,7 @@ package struct PlanarFormat: Equatable, Sendable {
 package final class Frame: @unchecked Sendable {
     let av: UnsafeMutablePointer<AVFrame>
 
-    package init(owning frame: UnsafeMutablePointer<AVFrame>) { av = frame }
+    init(owning frame: UnsafeMutablePointer<AVFrame>) { av = frame }
 
     /// An empty frame for the decoder to fill.
     package init() throws {
@@ -98,10 +98,6 @@ package final class Frame: @unchecked Sendable {
         guard let f = av_frame_clone(av) else { throw SDRifyError.conversion("out of memory referencing a frame") }
         return Frame(owning: f)
     }
-
-    /// The same picture before a render's layers were drawn on it, and the output time they were drawn for: kept by
-    /// a render that keeps the HDR, so an SDR picture made of it gets its layers drawn in SDR (RenderLayers).
-    package var underLayers: (picture: Frame, time: MediaTime)?
 
     package var width: Int { Int(av.pointee.width) }
     package var height: Int { Int(av.pointee.height) }

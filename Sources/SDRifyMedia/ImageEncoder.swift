@@ -10,17 +10,32 @@ import SDRifyValues
 package enum ImageFileType: String, CaseIterable, Sendable {
     case jpeg, png, webp
 
-    /// By the file's extension (.jpg, .jpeg, .png, .webp); nil for any other.
-    package init?(path: String) {
-        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
-        case "jpg", "jpeg": self = .jpeg
-        case "png": self = .png
-        case "webp": self = .webp
-        default: return nil
+    /// The extensions a file of this type is named with, the one sdrify writes first: the one home of the image
+    /// extensions every message, usage line and help text lists.
+    package var fileExtensions: [String] {
+        switch self {
+        case .jpeg: ["jpg", "jpeg"]
+        case .png: ["png"]
+        case .webp: ["webp"]
         }
     }
 
-    package static let extensions = ".jpg, .png or .webp"
+    /// By the file's extension; nil for any other.
+    package init?(path: String) {
+        let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+        guard let type = ImageFileType.allCases.first(where: { $0.fileExtensions.contains(ext) }) else { return nil }
+        self = type
+    }
+
+    /// ".jpg, .png or .webp", for messages and help.
+    package static let extensions = spokenList(allCases.map { "." + $0.fileExtensions[0] })
+    /// ".jpg|.png|.webp", for a usage line.
+    package static let usageForm = allCases.map { "." + $0.fileExtensions[0] }.joined(separator: "|")
+
+    /// Why `path` cannot take a gain map (nil when it can): the map is written in JPEG (Ultra HDR) only.
+    package static func gainMapProblem(_ path: String) -> String? {
+        ImageFileType(path: path) == .jpeg ? nil : "\(path): a gain map is written in JPEG (Ultra HDR): use .jpg, or leave --gain-map out"
+    }
 }
 
 package enum ImageEncoder {

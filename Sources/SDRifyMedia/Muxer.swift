@@ -99,9 +99,11 @@ package final class Muxer {
         }
     }
 
-    /// An audio stream fed by the AAC encoder.
+    /// An audio stream fed by sdrify's AAC encoder.
+    package func addStream(audio encoder: AACEncoder) throws -> Int { try addStream(audio: encoder.ctx) }
+
     /// An audio stream fed by an encoder; `like`: the input stream it carries (its language is kept).
-    package func addStream(
+    func addStream(
         audio encoder: UnsafeMutablePointer<AVCodecContext>, like input: UnsafeMutablePointer<AVStream>? = nil, isDefault: Bool = true
     ) throws -> Int {
         guard let st = avformat_new_stream(ctx, nil) else { throw SDRifyError.conversion("out of memory") }

@@ -15,7 +15,7 @@ package final class TemporalLayers {
     package init(hevc: Bool, lengthSize: Int?) { self.hevc = hevc; self.lengthSize = lengthSize }
 
     /// nil for a codec without temporal layers here.
-    package init?(stream: UnsafeMutablePointer<AVStream>) {
+    init?(stream: UnsafeMutablePointer<AVStream>) {
         let par = stream.pointee.codecpar.pointee
         switch par.codec_id {
         case AV_CODEC_ID_H264: hevc = false

@@ -37,7 +37,7 @@ extension Demuxer {
         guard steps.count >= 2 else { return average }
         let median = steps.sorted()[steps.count / 2]
         let fps = 1 / (Double(median) * videoTimeBase.seconds)
-        guard (1...240).contains(fps) else { return average }
+        guard FrameRate.valid.contains(fps) else { return average }
         let nearest = FrameRate.standard.min { abs($0.fps - fps) < abs($1.fps - fps) }!
         return abs(nearest.fps - fps) <= 0.01 * nearest.fps ? nearest : average
     }

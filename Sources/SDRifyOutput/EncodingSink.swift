@@ -1,5 +1,6 @@
 import Foundation
 import SDRifyCaptions
+import SDRifyFiles
 import SDRifyMedia
 import SDRifyTimeline
 import SDRifyValues
@@ -54,7 +55,7 @@ package final class EncodingSink: MediaSink {
             let aac = try AACEncoder(globalHeader: muxer.needsGlobalHeader)
             precondition(aac.frameSize == audioBlock, "AAC frames are 1024 samples")
             self.aac = aac
-            audioStream = try muxer.addStream(audio: aac.ctx)
+            audioStream = try muxer.addStream(audio: aac)
         }
         if let carry = carryOver {
             let clock = carry.clock

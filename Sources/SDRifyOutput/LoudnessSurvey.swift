@@ -92,7 +92,7 @@ package enum LoudnessSurvey {
         if encoding {
             let encoder = try AACEncoder(globalHeader: false)
             let m = try Muxer(fd: -1, path: "loudness survey", formatName: "null")
-            _ = try m.addStream(audio: encoder.ctx)
+            _ = try m.addStream(audio: encoder)
             let peak = try EncodedPeak(m, stream: 0)
             m.watcher = { packet, _ in try peak.take(packet) }
             try m.writeHeader()

@@ -1,8 +1,9 @@
 import Foundation
+import SDRifyFiles
 import SDRifyMedia
+import SDRifyProbe
 import SDRifyTimeline
 import SDRifyToneMap
-import SDRifyProbe
 import SDRifyValues
 
 /// What was written as the poster (`--json`: "poster").

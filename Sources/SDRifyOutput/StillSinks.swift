@@ -1,4 +1,5 @@
 import Foundation
+import SDRifyFiles
 import SDRifyMedia
 import SDRifyValues
 

@@ -1,5 +1,6 @@
 import Foundation
 import SDRifyCaptions
+import SDRifyFiles
 import SDRifyLayers
 import SDRifyMedia
 import SDRifyProbe

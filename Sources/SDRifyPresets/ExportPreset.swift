@@ -14,15 +14,15 @@ package struct ExportPreset: Sendable {
     package let box: BoundingBox?  // nil: keep the source size
     package let codec: VideoCodec
     package let crf: Int
-    package let encoderPreset: String
+    package let encoderSpeed: String
     package let passthrough: Bool  // remux only
     package let summary: String
 
     package init(
-        _ name: String, box: BoundingBox?, codec: VideoCodec = .h264, crf: Int = 23, encoderPreset: String = "veryfast",
+        _ name: String, box: BoundingBox?, codec: VideoCodec = .h264, crf: Int = 23, encoderSpeed: String = "veryfast",
         passthrough: Bool = false, summary: String
     ) {
-        self.name = name; self.box = box; self.codec = codec; self.crf = crf; self.encoderPreset = encoderPreset
+        self.name = name; self.box = box; self.codec = codec; self.crf = crf; self.encoderSpeed = encoderSpeed
         self.passthrough = passthrough; self.summary = summary
     }
 
@@ -37,7 +37,7 @@ package struct ExportPreset: Sendable {
         let x264CRF = own.crfRange.first { own.crfForX264($0) >= crf } ?? crf
         let target = codec.catalog
         return ExportPreset(
-            name, box: box, codec: codec, crf: target.crfForX264(x264CRF), encoderPreset: target.speedForX264(encoderPreset),
+            name, box: box, codec: codec, crf: target.crfForX264(x264CRF), encoderSpeed: target.speedForX264(encoderSpeed),
             summary: summary)
     }
 
@@ -48,15 +48,15 @@ package struct ExportPreset: Sendable {
         ExportPreset("1920x1080", box: box(1920, 1080), summary: "H.264 High + AAC, fits 1920x1080"),
         ExportPreset("3840x2160", box: box(3840, 2160), summary: "H.264 High + AAC, fits 3840x2160"),
         ExportPreset(
-            "HEVC1920x1080", box: box(1920, 1080), codec: .hevc, crf: 26, encoderPreset: "fast",
+            "HEVC1920x1080", box: box(1920, 1080), codec: .hevc, crf: 26, encoderSpeed: "fast",
             summary: "8-bit HEVC Main (hvc1) + AAC, fits 1920x1080"),
         ExportPreset(
-            "HEVC3840x2160", box: box(3840, 2160), codec: .hevc, crf: 26, encoderPreset: "fast",
+            "HEVC3840x2160", box: box(3840, 2160), codec: .hevc, crf: 26, encoderSpeed: "fast",
             summary: "8-bit HEVC Main (hvc1) + AAC, fits 3840x2160"),
         ExportPreset("LowQuality", box: box(640, 360), crf: 28, summary: "H.264 High + AAC, fits 640x360, small files"),
         ExportPreset("MediumQuality", box: box(1280, 720), crf: 25, summary: "H.264 High + AAC, fits 1280x720"),
         ExportPreset(
-            "HighestQuality", box: nil, crf: 18, encoderPreset: "medium",
+            "HighestQuality", box: nil, crf: 18, encoderSpeed: "medium",
             summary: "H.264 High + AAC, source size, high quality"),
         ExportPreset(
             "Passthrough", box: nil, passthrough: true,

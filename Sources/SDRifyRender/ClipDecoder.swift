@@ -41,8 +41,8 @@ final class ClipDecoder {
     ) throws {
         self.label = label; tolerateErrors = settings.tolerateErrors; self.video = video; self.demuxer = demuxer
         self.decoder = decoder; self.orientation = orientation; self.clock = clock; self.warn = warn
-        self.thinning = thinning.flatMap { rule in TemporalLayers(stream: demuxer.videoStream).map { (rule, $0) } }
-        bitstreamCheck = settings.checkBitstream ? BitstreamCheck(stream: demuxer.videoStream) : nil
+        self.thinning = thinning.flatMap { rule in demuxer.videoTemporalLayers().map { (rule, $0) } }
+        bitstreamCheck = settings.checkBitstream ? demuxer.videoBitstreamCheck() : nil
         tb = demuxer.videoTimeBase
         let rate = demuxer.videoFrameRate
         frameTicks = max(1, Int64((1 / rate.fps / tb.seconds).rounded()))

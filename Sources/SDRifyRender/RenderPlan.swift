@@ -117,7 +117,7 @@ package struct RenderPlan {
             scenes: toneMap.op == .auto ? SceneTracker() : nil)
         let sdrLayers = try layers?.sdrLayers()
         return { picture in
-            let under = picture.underLayers
+            let under = layers?.underLayers(of: picture)
             let sdr = try converter.convert(under?.picture ?? picture, format: .output(kind))
             sdr.duration = picture.duration
             if let under, let sdrLayers { sdrLayers.apply(to: sdr, time: under.time) }

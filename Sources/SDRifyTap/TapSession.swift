@@ -1,6 +1,6 @@
 import Foundation
 import SDRifyCaptions
-import SDRifyOutput
+import SDRifyFiles
 import SDRifyValues
 
 /// What `sdrify tap` works on: the lyric lines to time, the medium they are timed against, and the file the timing
@@ -21,8 +21,8 @@ package final class TapSession: @unchecked Sendable {
         guard !lines.isEmpty else { throw SDRifyError.usage("\(lyrics): no lines to time (one lyric per line)") }
         self.media = media
         let out = output ?? URL(fileURLWithPath: media).deletingPathExtension().appendingPathExtension("srt").path
-        guard let format = CaptionFormat(path: out), [.srt, .ass, .lrc, .vtt].contains(format) else {
-            throw SDRifyError.usage("\(out): the timing is saved as .srt, .ass, .lrc or .vtt")
+        guard let format = CaptionFormat(path: out), format.savesTapTimings else {
+            throw SDRifyError.usage("\(out): the timing is saved as \(CaptionFormat.extensions(CaptionFormat.allCases.filter(\.savesTapTimings)))")
         }
         self.output = out
         self.format = format

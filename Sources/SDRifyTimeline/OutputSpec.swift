@@ -68,7 +68,7 @@ package struct OutputSpec: Sendable {
         return .sdr
     }
     package var crf: Int? = nil
-    package var encoderPreset: String? = nil
+    package var encoderSpeed: String? = nil
     package var maxBitRate: BitRate? = nil  // --max-bitrate
     package var loudness: Double? = nil  // --loudness: the sound's integrated loudness (LUFS), true peak held at −1 dBTP
     package static let loudnessTargets: ClosedRange<Double> = -70...0
@@ -88,6 +88,9 @@ package struct OutputSpec: Sendable {
 
     package init(path: String, preset: ExportPreset) { self.path = path; self.namedPreset = preset }
 
+    /// The words that choose `flattenSlowMotion` (`--slow-motion`, `"slow_motion"`): the one list both read.
+    package static let slowMotionChoices: [(word: String, flattens: Bool)] = [("auto", true), ("off", false)]
+
     /// The encoder's settings against the codec table: nil when they fit, else which setting ("crf" or
     /// "encoder-preset") and what is wrong with it.
     package func encodingProblem() -> (setting: String, message: String)? {
@@ -103,8 +106,8 @@ package struct OutputSpec: Sendable {
         if let crf, !codec.crfRange.contains(crf) {
             return ("crf", "must be between \(codec.crfRange.lowerBound) and \(codec.crfRange.upperBound)")
         }
-        if let encoderPreset, !codec.speedPresets.contains(encoderPreset) {
-            return ("encoder-preset", "must be one of \(codec.speedPresets.joined(separator: ", ")) (\(codec.shortName)), not '\(encoderPreset)'")
+        if let encoderSpeed, !codec.speedPresets.contains(encoderSpeed) {
+            return ("encoder-preset", "must be one of \(codec.speedPresets.joined(separator: ", ")) (\(codec.shortName)), not '\(encoderSpeed)'")
         }
         return nil
     }
@@ -120,7 +123,7 @@ package struct OutputSpec: Sendable {
     /// metadata `hdr` to carry).
     package func encoderSettings(threads: Int, range: HDRKind = .sdr, hdr: HDRMetadata = HDRMetadata()) -> VideoEncoderSettings {
         VideoEncoderSettings(
-            codec: preset.codec, crf: crf ?? preset.crf, preset: encoderPreset ?? preset.encoderPreset, threads: threads, maxBitRate: maxBitRate,
+            codec: preset.codec, crf: crf ?? preset.crf, speed: encoderSpeed ?? preset.encoderSpeed, threads: threads, maxBitRate: maxBitRate,
             range: range, hdr: hdr)
     }
 }

@@ -36,7 +36,7 @@ extension Parser {
         }
         if let f = o["fps"] {
             let text = try (f as? String) ?? number(f, at: "$.output.fps").map { String($0) } ?? ""
-            guard let rate = FrameRate(parsing: text) else { throw fail("$.output.fps", "expected a rate from 1 to 240") }
+            guard let rate = FrameRate(parsing: text) else { throw fail("$.output.fps", "expected a rate \(FrameRate.valid.spoken)") }
             out.fps = rate
         }
         if let b = try background(o["background"], at: "$.output.background") { out.background = b }
@@ -46,8 +46,11 @@ extension Parser {
         }
         if let d = try positiveTime(o["image_duration"], at: "$.output.image_duration") { out.imageDuration = d }
         if let mode = try string(o["slow_motion"], at: "$.output.slow_motion") {
-            guard ["auto", "off"].contains(mode) else { throw fail("$.output.slow_motion", unknownChoice("slow_motion", mode, ["auto", "off"])) }
-            out.flattenSlowMotion = mode == "auto"
+            let choices = OutputSpec.slowMotionChoices
+            guard let choice = choices.first(where: { $0.word == mode }) else {
+                throw fail("$.output.slow_motion", unknownChoice("slow_motion", mode, choices.map(\.word)))
+            }
+            out.flattenSlowMotion = choice.flattens
         }
     }
 
@@ -92,13 +95,13 @@ extension Parser {
         func view(_ v: Any?, at path: String, default d: Zoom.View) throws -> Zoom.View {
             guard let v else { return d }
             if let scale = v as? Double ?? (v as? Int).map(Double.init) {
-                guard Zoom.scales.contains(scale) else { throw fail(path, "expected a scale from 1 to 8, not \(scale)") }
+                guard Zoom.scales.contains(scale) else { throw fail(path, "expected a scale \(Zoom.scales.spoken), not \(scale)") }
                 return Zoom.View(scale: scale)
             }
             let o = try object(v, at: path, allowed: ["scale", "x", "y"])
             var view = d
             if let s = try nonNegative(o["scale"], at: "\(path).scale") {
-                guard Zoom.scales.contains(s) else { throw fail("\(path).scale", "expected a scale from 1 to 8, not \(s)") }
+                guard Zoom.scales.contains(s) else { throw fail("\(path).scale", "expected a scale \(Zoom.scales.spoken), not \(s)") }
                 view.scale = s
             }
             for (key, keyPath) in [("x", \Zoom.View.x), ("y", \Zoom.View.y)] {
@@ -179,7 +182,7 @@ extension Parser {
             clip.zoom = try zoom(z, at: "\(path).zoom")
         }
         if let v = try nonNegative(o["speed"], at: "\(path).speed") {
-            guard let speed = Speed(v) else { throw fail("\(path).speed", "expected a speed from 0.25 to 4, not \(v)") }
+            guard let speed = Speed(v) else { throw fail("\(path).speed", "expected a speed \(Speed.valid.spoken), not \(v)") }
             guard case .video = source else { throw fail("\(path).speed", "a speed applies to video clips") }
             clip.speed = speed
         }

@@ -54,6 +54,22 @@ package func firstAndMore(_ items: [String]) -> String {
     return items.count == 1 ? first : "\(first) and \(items.count - 1) more"
 }
 
+/// Choices in a sentence: "a or b", "a, b or c" (`joiner` "and" for a list of what is taken).
+package func spokenList(_ items: [String], _ joiner: String = "or") -> String {
+    guard items.count > 1 else { return items.first ?? "" }
+    return items.dropLast().joined(separator: ", ") + " \(joiner) \(items.last!)"
+}
+
+extension ClosedRange<Double> {
+    /// "from 0.25 to 4": the one wording of a range in help and messages, its bounds as people write them.
+    package var spoken: String { "from \(lowerBound.spokenBound) to \(upperBound.spokenBound)" }
+}
+
+extension Double {
+    /// 4, 0.25, -70: a bound as people write it.
+    package var spokenBound: String { self == rounded() && abs(self) < 1e15 ? String(Int(self)) : String(self) }
+}
+
 /// The one wording for a value that is not among the choices: it names the value, the nearest choice where one is
 /// close, then what is accepted ("unknown transition 'fdae'; did you mean 'fade'? (one of: none, fade, …)").
 package func unknownChoice(_ what: String, _ value: String, _ choices: [String]) -> String {

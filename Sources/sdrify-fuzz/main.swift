@@ -64,7 +64,7 @@ let deadline = Date().addingTimeInterval(seconds)
 var runs = 0, rejected = 0, accepted = 0
 while Date() < deadline {
     let mutant = mutate(seeds[runs % seeds.count], &rng)
-    FileManager.default.createFile(atPath: mutantPath, contents: Data(mutant))
+    _ = FileManager.default.createFile(atPath: mutantPath, contents: Data(mutant))
     do { _ = try Prober.probe(path: mutantPath); accepted += 1 } catch { rejected += 1 }
     runs += 1
 }

@@ -165,7 +165,7 @@ final class TapTests: CLITestCase {
             ([media, try lyrics("\n  \n", name: "blank.txt")], 64, "no lines to time"),
             ([file("missing.mp4"), try lyrics()], 64, "cannot read the medium"),
             ([media, file("missing.txt")], 64, "cannot read the lyrics"),
-            ([media, try lyrics(), "-o", file("x.txt")], 64, ".srt, .ass, .lrc or .vtt")
+            ([media, try lyrics(), "-o", file("x.txt")], 64, ".srt, .vtt, .ass or .lrc")
         ]
         for (args, code, named) in cases {
             let r = try Support.sdrify(["tap"] + args)

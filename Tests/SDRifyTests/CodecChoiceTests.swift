@@ -14,24 +14,24 @@ final class CodecChoiceTests: XCTestCase {
         XCTAssertEqual(av1.codec, .av1)
         XCTAssertEqual(av1.box, base.box)
         XCTAssertEqual(av1.crf, 35)
-        XCTAssertEqual(av1.encoderPreset, "11")
+        XCTAssertEqual(av1.encoderSpeed, "11")
         XCTAssertTrue(VideoCodec.av1.catalog.crfRange.contains(av1.crf))
-        XCTAssertTrue(VideoCodec.av1.catalog.speedPresets.contains(av1.encoderPreset))
+        XCTAssertTrue(VideoCodec.av1.catalog.speedPresets.contains(av1.encoderSpeed))
         let hevc = base.encoded(with: .hevc)
         XCTAssertEqual([hevc.crf], [26], "the HEVC presets' own offset")
-        XCTAssertEqual(hevc.encoderPreset, "veryfast")
+        XCTAssertEqual(hevc.encoderSpeed, "veryfast")
         // Back from HEVC to H.264 through x264's scale; the highest quality stays the highest.
         let fromHEVC = try XCTUnwrap(ExportPreset.named("HEVC1920x1080")).encoded(with: .h264)
         XCTAssertEqual([fromHEVC.crf], [23])
         let best = try XCTUnwrap(ExportPreset.named("HighestQuality")).encoded(with: .av1)
         XCTAssertLessThan(best.crf, av1.crf)
-        XCTAssertEqual(best.encoderPreset, "8", "medium")
+        XCTAssertEqual(best.encoderSpeed, "8", "medium")
         for name in ExportPreset.all.map(\.name) {
             let p = try XCTUnwrap(ExportPreset.named(name))
             for codec in VideoCodec.allCases where !p.passthrough {
                 let q = p.encoded(with: codec)
                 XCTAssertTrue(codec.catalog.crfRange.contains(q.crf), "\(name) as \(codec)")
-                XCTAssertTrue(codec.catalog.speedPresets.contains(q.encoderPreset), "\(name) as \(codec)")
+                XCTAssertTrue(codec.catalog.speedPresets.contains(q.encoderSpeed), "\(name) as \(codec)")
             }
         }
     }
@@ -41,7 +41,7 @@ final class CodecChoiceTests: XCTestCase {
             let p = try XCTUnwrap(ExportPreset.named(name))
             let same = p.encoded(with: p.codec)
             XCTAssertEqual([same.crf], [p.crf], name)
-            XCTAssertEqual(same.encoderPreset, p.encoderPreset, name)
+            XCTAssertEqual(same.encoderSpeed, p.encoderSpeed, name)
         }
         let copy = try XCTUnwrap(ExportPreset.named("Passthrough")).encoded(with: .av1)
         XCTAssertTrue(copy.passthrough)

@@ -84,8 +84,8 @@ package struct FrameRate: Equatable, Sendable, CustomStringConvertible {
         self.num = num; self.den = den
     }
 
-    /// The range a timeline accepts.
-    static let valid: ClosedRange<Double> = 1...240
+    /// The rates sdrify writes and reads a clip's rate within (a timeline, `--fps`, a stream's median step).
+    package static let valid: ClosedRange<Double> = 1...240
 
     /// The rate `fps` most likely stands for: the NTSC rates (23.976, 29.97, 59.94, 119.88) and whole rates
     /// when within 0.1 % of one; otherwise the nearest 1/1000 frame per second.

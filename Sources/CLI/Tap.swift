@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SDRify
+import SDRifyCaptions
 import SDRifyMedia
 import SDRifyTap
 import SDRifyValues
@@ -17,7 +18,9 @@ struct Tap: ParsableCommand {
 
     @Argument(help: "The video or song to time the lyrics against.") var media: String
     @Argument(help: "The lyrics: a text file, one line per lyric.") var lyrics: String
-    @Option(name: [.short, .customLong("output")], help: "Where Save writes the timing: .srt (default: next to MEDIA), .ass, .lrc or .vtt.")
+    @Option(
+        name: [.short, .customLong("output")],
+        help: "Where Save writes the timing: \(CaptionFormat.extensions(CaptionFormat.allCases.filter(\.savesTapTimings))) (default: MEDIA.srt).")
     var output: String?
     @Option(help: "The port to serve on (default: any free one).") var port: Int?
     @Option(

@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
+import SDRify
+import SDRifyFiles
 import SDRifyMedia
 import SDRifyOutput
-import SDRify
 import SDRifyValues
 import Synchronization
 #if canImport(Glibc)

@@ -16,7 +16,7 @@ import SDRifyValues
 /// (`ExistingOutput`); with `--overwrite-original` when it holds nothing but files; a directory holding
 /// subdirectories is always refused, so a mistaken path cannot cost more than the files directly in it.
 package final class AtomicDirectory {
-    let finalPath: String
+    package let finalPath: String
     private let tempPath: String
     private let helper: Int32
     private var files: [Int32] = []  // the files still open (each is flushed and closed once finished)
@@ -101,7 +101,7 @@ package final class AtomicDirectory {
     deinit { discard() }
 
     /// A new file `name` in the directory, open for reading and writing until `finish` (or the commit) closes it.
-    func create(_ name: String) throws -> Int32 {
+    package func create(_ name: String) throws -> Int32 {
         let fd = sdrify_directory_helper_create(helper, name)
         guard fd >= 0 else { throw SDRifyError.output("\(finalPath)/\(name): cannot create (\(String(cString: strerror(-fd))))") }
         files.append(fd)
@@ -109,7 +109,7 @@ package final class AtomicDirectory {
     }
 
     /// Writes `bytes` as the new file `name` (a playlist, a WebVTT file, an image).
-    func write(_ name: String, _ bytes: [UInt8]) throws {
+    package func write(_ name: String, _ bytes: [UInt8]) throws {
         let fd = try create(name)
         var done = 0
         while done < bytes.count {
@@ -131,7 +131,7 @@ package final class AtomicDirectory {
         }
     }
 
-    func discard() {
+    package func discard() {
         guard !committed else { return }
         _ = sdrify_output_helper_request(helper, CChar(UInt8(ascii: "D")))
         closeFiles()
@@ -145,7 +145,7 @@ package final class AtomicDirectory {
     }
 
     /// Flushes every file, then renames the directory into place (see AtomicOutput.commit for the commit window).
-    func commit() throws {
+    package func commit() throws {
         for fd in files { try finish(fd) }
         SignalCleanup.beginCommit(finalPath, slot: cleanupSlot)
         let err = sdrify_output_helper_request(helper, CChar(UInt8(ascii: "P")))

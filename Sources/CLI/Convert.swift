@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
-import SDRifyValues
+import SDRify
+import SDRifyFiles
+import SDRifyLayers
 import SDRifyMedia
 import SDRifyOutput
 import SDRifyPresets
-import SDRify
-import SDRifyLayers
 import SDRifyTimeline
+import SDRifyValues
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SDRifyFiles
 import SDRifyOutput
 import SDRifySecurity
 import SDRifyValues

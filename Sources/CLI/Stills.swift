@@ -16,7 +16,7 @@ func pair(_ text: String) -> (Int, Int)? {
 struct Thumbnail: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write one picture of the video (upright, tone mapped) as JPEG, PNG or WebP.",
-        usage: "sdrify thumbnail IN OUT.jpg|.png|.webp [--at TIME | --best] [--size WxH] [options]",
+        usage: "sdrify thumbnail IN OUT\(ImageFileType.usageForm) [--at TIME | --best] [--size WxH] [options]",
         discussion: """
             The picture is the one the converted MP4 shows at that time. --best picks the most representative picture of \
             the first part of the video (the first 40 %, 1 to 20 s): not black or washed out, not flat (a fade), not \
@@ -39,10 +39,8 @@ struct Thumbnail: ParsableCommand {
         if let size, pair(size).map({ $0.0 >= 2 && $0.1 >= 2 && $0.0 <= 16384 && $0.1 <= 16384 }) != true {
             throw ValidationError("--size: expected WxH in pixels (2 to 16384 each), not '\(size)'")
         }
-        if ImageFileType(path: output) == nil { throw ValidationError("\(output): a thumbnail is a .jpg, .png or .webp file") }
-        if gainMap, ImageFileType(path: output) != .jpeg {
-            throw ValidationError("--gain-map: \(output): a gain map is written in JPEG (Ultra HDR): use .jpg, or leave --gain-map out")
-        }
+        if ImageFileType(path: output) == nil { throw ValidationError("\(output): a thumbnail is a \(ImageFileType.extensions) file") }
+        if gainMap, let problem = ImageFileType.gainMapProblem(output) { throw ValidationError("--gain-map: " + problem) }
     }
 
     func run() throws {
@@ -82,9 +80,7 @@ struct Sheet: ParsableCommand {
         guard let type = ImageFileType(path: output), type != .webp else {
             throw ValidationError("\(output): a contact sheet is a .jpg or .png file")
         }
-        if gainMap, type != .jpeg {
-            throw ValidationError("--gain-map: \(output): a gain map is written in JPEG (Ultra HDR): use .jpg, or leave --gain-map out")
-        }
+        if gainMap, let problem = ImageFileType.gainMapProblem(output) { throw ValidationError("--gain-map: " + problem) }
     }
 
     func run() throws {

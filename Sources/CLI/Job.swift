@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SDRifyFiles
 import SDRifyMedia
 import SDRifyOutput
 import SDRifySecurity

@@ -17,7 +17,7 @@ import SDRifyValues
 /// output, see CSystem's output_helper.c) does both on request, and removes a named temporary when the process
 /// ends however it ends.
 package final class AtomicOutput {
-    let finalPath: String
+    package let finalPath: String
     /// The file being written, opened for reading and writing (fast start reads it back).
     package let fd: Int32
     private let directory: String

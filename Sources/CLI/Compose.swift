@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
+import SDRify
+import SDRifyFiles
+import SDRifyLayers
+import SDRifyOutput
 import SDRifyTimeline
 import SDRifyValues
-import SDRifyLayers
-import SDRify
-import SDRifyOutput
 
 struct Compose: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SDRify
 import SDRifyCaptions
+import SDRifyFiles
 import SDRifyLayers
 import SDRifyMedia
 import SDRifyOutput
@@ -15,7 +16,7 @@ import SDRifyValues
 struct CaptionFlags: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Burn in captions or lyrics from an SRT, WebVTT, ASS, TTML/iTT, SCC or LRC file, or input:N for the input's subtitle track N (repeatable).",
+            "Burn in captions or lyrics from a file (\(CaptionFormat.names())), or input:N for the input's subtitle track N (repeatable).",
             valueName: "FILE"))
     var captions: [String] = []
     @Option(
@@ -76,7 +77,7 @@ struct CaptionFlags: ParsableArguments {
 struct PosterFlags: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Also write the output's picture at --poster-at as an image (.jpg, .png or .webp), from the same render.",
+            "Also write the output's picture at --poster-at as an image (\(ImageFileType.extensions)), from the same render.",
             valueName: "FILE")) var poster: String?
     @Option(name: CommandOptions.posterAt.long, parsing: .unconditional, help: CommandOptions.posterAt.argumentHelp) var posterAt: TimeArgument?
     @Flag(name: .customLong("gain-map"), help: ArgumentHelp(CommandOptions.gainMapHelp)) var gainMap = false
@@ -86,11 +87,9 @@ struct PosterFlags: ParsableArguments {
     func validate() throws {
         if posterAt != nil, poster == nil { throw ValidationError("--poster-at needs --poster FILE") }
         if gainMap, poster == nil { throw ValidationError("--gain-map is for a still: give --poster FILE.jpg") }
-        if gainMap, let poster, ImageFileType(path: poster) != .jpeg {
-            throw ValidationError("--gain-map: \(poster): a gain map is written in JPEG (Ultra HDR): use .jpg, or leave --gain-map out")
-        }
+        if gainMap, let poster, let problem = ImageFileType.gainMapProblem(poster) { throw ValidationError("--gain-map: " + problem) }
         _ = try CommandOptions.posterAt.checked(posterAt?.seconds)
-        if let poster, ImageFileType(path: poster) == nil { throw ValidationError("--poster: \(poster) is not a .jpg, .png or .webp file") }
+        if let poster, ImageFileType(path: poster) == nil { throw ValidationError("--poster: \(poster) is not a \(ImageFileType.extensions) file") }
     }
 }
 
@@ -281,7 +280,7 @@ struct EncodingFlags: ParsableArguments {
         help:
             "Speed preset of the encoder, x264 (H.264) or x265 (HEVC): ultrafast … veryslow, SVT-AV1: 13 (fastest) … 0; default from the preset. --x264-preset is the old name."
     )
-    var encoderPreset: String?
+    var encoderSpeed: String?
     @Option(name: CommandOptions.maxBitRate.long, parsing: .unconditionalSingleValue, help: CommandOptions.maxBitRate.argumentHelp)
     var maxBitRate: [String] = []
     @OptionGroup var render: RenderFlags
@@ -302,7 +301,7 @@ struct EncodingFlags: ParsableArguments {
         output.overwrite = overwrite
         output.codec = try? CommandOptions.codec.value(ifGiven: codec)
         output.crf = crf
-        output.encoderPreset = encoderPreset
+        output.encoderSpeed = encoderSpeed
         output.maxBitRate = bitRateCap
         output.threads = threads
         output.toneMap = toneMap
@@ -320,7 +319,7 @@ struct EncodingFlags: ParsableArguments {
         // the same).
         var output = OutputSpec(path: "", preset: ExportPreset.named(ExportPreset.defaultName)!)
         output.codec = try CommandOptions.codec.value(ifGiven: codec)
-        output.crf = crf; output.encoderPreset = encoderPreset
+        output.crf = crf; output.encoderSpeed = encoderSpeed
         if let problem = output.encodingProblem() { throw ValidationError("--\(problem.setting) \(problem.message)") }
         for cap in maxBitRate { _ = try CommandOptions.maxBitRate.checked(cap) }
     }

@@ -1,21 +1,22 @@
 import ArgumentParser
 import Foundation
-import SDRifyCaptions
-import SDRifyValues
 import SDRify
+import SDRifyCaptions
+import SDRifyFiles
 import SDRifyOutput
+import SDRifyValues
 
 struct Captions: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert a caption file between SRT, WebVTT, ASS, TTML, iTT, SCC and LRC lyrics (by OUT's extension).",
+        abstract: "Convert a caption file between \(CaptionFormat.names("and")) lyrics (by OUT's extension).",
         discussion: """
             SCC is CEA-608 pop-on at 29.97 fps drop-frame time code. What 608 cannot hold (rows over 32 columns, more than \
             4 rows, characters outside its sets, overlapping captions, captions too close together to load) is an error \
             (exit 2) naming the first problem; --fix repairs each and says what it changed.
             """)
 
-    @Argument(help: "Input captions (SRT, WebVTT, ASS/SSA, TTML/iTT, SCC or LRC lyrics).") var input: String
-    @Argument(help: "Output captions: .srt, .vtt, .ass, .ttml, .itt, .scc or .lrc.") var output: String
+    @Argument(help: "Input captions (\(CaptionFormat.names()) lyrics).") var input: String
+    @Argument(help: "Output captions: \(CaptionFormat.extensions()).") var output: String
     @Flag(help: "Repair what the output format cannot hold, saying what changed.") var fix = false
     @Option(
         name: .customLong("offset"), parsing: .unconditional,

@@ -19,7 +19,7 @@ struct Presets: ParsableCommand {
                     ("encoder", p.passthrough ? .null : .string(p.codec.catalog.encoder)),
                     ("profile", p.passthrough ? .null : .string(p.codec.catalog.profile)),
                     ("crf", p.passthrough ? .null : .int(Int64(p.crf))),
-                    ("encoder_preset", p.passthrough ? .null : .string(p.encoderPreset)),
+                    ("encoder_preset", p.passthrough ? .null : .string(p.encoderSpeed)),
                     ("audio", .string("AAC-LC copied, or transcoded at 48 kHz, 160 kb/s stereo / 96 kb/s mono")),
                     ("default", .bool(p.name == ExportPreset.defaultName)), ("summary", .string(p.summary))
                 ])
@@ -28,7 +28,7 @@ struct Presets: ParsableCommand {
         } else {
             for p in ExportPreset.all {
                 let mark = p.name == ExportPreset.defaultName ? " (default)" : ""
-                let settings = p.passthrough ? "copy" : "crf \(p.crf), \(p.codec.catalog.shortName) \(p.encoderPreset)"
+                let settings = p.passthrough ? "copy" : "crf \(p.crf), \(p.codec.catalog.shortName) \(p.encoderSpeed)"
                 print(
                     "\(p.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(settings.padding(toLength: 22, withPad: " ", startingAt: 0)) \(p.summary)\(mark)"
                 )
