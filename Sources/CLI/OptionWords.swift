@@ -15,13 +15,23 @@ enum OptionWords {
     }
 
     /// The command's options as the parser declares them, by every name ("--preset", "-o").
-    static func options(of command: String) -> [String: Declared] {
+    static func options(of command: String) -> [String: Declared] { declared[command] ?? declared[""] ?? [:] }
+
+    /// Every command's options (the root's under ""), read once from the parser's own description of itself: making
+    /// that description is the slow part of reading a command line.
+    private static let declared: [String: [String: Declared]] = {
         guard let data = SDRifyCommand._dumpHelp().data(using: .utf8),
             let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
             let top = root["command"] as? [String: Any]
         else { return [:] }
-        let subcommands = top["subcommands"] as? [[String: Any]] ?? []
-        let entry = subcommands.first { $0["commandName"] as? String == command } ?? top
+        var all = ["": options(in: top)]
+        for entry in top["subcommands"] as? [[String: Any]] ?? [] {
+            if let name = entry["commandName"] as? String { all[name] = options(in: entry) }
+        }
+        return all
+    }()
+
+    private static func options(in entry: [String: Any]) -> [String: Declared] {
         var options: [String: Declared] = [
             "--help": Declared(takesValue: false, repeats: true, preferred: "--help"),
             "-h": Declared(takesValue: false, repeats: true, preferred: "--help")

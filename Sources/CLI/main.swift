@@ -125,29 +125,22 @@ if arguments == ["--version"] || arguments == ["-V"] || arguments == ["version"]
     print(SDRifyVersion.report)
     exit(0)
 }
-if let first = arguments.first, let command = misspelledCommand(first) {
-    fail("unknown command '\(first)'; did you mean '\(command)'? (see sdrify --help)", ExitStatus.usage.rawValue)
-}
-/// A usage error with an unknown option on the command line is about that option (the parser may have taken its
-/// value for a file and complained about the files).
-func failForUsage(_ message: String) -> Never {
-    if let unknown = OptionWords.firstUnknown(in: arguments) {
-        fail(OptionWords.message(unknown, command: OptionWords.command(of: arguments)), ExitStatus.usage.rawValue)
+switch ParsedCommandLine(arguments) {
+case .help(let text):
+    print(text)
+    exit(0)
+case .refused(let message, let status):
+    fail(message, status)
+case .command(var command):
+    do {
+        try command.run()
+    } catch let error as SDRifyError {
+        fail(error.status == .usage ? ParsedCommandLine.usageLine(error.message, arguments) : error.message, error.status.rawValue)
+    } catch {
+        if SDRifyCommand.exitCode(for: error) == .success {  // --help, --version
+            print(SDRifyCommand.fullMessage(for: error))
+            exit(0)
+        }
+        fail(ParsedCommandLine.usageLine(OptionWords.withAcceptedForms(SDRifyCommand.message(for: error)), arguments), ExitStatus.usage.rawValue)
     }
-    fail(message, ExitStatus.usage.rawValue)
-}
-if let repeated = OptionWords.repeatedValue(in: arguments) { fail(repeated, ExitStatus.usage.rawValue) }
-do {
-    var command = try SDRifyCommand.parseAsRoot(arguments)
-    try command.run()
-} catch let error as SDRifyError {
-    if error.status == .usage { failForUsage(error.message) }
-    fail(error.message, error.status.rawValue)
-} catch {
-    let code = SDRifyCommand.exitCode(for: error)
-    if code == .success {  // --help, --version
-        print(SDRifyCommand.fullMessage(for: error))
-        exit(0)
-    }
-    failForUsage(OptionWords.withAcceptedForms(SDRifyCommand.message(for: error)))
 }

@@ -46,7 +46,9 @@ final class HEIFTests: CLITestCase {
             _ = try shown("\(dir)/\(name)", name)
             let yuv = try Support.rawFrame(file("\(name).mp4"), index: 0, pixelFormat: "yuv444p")
             let n = 480 * 400
-            return zip(yuv[n..<(2 * n)], yuv[(2 * n)...]).reduce(0.0) { $0 + abs(Double($1.0) - 128) + abs(Double($1.1) - 128) } / Double(n)
+            var total = 0.0
+            for (cb, cr) in zip(yuv[n..<(2 * n)], yuv[(2 * n)...]) { total += abs(Double(cb) - 128) + abs(Double(cr) - 128) }
+            return total / Double(n)
         }
         let bt709 = try saturation("single.heic"), p3 = try saturation("p3.heic")
         XCTAssertGreaterThan(p3, bt709 * 1.02, "P3 colours are wider than the same numbers in BT.709")

@@ -7,8 +7,15 @@ enum Support {
         .deletingLastPathComponent()
     static let vectors = packageRoot.appendingPathComponent("testvectors")
 
-    /// The sdrify binary built next to this test bundle.
+    /// The sdrify binary the end-to-end tests run: `SDRIFY_TEST_BINARY` when set (scripts/test sets it to the release
+    /// build the Debian package ships: what users run, and it starts in a tenth of the time of a debug build, whose
+    /// argument parser checks its own declarations on every run), else the one built next to this test bundle.
     static let binary: URL = {
+        if let chosen = ProcessInfo.processInfo.environment["SDRIFY_TEST_BINARY"], !chosen.isEmpty {
+            let url = URL(fileURLWithPath: chosen, relativeTo: packageRoot)
+            guard FileManager.default.isExecutableFile(atPath: url.path) else { fatalError("SDRIFY_TEST_BINARY: no sdrify at \(url.path)") }
+            return url
+        }
         let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("sdrify")
         if FileManager.default.isExecutableFile(atPath: besideTests.path) { return besideTests }
         return packageRoot.appendingPathComponent(".build/debug/sdrify")
