@@ -23,7 +23,7 @@ struct Captions: ParsableCommand {
         help: ArgumentHelp("Time added to every caption (negative: earlier).", valueName: "TIME"))
     var offsetTime: TimeArgument?
     @OptionGroup var replacing: OverwriteFlags
-    @Flag(name: [.short, .long], help: "Print nothing but the error line.") var quiet = false
+    @OptionGroup var quieting: QuietFlag
     @OptionGroup var service: ServiceFlags
 
     var offset: Double { offsetTime?.seconds ?? 0 }
@@ -35,7 +35,7 @@ struct Captions: ParsableCommand {
         let result = try CaptionConversion.run(input: input, output: output, fix: fix, offset: offset, overwrite: replacing.policy)
         SignalCleanup.checkpoint()
         SignalCleanup.conclude()
-        guard !quiet else { return }
+        guard !quieting.quiet else { return }
         for r in result.repairs { log("sdrify: fixed: \(r)") }
         log("sdrify: wrote \(output) (\(counted(result.cues, "caption")), \(result.format.rawValue))")
     }

@@ -31,7 +31,7 @@ struct Compose: ParsableCommand {
     @Option(help: "Music mixed under the clips' own sound, looped or cut to the video.") var music: String?
     @Option(name: CommandOptions.musicVolume.long, parsing: .unconditional, help: CommandOptions.musicVolume.argumentHelp)
     var musicVolume: Double = 1
-    @Option(help: ArgumentHelp("Stickers and captions (JSON) on the output's clock.", valueName: "FILE.json")) var overlays: String?
+    @Option(help: ArgumentHelp(CommandOptions.overlaysHelp, valueName: "FILE.json")) var overlays: String?
     @OptionGroup var captionFlags: CaptionFlags
     @OptionGroup var presetFlag: PresetFlag
     @OptionGroup var encoding: EncodingFlags

@@ -149,10 +149,7 @@ struct PictureFlags: ParsableArguments {
     @Option(name: CommandOptions.speed.long, parsing: .unconditional, help: CommandOptions.speed.argumentHelp) var speed: Double?
     @Option(name: CommandOptions.speedAudio.long, help: CommandOptions.speedAudio.argumentHelp) var speedAudio: String = "keep"
     @Option(name: CommandOptions.slowMotion.long, help: CommandOptions.slowMotion.argumentHelp) var slowMotion: String = "auto"
-    @Option(
-        help: ArgumentHelp(
-            "Effects, stickers, titles, caption files and a background described in a JSON file (see docs/compose.md).", valueName: "FILE.json"))
-    var overlays: String?
+    @Option(help: ArgumentHelp(CommandOptions.overlaysHelp, valueName: "FILE.json")) var overlays: String?
     @Option(help: ArgumentHelp("A sticker: FILE@X,Y[,WxH][,START-END]; X, Y, W, H in pixels or percent.", valueName: "SPEC"))
     var sticker: [String] = []
     @OptionGroup var captionFlags: CaptionFlags
@@ -194,6 +191,11 @@ struct OverwriteFlags: ParsableArguments {
     var policy: OverwritePolicy { OverwritePolicy(overwrite: overwrite, overwriteOriginal: overwriteOriginal) }
 }
 
+/// `-q`, `--quiet`: every command that reports as it goes takes it.
+struct QuietFlag: ParsableArguments {
+    @Flag(name: [.short, .long], help: "Print nothing but the error line.") var quiet = false
+}
+
 /// The options every command that renders the picture takes (convert, compose, hls, thumbnail, sheet, sprites),
 /// checked in one place.
 struct RenderFlags: ParsableArguments {
@@ -201,7 +203,8 @@ struct RenderFlags: ParsableArguments {
     @OptionGroup var replacing: OverwriteFlags
     @Flag(help: "Print a JSON report on stdout when done (and the error object when not).") var json = false
     @Option(name: CommandOptions.threads.long, parsing: .unconditional, help: CommandOptions.threads.argumentHelp) var threads: Int = 0
-    @Flag(name: [.short, .long], help: "Print nothing but the error line.") var quiet = false
+    @OptionGroup var quieting: QuietFlag
+    var quiet: Bool { quieting.quiet }
     @Flag(name: .customLong("tolerate-errors"), help: "Conceal decode errors and continue (they are counted) instead of failing.")
     var tolerateErrors = false
     @Flag(

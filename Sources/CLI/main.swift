@@ -125,6 +125,10 @@ if arguments == ["--version"] || arguments == ["-V"] || arguments == ["version"]
     print(SDRifyVersion.report)
     exit(0)
 }
+if arguments.count == 2, arguments.contains("--json"), arguments.contains(where: { ["--version", "-V", "version"].contains($0) }) {
+    print(SDRifyVersion.json.serialized())  // what a job runner reads before it sends work (docs/reports.md)
+    exit(0)
+}
 switch ParsedCommandLine(arguments) {
 case .help(let text):
     print(text)

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "seccomp_arch.h"
@@ -182,9 +184,44 @@ static void helper_main(int sock, int fd, const char *directory, const char *fin
     _exit(0);
 }
 
+// The helpers this process started, each by the worker's socket to it: every one is waited for once that socket is
+// closed (sdrify_helper_finish, and at exit sdrify_helpers_finish_all), so none outlives the run as a zombie for
+// whatever reaps orphans: a container's PID 1 may be a queue worker that never does. Started on the main thread only
+// (an output is opened before the render starts).
+#define MAX_HELPERS 16
+static struct { int sock; pid_t pid; } helpers[MAX_HELPERS];
+static int helper_count;
+
+static void wait_for(pid_t pid) {
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+}
+
+int sdrify_helper_finish(int sock) {
+    for (int i = 0; i < helper_count; i++) {
+        if (helpers[i].sock != sock || helpers[i].pid <= 0) continue;
+        close(sock);
+        wait_for(helpers[i].pid);  // it goes as soon as it reads the end of its socket
+        helpers[i].pid = 0;
+        return 0;
+    }
+    return close(sock);
+}
+
+void sdrify_helpers_finish_all(void) {
+    int saved = errno;
+    for (int i = 0; i < helper_count; i++) {
+        if (helpers[i].pid <= 0) continue;
+        close(helpers[i].sock);
+        wait_for(helpers[i].pid);
+        helpers[i].pid = 0;
+    }
+    errno = saved;
+}
+
 // Makes the worker's socket to a new helper and forks it: in the child, *in_child is set and the child's end is
 // returned; in the worker, the worker's end; -errno when either step fails.
 static int fork_helper(int *in_child) {
+    if (helper_count == MAX_HELPERS) return -EMFILE;
     int pair[2];
     *in_child = 0;
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return -errno;
@@ -200,6 +237,10 @@ static int fork_helper(int *in_child) {
         return pair[1];
     }
     close(pair[1]);
+    if (helper_count == 0) atexit(sdrify_helpers_finish_all);  // exit() of any kind; signals end through _exit
+    helpers[helper_count].sock = pair[0];
+    helpers[helper_count].pid = pid;
+    helper_count++;
     return pair[0];
 }
 

@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "seccomp_arch.h"
@@ -157,6 +158,21 @@ int sdrify_sandbox_enter(void) {
     if (r < 0) return errno;
     if (r > 0) return EAGAIN;  // a thread could not be synchronised (it has a filter of its own)
     return 0;
+}
+
+int sdrify_sandbox_probe(void) {
+    pid_t pid = fork();
+    if (pid < 0) return -errno;
+    if (pid == 0) {  // only system calls from here to _exit
+        int landlock = sdrify_landlock_enter(NULL, 0) == 0;
+        int seccomp = sdrify_sandbox_enter() == 0;
+        _exit(seccomp | landlock << 1);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) return -errno;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -ECHILD;
 }
 
 int sdrify_seccomp_mode(void) {

@@ -198,6 +198,10 @@ package enum CommandOptions {
         help: "The ladders made from one decode: sdr (default), hdr (the HDR kept: HEVC Main 10 unless --codec av1), or sdr,hdr (both).",
         read: { HLSSpec.ranges($0) }, refusal: { "--ranges must be sdr, hdr or sdr,hdr, not '\($0)'" })
 
+    /// `--overlays`' help, for every command that takes it.
+    package static let overlaysHelp =
+        "Effects, stickers, titles, caption files and a background described in a JSON file, on the output's clock (see docs/compose.md)."
+
     /// `--gain-map`'s help, for every command that takes it.
     package static let gainMapHelp =
         "HDR input: the still (a .jpg) also carries a gain map from the HDR picture (Ultra HDR, ISO 21496-1): HDR screens show it bright."

@@ -12,7 +12,7 @@ import SDRifyValues
 /// The one entry of every rendering command (convert, compose, hls, thumbnail, sheet, sprites, probe
 /// --scene-stats): validate → plan (every input's headers read) → loudness → sinks (the output exists from here on)
 /// → render → result. A conversion is the one-clip timeline that carries its input over (ConversionPlanning); a
-/// composition's clips are mixed; the destination says what the pictures are written into (Destinations.swift).
+/// composition's clips are mixed; the destination says what the pictures are written into (Destinations/).
 package enum Export {
     package static func run(
         _ request: ExportRequest, clipName: @escaping (Int) -> String = { "clip \($0 + 1)" },
@@ -27,7 +27,8 @@ package enum Export {
         warn: @escaping WarningHandler = { _ in }, progress: @escaping ProgressHandler = { _ in }, into sinks: [MediaSink]?
     ) throws -> ExportResult {
         let started = Date()
-        var timeline = request.timeline, destination = request.destination
+        var timeline = request.timeline
+        let destination = request.destination.writer()
         let inputs = request.filesRead  // as named, before a motion photo gives way to its movie
         let named = timeline.carryOver == nil ? "" : timeline.input
         if timeline.carryOver != nil, MotionPhoto.mayHoldAMovie(path: named), let movie = try MotionPhoto.find(path: named) {
@@ -36,6 +37,7 @@ package enum Export {
             timeline.clips[0].source = .video(movie.movieURL(named))
         }
         timeline.output.isVideoFile = destination.writesVideoFile
+        try destination.validateShared(timeline)
         try destination.validate(timeline)
         let input = timeline.carryOver == nil ? "" : timeline.input
         try timeline.validate(where: timeline.carryOver == nil ? clipName : { _ in input })
@@ -65,7 +67,7 @@ package enum Export {
         let sinks =
             try sinks
             ?? destination.sinks(
-                timeline, inputs: inputs, plan: plan, layers: planned.layers, encodeThreads: encodeThreads, sound: sound)
+                RenderOutputs(timeline: timeline, inputs: inputs, plan: plan, layers: planned.layers, encodeThreads: encodeThreads, sound: sound))
         let report = try Renderer.run(
             plan, layers: planned.layers, mixer: sound.mixer, sinks: sinks,
             opening: ClipOpening(canvas: plan.canvas, toneMap: out.toneMap, settings: settings, decodeThreads: decodeThreads, warn: warn),
@@ -80,8 +82,8 @@ package enum Export {
                 result.exposure = out.toneMap.exposure
             }
         }
-        result.poster = sinks.lazy.compactMap { ($0 as? PosterSink)?.result }.first
-        destination.report(into: &result, sinks: sinks)
+        destination.report(into: &result)
+        if !destination.writesVideoFile { result.preset = nil; result.codec = nil; result.range = nil }  // the destination sizes it
         if let kept = out.hdrOutput { result.destinationFields.append(("hdr_output", .string(kept))) }
         result.elapsed = Date().timeIntervalSince(started)
         return result

@@ -135,7 +135,7 @@ package final class AtomicDirectory {
         guard !committed else { return }
         _ = sdrify_output_helper_request(helper, CChar(UInt8(ascii: "D")))
         closeFiles()
-        close(helper)
+        _ = sdrify_helper_finish(helper)
         committed = true
     }
 

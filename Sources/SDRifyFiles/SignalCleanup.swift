@@ -118,6 +118,7 @@ package enum SignalCleanup {
         // A named temporary: removed here, or by the output helper when this process is gone.
         for i in 0..<outputCount where outputs[i].helper < 0 { if let p = outputs[i].temp { unlink(p) } }
         say(stop)
+        sdrify_helpers_finish_all()  // each helper removes its temporary and is waited for: none is left a zombie
         _exit(status(of: stop))
     }
 

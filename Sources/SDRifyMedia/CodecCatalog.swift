@@ -142,6 +142,11 @@ package enum CodecCatalog {
         return "\(codec.rawValue) (\(codec.catalog.shortName)) does not carry HDR here: the HDR kept is written with --codec hevc or av1"
     }
 
+    /// The video codecs this libavcodec can decode, of those phones and cameras record (libavcodec's names).
+    package static var decodableVideo: [String] {
+        ["h264", "hevc", "av1", "vp9", "vp8", "mpeg4", "mpeg2video", "prores", "mjpeg"].filter { avcodec_find_decoder_by_name($0) != nil }
+    }
+
     /// Why `codec` cannot be written with the libavcodec this runs on (its encoder is not built in), or nil.
     package static func unavailable(_ codec: VideoCodec) -> String? {
         let entry = codec.catalog

@@ -62,6 +62,13 @@ package enum Sandbox {
         .object([("seccomp", .bool(status == .on)), ("landlock", .bool(readConfinement == .on))])
     }
 
+    /// What this kernel (and any filter a container runtime puts around it) allows of the sandbox, tried in a child
+    /// process (`sdrify --version --json`): a job runner reads it before it sends work.
+    package static var allowed: (seccomp: Bool, landlock: Bool) {
+        let bits = sdrify_sandbox_probe()
+        return bits < 0 ? (false, false) : (bits & 1 != 0, bits & 2 != 0)
+    }
+
     /// Whether `path` can be read now: nil, or why not (for `sdrify sandbox-check`).
     package static func readProblem(_ path: String) -> String? {
         let err = sdrify_can_read(path)

@@ -38,9 +38,6 @@ package enum Destination: Sendable {
         package var width: Int, height: Int
         package init(width: Int, height: Int) { self.width = width; self.height = height }
     }
-
-    /// Whether the output path is a video file (its extension names the container).
-    package var writesVideoFile: Bool { if case .video = self { true } else { false } }
 }
 
 /// What `hls` makes besides the conversion: the ladder, the segments' length, the caps.

@@ -201,6 +201,52 @@ final class ContractTests: CLITestCase {
         XCTAssertEqual(q.stderr, "")
         XCTAssertEqual(q.stdout, "")
     }
+
+    /// Nothing outlives a finished run: 50 runs (conversions, a ladder, a thumbnail, a usage error, damage, a timeout,
+    /// SIGTERM) under a parent that made itself the reaper of orphans and never reaps them (scripts/zombies.py, as a
+    /// container's PID 1 that is a queue worker): no zombie is left. (Before sdrify waited for its output helpers,
+    /// 12 of 14 runs left one.)
+    func testNoRunLeavesAZombieForAParentThatNeverReaps() throws {
+        let r = try Support.run(
+            "/usr/bin/python3", [Support.packageRoot.appendingPathComponent("scripts/zombies.py").path, Support.binary.path, dir.path, "50"])
+        let report = try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any]
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertEqual(report?["runs"] as? Int, 50)
+        XCTAssertEqual(report?["zombies"] as? Int, 0, r.stdout)
+        // Each kind of ending happened as meant (a kind that ended otherwise would not test its path).
+        let statuses = report?["statuses"] as? [String: [Int]] ?? [:]
+        let expected: [String: [Int]] = [
+            "convert": [0], "hls": [0], "thumbnail": [0], "usage": [64], "damaged": [2], "timeout": [124], "sigterm": [143]
+        ]
+        XCTAssertEqual(statuses, expected, r.stdout)
+    }
+
+    /// `sdrify --version --json`: one object a job runner reads before it sends work (docs/reports.md), agreeing with
+    /// the text `--version` prints and with what the worker does (its codecs, its sandbox as `--json` reports it).
+    func testVersionAsJSONSaysWhatThisWorkerCanDo() throws {
+        let text = try Support.sdrify("--version")
+        for words in [["--version", "--json"], ["--json", "--version"], ["-V", "--json"]] {
+            let r = try Support.sdrify(words)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertEqual(r.stderr, "")
+            let o = try XCTUnwrap(try JSONSerialization.jsonObject(with: r.stdoutData) as? [String: Any], r.stdout)
+            XCTAssertEqual(Set(o.keys), ["version", "libraries", "writes", "reads", "features", "sandbox"])
+            XCTAssertTrue(text.stdout.hasPrefix("sdrify \(o["version"] as? String ?? "?")\n"), text.stdout)
+            let libraries = o["libraries"] as? [String: String] ?? [:]
+            for (name, version) in libraries { XCTAssertTrue(text.stdout.contains("  \(name) \(version)\n"), "\(name) \(version)") }
+            XCTAssertEqual(Set(libraries.keys).isSuperset(of: ["libavcodec", "libavformat", "zimg", "libass"]), true, "\(libraries)")
+            let writes = o["writes"] as? [String: Any] ?? [:]
+            XCTAssertEqual(writes["video_codecs"] as? [String], ["h264", "hevc", "av1"], "this machine has x264, x265 and SVT-AV1")
+            XCTAssertEqual(writes["captions"] as? [String], ["srt", "vtt", "ass", "ttml", "itt", "scc", "lrc"])
+            let features = o["features"] as? [String: Bool] ?? [:]
+            XCTAssertEqual(features, ["hdr_kept": true, "gain_map_stills": true, "av1": true, "tap": true])
+        }
+        // The sandbox it says this kernel allows is the one a conversion enters.
+        let said = try JSONSerialization.jsonObject(with: try Support.sdrify("--version", "--json").stdoutData) as? [String: Any]
+        let run = try Support.sdrify(Support.vector("orient_1.mp4"), file("o.mp4"), "--json")
+        let report = try JSONSerialization.jsonObject(with: run.stdoutData) as? [String: Any]
+        XCTAssertEqual(said?["sandbox"] as? [String: Bool], report?["sandbox"] as? [String: Bool], run.stdout)
+    }
 }
 
 /// Results gathered from concurrent workers.

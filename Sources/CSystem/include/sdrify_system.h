@@ -23,6 +23,14 @@ int sdrify_output_helper_start(int fd, const char *directory, const char *final_
 #define SDRIFY_HELPER_REVOKE 'R'   // remove the placed output (its report could not be delivered, or a signal)
 #define SDRIFY_HELPER_DISCARD 'D'  // remove a named temporary (the run failed)
 
+/// Closes the socket to a helper and waits for the helper to go (it removes what it must first): a helper is never
+/// left a zombie. A socket that is no helper's is just closed. Returns 0, or -1 with errno from close.
+int sdrify_helper_finish(int socket);
+
+/// The same for every helper still running: at exit (registered with atexit when the first starts) and at the end
+/// of a run stopped by a signal or a limit. Uses only close and waitpid, so it may be called from a signal handler.
+void sdrify_helpers_finish_all(void);
+
 /// One request to the helper, answered with its errno value (or the errno of a failed exchange). Uses only
 /// write and read, so it may be called from a signal handler.
 int sdrify_output_helper_request(int socket, char request);
@@ -39,6 +47,11 @@ int sdrify_directory_helper_start(const char *temp_dir, const char *final_dir, c
 /// Asks the directory helper for a new file `name` (no '/', not starting with '.') in its temporary directory:
 /// the file's descriptor (read and write), or -errno (EEXIST if the name was made already).
 int sdrify_directory_helper_create(int socket, const char *name);
+
+/// What this kernel, and any filter a container runtime put around the process, allows of the sandbox: both parts
+/// tried in a child, so this process stays as it was. Bit 0: the seccomp filter could be entered; bit 1: Landlock's
+/// read confinement. A negative errno when the child could not be started.
+int sdrify_sandbox_probe(void);
 
 /// Enters the sandbox for this process and all its threads: no_new_privs, then a seccomp filter (see sandbox.c for
 /// each rule). Returns 0, or an errno value when the kernel cannot (no seccomp: ENOSYS or EINVAL).

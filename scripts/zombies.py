@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Runs sdrify many times under a parent that never waits for grandchildren, as a container's PID 1 that is a queue
+worker may be, and counts the zombies left: processes sdrify started (its output helpers) that ended after it and
+were handed to this parent, which made itself their reaper (prctl PR_SET_CHILD_SUBREAPER) and never reaps them.
+
+    scripts/zombies.py SDRIFY WORKDIR [RUNS]
+
+The runs cycle through what a worker sees: a conversion, an HLS ladder (a directory helper), a thumbnail, a usage
+error, a damaged input, a --timeout that trips, and a SIGTERM during a conversion. Each run's own process is waited
+for by its pid (as any worker does). Prints one JSON object: runs, exit statuses seen, zombies left; exits 1 when
+any zombie is left.
+"""
+import ctypes
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def zombies_of(parent):
+    """Children of `parent` that are zombies (state Z), by their /proc/PID/stat."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "
+        if fields[0] == "Z" and int(fields[1]) == parent:
+            found.append((int(name), stat[stat.index("(") + 1:stat.rindex(")")]))
+    return found
+
+
+def main():
+    sdrify, work = sys.argv[1], sys.argv[2]
+    runs = int(sys.argv[3]) if len(sys.argv) > 3 else 50
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    clip = os.path.join(root, "testvectors", "sample_hlg_portrait.mov")
+    damaged = os.path.join(root, "testvectors", "truncated.mp4")
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        sys.exit(f"zombies: prctl(PR_SET_CHILD_SUBREAPER) failed: {os.strerror(ctypes.get_errno())}")
+    kinds = [
+        ("convert", [clip, "{out}.mp4", "--preset", "640x480", "-q"], None),
+        ("hls", ["hls", clip, "{out}-hls", "--ladder", "240", "-q"], None),
+        ("thumbnail", ["thumbnail", clip, "{out}.jpg", "-q"], None),
+        ("usage", [clip, "{out}.mp4", "--speed", "9"], None),
+        ("damaged", [damaged, "{out}.mp4", "-q"], None),
+        ("timeout", [clip, "{out}.mp4", "--preset", "1920x1080", "--timeout", "0.3", "-q"], None),
+        ("sigterm", [clip, "{out}.mp4", "--preset", "1920x1080", "-q"], 0.5),
+    ]
+    statuses = {}
+    for i in range(runs):
+        name, args, kill_after = kinds[i % len(kinds)]
+        out = os.path.join(work, f"run{i}")
+        child = subprocess.Popen([sdrify] + [a.replace("{out}", out) for a in args],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if kill_after is not None:
+            time.sleep(kill_after)
+            child.send_signal(signal.SIGTERM)
+        _, status = os.waitpid(child.pid, 0)  # this run's own process only, never any child (-1)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        statuses.setdefault(name, set()).add(child.returncode)
+    time.sleep(1)  # a helper handed over late has ended by now
+    left = zombies_of(os.getpid())
+    print(json.dumps({"runs": runs, "statuses": {k: sorted(v) for k, v in statuses.items()},
+                      "zombies": len(left), "zombie_names": sorted({n for _, n in left})}))
+    sys.exit(1 if left else 0)
+
+
+if __name__ == "__main__":
+    main()
