@@ -42,16 +42,17 @@ def main():
     sdrify, work = sys.argv[1], sys.argv[2]
     runs = int(sys.argv[3]) if len(sys.argv) > 3 else 50
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    clip = os.path.join(root, "testvectors", "sample_hlg_portrait.mov")
+    small = os.path.join(root, "testvectors", "orient_6.mp4")  # quick to convert: most runs
+    clip = os.path.join(root, "testvectors", "sample_hlg_portrait.mov")  # long enough to be stopped
     damaged = os.path.join(root, "testvectors", "truncated.mp4")
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         sys.exit(f"zombies: prctl(PR_SET_CHILD_SUBREAPER) failed: {os.strerror(ctypes.get_errno())}")
     kinds = [
-        ("convert", [clip, "{out}.mp4", "--preset", "640x480", "-q"], None),
-        ("hls", ["hls", clip, "{out}-hls", "--ladder", "240", "-q"], None),
-        ("thumbnail", ["thumbnail", clip, "{out}.jpg", "-q"], None),
-        ("usage", [clip, "{out}.mp4", "--speed", "9"], None),
+        ("convert", [small, "{out}.mp4", "-q"], None),
+        ("hls", ["hls", small, "{out}-hls", "--ladder", "240", "-q"], None),
+        ("thumbnail", ["thumbnail", small, "{out}.jpg", "-q"], None),
+        ("usage", [small, "{out}.mp4", "--speed", "9"], None),
         ("damaged", [damaged, "{out}.mp4", "-q"], None),
         ("timeout", [clip, "{out}.mp4", "--preset", "1920x1080", "--timeout", "0.3", "-q"], None),
         ("sigterm", [clip, "{out}.mp4", "--preset", "1920x1080", "-q"], 0.5),

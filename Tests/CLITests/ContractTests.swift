@@ -205,7 +205,7 @@ final class ContractTests: CLITestCase {
     /// Nothing outlives a finished run: 50 runs (conversions, a ladder, a thumbnail, a usage error, damage, a timeout,
     /// SIGTERM) under a parent that made itself the reaper of orphans and never reaps them (scripts/zombies.py, as a
     /// container's PID 1 that is a queue worker): no zombie is left. (Before sdrify waited for its output helpers,
-    /// 12 of 14 runs left one.)
+    /// 43 of these 50 runs left one.)
     func testNoRunLeavesAZombieForAParentThatNeverReaps() throws {
         let r = try Support.run(
             "/usr/bin/python3", [Support.packageRoot.appendingPathComponent("scripts/zombies.py").path, Support.binary.path, dir.path, "50"])
