@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SDRifyLayers
 import SDRifyMedia
+import SDRifyOutput
 import SDRify
 import SDRifyTimeline
 import SDRifyValues
@@ -60,7 +61,7 @@ struct Thumbnail: ParsableCommand {
 struct Sheet: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a contact sheet: pictures at even times, each labelled with its time, as one JPEG or PNG.",
-        usage: "sdrify sheet IN OUT.jpg|.png [--grid COLSxROWS] [--width PIXELS] [options]")
+        usage: "sdrify sheet IN OUT\(ContactSheetSink.usageForm) [--grid COLSxROWS] [--width PIXELS] [options]")
 
     @Argument(help: "The input video.") var input: String
     @Argument(help: ArgumentHelp("The image to write.", valueName: "OUT")) var output: String
@@ -77,9 +78,7 @@ struct Sheet: ParsableCommand {
         guard (64...16384).contains(width), (width - (c + 1) * 8) / c >= 16 else {
             throw ValidationError("--width: expected 64 to 16384 pixels, room for \(c) pictures at least 16 wide, not \(width)")
         }
-        guard let type = ImageFileType(path: output), type != .webp else {
-            throw ValidationError("\(output): a contact sheet is a .jpg or .png file")
-        }
+        guard ContactSheetSink.fileType(output) != nil else { throw ValidationError(ContactSheetSink.pathProblem(output)) }
         if gainMap, let problem = ImageFileType.gainMapProblem(output) { throw ValidationError("--gain-map: " + problem) }
     }
 

@@ -85,10 +85,19 @@ package final class ContactSheetSink: MediaSink {
     private let hdr: HDRStill?
     private var hdrPicker: StillPicker?
 
+    /// The image types a sheet is written as (JPEG and PNG; not WebP).
+    package static let fileTypes: [ImageFileType] = [.jpeg, .png]
+    package static func fileType(_ path: String) -> ImageFileType? { ImageFileType(path: path).flatMap { fileTypes.contains($0) ? $0 : nil } }
+    package static func pathProblem(_ path: String) -> String {
+        "\(path): a contact sheet is a \(spokenList(fileTypes.map { "." + $0.fileExtensions[0] })) file"
+    }
+    /// "OUT.jpg|.png", for the usage line.
+    package static let usageForm = fileTypes.map { "." + $0.fileExtensions[0] }.joined(separator: "|")
+
     package init(
         path: String, inputs: [String], overwrite: OverwritePolicy, columns: Int, rows: Int, width: Int, length: MediaTime, hdr: HDRStill? = nil
     ) throws {
-        guard let type = ImageFileType(path: path), type != .webp else { throw SDRifyError.usage("\(path): a contact sheet is a .jpg or .png file") }
+        guard let type = ContactSheetSink.fileType(path) else { throw SDRifyError.usage(ContactSheetSink.pathProblem(path)) }
         self.hdr = hdr
         self.type = type
         self.width = width & ~1
