@@ -117,7 +117,7 @@ package struct OverlaySpec: Equatable, Sendable {
                 throw bad
             }
         }
-        var parser = Parser(file: "--sticker \(text)")
+        let parser = Parser(file: "--sticker \(text)")
         try parser.check(s, at: "")
         return s
     }

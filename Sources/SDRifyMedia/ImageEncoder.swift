@@ -55,7 +55,6 @@ package enum ImageEncoder {
 
     /// The encoded file's bytes.
     package static func encode(_ picture: Frame, as type: ImageFileType) throws -> [UInt8] {
-        let (w, h) = (picture.width, picture.height)
         // Through RGB (exact BT.709 limited-range → RGB), then into the file type's own pixel form.
         let rgb = try convert(picture.av, to: AV_PIX_FMT_RGB24, fromMatrix: SWS_CS_ITU709, fullRange: false)
         defer { var p: UnsafeMutablePointer<AVFrame>? = rgb; av_frame_free(&p) }
