@@ -20,7 +20,7 @@ struct Tap: ParsableCommand {
     @Argument(help: "The lyrics: a text file, one line per lyric.") var lyrics: String
     @Option(
         name: [.short, .customLong("output")],
-        help: "Where Save writes the timing: \(CaptionFormat.extensions(CaptionFormat.allCases.filter(\.savesTapTimings))) (default: MEDIA.srt).")
+        help: "Where Save writes the timing: \(CaptionFormat.tapTimingExtensions) (default: MEDIA.srt).")
     var output: String?
     @Option(help: "The port to serve on (default: any free one).") var port: Int?
     @Option(

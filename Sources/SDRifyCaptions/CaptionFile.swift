@@ -37,6 +37,8 @@ package enum CaptionFormat: String, CaseIterable, Sendable {
     /// Whether `tap` saves its timings in it: the formats whose lines people go on editing by hand (TTML, iTT and
     /// SCC are for delivery: `sdrify captions` makes them from a saved timing).
     package var savesTapTimings: Bool { [.srt, .ass, .lrc, .vtt].contains(self) }
+    /// ".srt, .vtt, .ass or .lrc": the extensions `tap` saves a timing with.
+    package static var tapTimingExtensions: String { extensions(allCases.filter(\.savesTapTimings)) }
 
     /// By the file's extension; nil for any other.
     package init?(path: String) {

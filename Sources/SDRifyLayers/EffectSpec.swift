@@ -55,8 +55,6 @@ package enum EffectKind: String, CaseIterable, Sendable {
         default: nil
         }
     }
-
-    func parameter(_ name: String) -> EffectParameter? { parameters.first { $0.name == name } }
 }
 
 /// What one kind of effect has besides its numbers.

@@ -22,7 +22,7 @@ package final class TapSession: @unchecked Sendable {
         self.media = media
         let out = output ?? URL(fileURLWithPath: media).deletingPathExtension().appendingPathExtension("srt").path
         guard let format = CaptionFormat(path: out), format.savesTapTimings else {
-            throw SDRifyError.usage("\(out): the timing is saved as \(CaptionFormat.extensions(CaptionFormat.allCases.filter(\.savesTapTimings)))")
+            throw SDRifyError.usage("\(out): the timing is saved as \(CaptionFormat.tapTimingExtensions)")
         }
         self.output = out
         self.format = format
