@@ -265,7 +265,7 @@ struct PresetFlag: ParsableArguments {
 
     func validate() throws {
         guard ExportPreset.named(preset) != nil else {
-            throw ValidationError(unknownChoice("preset", preset, ExportPreset.all.map(\.name)))
+            throw ValidationError("--preset: " + unknownChoice("preset", preset, ExportPreset.all.map(\.name)))
         }
     }
 }

@@ -126,6 +126,11 @@ package final class Demuxer {
         }
     }
 
+    /// What the video's own pictures say of its timing (read once, by a reader of its own; nil where that cannot be
+    /// cheap): the rate, the length and the last picture's duration are the pictures' where the container's word
+    /// disagrees.
+    package private(set) lazy var pictureTiming: PictureTiming? = PictureTiming.survey(path: path, videoStream: videoStreamIndex)
+
     /// What is wrong with the file's movie box (MovieStructure), read once.
     private(set) lazy var movieStructureProblem: String? = MovieStructure.problem(path: path)
     /// The video sample count an MP4/MOV sample table declares, which a damaged chunk table (stsc) can keep the
@@ -268,11 +273,18 @@ package final class Demuxer {
         return nil
     }
 
-    /// Back to the first byte (a stream without an index, MPEG-TS/PS, whose seek landed after the keyframe the
-    /// wanted time needs): read from the start, and the range's selection skips what comes before.
+    /// Back to the start (a seek that landed after the keyframe the wanted time needs: a stream without an index,
+    /// MPEG-TS/PS, or an index whose decode times the pictures contradict): read from the start, and the range's
+    /// selection skips what comes before. To the first byte where the format allows it, else to the first timestamp.
     package func rewind() throws {
         rebase?.reset()
-        try ffCheck(av_seek_frame(ctx, -1, 0, AVSEEK_FLAG_BYTE), "\(path): reading from the start again", status: .invalidInput)
+        if ctx.pointee.iformat.pointee.flags & AVFMT_NO_BYTE_SEEK != 0 {
+            try ffCheck(
+                avformat_seek_file(ctx, -1, Int64.min, Int64.min, Int64.min, 0), "\(path): reading from the start again",
+                status: .invalidInput)
+        } else {
+            try ffCheck(av_seek_frame(ctx, -1, 0, AVSEEK_FLAG_BYTE), "\(path): reading from the start again", status: .invalidInput)
+        }
         seeked = false
     }
 

@@ -43,7 +43,7 @@ enum MediaInspector {
             sampleAspectRatio: sar.num > 0 && sar.den > 0 ? (Int(sar.num), Int(sar.den)) : (1, 1),
             pixelFormat: av_get_pix_fmt_name(pixFmt).map { String(cString: $0) } ?? "unknown",
             bitDepth: desc.map { Int($0.pointee.comp.0.depth) } ?? 0,
-            frameRate: frameRate(st),
+            frameRate: frameRate(st).map { demuxer.pictureTiming?.agrees(withRate: $0) == false ? demuxer.videoFrameRate.fps : $0 },
             frameCount: st.pointee.nb_frames > 0 ? Int(st.pointee.nb_frames) : nil,
             fieldOrder: fieldOrderName(par.field_order),
             color: ColorMapping.description(

@@ -23,6 +23,8 @@ final class ClipDecoder {
     let warn: WarningHandler
     let tb: TimeBase
     let frameTicks: Int64
+    /// The container's per-picture durations contradict the pictures' own steps (`PictureTiming`): not asked.
+    private let durationsDisagree: Bool
     private let halfFrame: MediaTime
     private let videoStart: MediaTime
     private let packet: Packet
@@ -46,6 +48,7 @@ final class ClipDecoder {
         tb = demuxer.videoTimeBase
         let rate = demuxer.videoFrameRate
         frameTicks = max(1, Int64((1 / rate.fps / tb.seconds).rounded()))
+        durationsDisagree = demuxer.pictureTiming?.durationsDisagree ?? false
         order = PictureOrder(frameTicks: frameTicks)
         halfFrame = rate.halfFrame
         videoStart = demuxer.videoStart
@@ -104,9 +107,11 @@ final class ClipDecoder {
         // references are missing: players start at the first keyframe, and so does this. Containers that list their
         // sync samples (MP4/MOV, Matroska) do not start so: there it is damage the decoder reports.
         if !sawKeyframe {
-            // A seek in a stream without an index lands by time, not on the keyframe before it: a picture after the
-            // range's start reached before any keyframe means they need an earlier one. Read from the start instead.
-            if demuxer.seeked, demuxer.mayStartMidGOP, let pts = packet.pts, MediaTime(ticks: pts, tb) > clock.start + halfFrame {
+            // A seek in a stream without an index lands by time, not on the keyframe before it, and one in an index
+            // whose decode times the pictures contradict (1 ms steps) lands anywhere: a picture after the range's
+            // start reached before (or as) the first keyframe means they need an earlier one. Read from the start.
+            if demuxer.seeked, demuxer.mayStartMidGOP || packet.isKeyframe, let pts = packet.pts, MediaTime(ticks: pts, tb) > clock.start + halfFrame
+            {
                 return try readFromTheStart()
             }
             guard packet.isKeyframe || !demuxer.mayStartMidGOP else { leadingPicturesLeftOut += 1; return }
@@ -148,8 +153,11 @@ final class ClipDecoder {
             missing.append("only \(videoPackets) of the \(promised) video samples could be read")
         }
         // A spliced MPEG-TS states its length from the first timestamp to the last, splices included, and one
-        // joined mid-GOP counts the pictures before its first keyframe: no promise either way.
-        if !clock.isCut, demuxer.discontinuities == 0, leadingPicturesLeftOut == 0, let track = demuxer.videoDurationTicks,
+        // joined mid-GOP counts the pictures before its first keyframe: no promise either way. Nor does an MP4 whose
+        // every declared sample arrived: its track can only be longer than its pictures by what its last sample
+        // says it lasts (a sample count cut down is a count the demuxer logs as wrong, counted as damage).
+        let everySampleRead = demuxer.isMovie && promised > 0 && videoPackets >= promised && demuxer.loggedErrors == 0
+        if !clock.isCut, !everySampleRead, demuxer.discontinuities == 0, leadingPicturesLeftOut == 0, let track = demuxer.videoDurationTicks,
             let first = firstSourcePTS, let last = lastSourcePTS,
             Double(last + lastSourceDuration - first) < Double(track) * 0.9 - Double(2 * frameTicks)
         {
@@ -381,7 +389,12 @@ final class ClipDecoder {
         frame.pts = pts
         // Each picture keeps its own duration (the last one's ends the track); a missing or absurd one is the
         // nominal frame interval. Retimed, it lasts as long as the map makes it.
-        if let d = frame.duration, Double(d) * tb.seconds <= 10 { lastSourceDuration = d } else { lastSourceDuration = frameTicks }
+        // (A container whose durations the pictures contradict is not asked at all.)
+        if let d = frame.duration, Double(d) * tb.seconds <= 10, !durationsDisagree {
+            lastSourceDuration = d
+        } else {
+            lastSourceDuration = frameTicks
+        }
         lastDuration = lastSourceDuration
         if !clock.map.isIdentity {
             lastDuration = max(1, (clock.output(time + MediaTime(ticks: lastSourceDuration, tb)) - clock.output(time)).ticks(tb))
@@ -421,15 +434,16 @@ final class ClipDecoder {
         ready.append(last)
     }
 
-    /// At the end of the input: the track's end as its container states it, for the last picture; believed when the
-    /// pictures reach near it (missing pictures are damage, told by checkComplete, not hidden behind a long last one).
+    /// At the end of the input: the track's end as its container states it, for the last picture, where
+    /// `PictureTiming.believes` it (missing pictures are damage, told by checkComplete, not hidden behind a long last
+    /// one; a container whose durations the pictures contradict is not believed at all).
     private func releaseLastAtInputEnd() {
         guard let trackTicks = demuxer.videoDurationTicks, let trackEnd = demuxer.videoEndTicks, !demuxer.allowsDiscontinuities,
-            let lastSource = lastSourcePTS
+            !durationsDisagree, let lastSource = lastSourcePTS
         else { return releaseLast(until: nil) }
-        let gap = trackEnd - lastSource  // source ticks
-        let near = max(4 * (lastSourceInterval ?? 0), trackTicks / 10 + 2 * frameTicks)
-        guard gap > 0, gap <= near, MediaTime(ticks: gap, tb) <= MediaTime(seconds: 10) else { return releaseLast(until: nil) }
+        guard
+            PictureTiming.believes(statedEnd: trackEnd, last: lastSource, step: lastSourceInterval ?? frameTicks, track: trackTicks, timeBase: tb)
+        else { return releaseLast(until: nil) }
         let end = clock.map.isIdentity ? trackEnd - shiftTicks : clock.output(MediaTime(ticks: trackEnd, tb)).ticks(tb)
         releaseLast(until: end)
     }

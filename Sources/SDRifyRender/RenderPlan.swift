@@ -150,7 +150,7 @@ package struct RenderPlan {
         let whole = rate == nil && clock.map.isIdentity ? (info.format.duration ?? .zero) : try videoLength(info, demuxer)
         // A start at or past the video's end selects nothing: the request's fault, said before any output exists.
         // (A raw stream states no length: its pictures decide.)
-        let videoEnd = demuxer.videoDurationTicks.map { MediaTime(ticks: $0, demuxer.videoTimeBase) } ?? whole
+        let videoEnd = demuxer.videoLength ?? whole
         if from > .zero, whole > .zero, from >= min(whole, videoEnd) {
             throw SDRifyError.usage(
                 String(
@@ -181,9 +181,7 @@ package struct RenderPlan {
     /// headers' span wrong).
     static func videoLength(_ info: MediaInfo, _ demuxer: Demuxer) throws -> MediaTime {
         if demuxer.allowsDiscontinuities, let length = try Demuxer(path: info.path).rebasedVideoLength() { return length }
-        var length =
-            demuxer.videoDurationTicks.map { MediaTime(ticks: $0, demuxer.videoTimeBase) }
-            ?? info.format.duration
+        var length = demuxer.videoLength ?? info.format.duration
         if length == nil { length = demuxer.videoFrameRate.time(ofFrame: try demuxer.countVideoPackets()) }
         guard let length, length > .zero else { throw SDRifyError.invalidInput("\(info.path): no video frames") }
         return length
