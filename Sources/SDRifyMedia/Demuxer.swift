@@ -192,6 +192,12 @@ package final class Demuxer {
     }
 
     package var trackCount: Int { Int(ctx.pointee.nb_streams) }
+    /// Where the container says track `i` ends (its start plus its duration; nil where it does not say).
+    package func trackEnd(_ i: Int) -> MediaTime? {
+        let st = stream(i).pointee
+        guard st.duration != ffNoPTS, st.duration > 0 else { return nil }
+        return MediaTime(ticks: (st.start_time == ffNoPTS ? 0 : st.start_time) + st.duration, TimeBase(st.time_base))
+    }
     package func isDataTrack(_ i: Int) -> Bool { i >= 0 && i < trackCount && stream(i).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_DATA }
     /// The container's own ID of track `i` (MP4/MOV: tkhd's track ID).
     package func containerTrackID(_ i: Int) -> Int { Int(stream(i).pointee.id) }

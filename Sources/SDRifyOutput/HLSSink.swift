@@ -118,7 +118,9 @@ package final class HLSSink: MediaSink {
         if let carry = carryOver, carry.keepSound {
             // The default audio track, as the audio rendition (copied when AAC, else AAC-LC), on the pictures' clock.
             let input = try Demuxer(path: carry.path)
-            if let stream = try input.audioStreams(for: carry.audio).first {
+            // A sound that ends before the range starts has no segment to give: no audio rendition (as a file's
+            // track is left out), rather than a playlist that lists nothing.
+            if let stream = try input.audioStreams(for: carry.audio).first, input.trackEnd(stream).map({ $0 > carry.clock.start }) ?? true {
                 let segments = try HLSSegments(name: "audio", directory: directory, every: segmentLength)
                 let muxer = try segments.muxer(startingAt: start)
                 let clock = carry.clock
@@ -182,7 +184,9 @@ package final class HLSSink: MediaSink {
     }
 
     private func writePlaylists() throws {
-        let audio = sound.map { s in (s.segments, s.segments.bitRates, s.muxer.codecString(ofStream: 0) ?? "mp4a.40.2", s.channels) }
+        let audio = sound.flatMap { s in
+            s.segments.segments.isEmpty ? nil : (s.segments, s.segments.bitRates, s.muxer.codecString(ofStream: 0) ?? "mp4a.40.2", s.channels)
+        }
         var master = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS"]
         if let audio {
             try directory.write("audio.m3u8", Array(audio.0.playlist.utf8))

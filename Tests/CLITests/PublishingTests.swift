@@ -327,6 +327,31 @@ final class PublishingTests: CLITestCase {
         XCTAssertEqual(leftovers, [], "temporaries left: \(leftovers)")
     }
 
+    /// A range that starts after the sound has ended: no audio rendition (as convert leaves the track out), not one
+    /// whose playlist lists nothing, which ffmpeg refuses to open; the master plays.
+    func testHLSOfARangeAfterTheSoundHasNoAudioRendition() throws {
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=2", "-f", "lavfi", "-i", "sine=f=440:d=0.5", "-c:v", "libx264", "-preset",
+            "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", file("short-sound.mp4")
+        ])
+        let r = try Support.sdrify("hls", file("short-sound.mp4"), file("late"), "--start", "1", "--ladder", "240")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let master = try lines(file("late/master.m3u8"))
+        XCTAssertFalse(master.contains { $0.contains("TYPE=AUDIO") || $0.contains("AUDIO=") }, "\(master)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("late/audio.m3u8")))
+        let frames = try Support.run(
+            Support.tool("ffprobe"),
+            [
+                "-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0",
+                file("late/master.m3u8")
+            ])
+        XCTAssertEqual(frames.status, 0, frames.stderr)
+        XCTAssertEqual(frames.stdout.split(whereSeparator: \.isNewline).compactMap { Int($0.filter(\.isNumber)) }.first, 30)  // (a line a program)
+        // Starting before the sound ends, the rendition is there.
+        XCTAssertEqual(try Support.sdrify("hls", file("short-sound.mp4"), file("early"), "--start", "0.25", "--ladder", "240").status, 0)
+        XCTAssertTrue(try lines(file("early/master.m3u8")).contains { $0.contains("TYPE=AUDIO") })
+    }
+
     /// A stop by signal mid-run leaves no directory and no temporary one.
     func testHLSInterruptedLeavesNothing() throws {
         let input = try makePortraitHLG("hlg.mov", seconds: 6)
