@@ -45,13 +45,14 @@ package struct PictureTiming: Sendable {
     }
 
     /// Whether the end a container states for its track is believed for a last picture shown at `last` (ticks) after
-    /// pictures `step` apart, on a track `track` long: when it leaves that picture at least half a step (less is a
-    /// duration the pictures contradict, as 1 ms) and at most four steps or a tenth of the track and two steps, and
-    /// 10 s (a picture held at the end of a recording; more is pictures missing, or a last sample that says it lasts
-    /// seconds after one second of pictures). The one rule for the conversion's last picture and for the length.
+    /// pictures `step` apart, on a track `track` long: when it lies after that picture (an edit list may end it
+    /// early: a phone's clip cut 4 ticks into its last picture) and at most four steps or a tenth of the track and
+    /// two steps, and 10 s, after it (a picture held at the end of a recording; more is pictures missing, or a last
+    /// sample that says it lasts seconds after one second of pictures). The one rule for the conversion's last
+    /// picture and for the length.
     package static func believes(statedEnd: Int64, last: Int64, step: Int64, track: Int64, timeBase: TimeBase) -> Bool {
         let gap = statedEnd - last
-        return 2 * gap >= step && gap <= max(4 * step, track / 10 + 2 * step) && Double(gap) * timeBase.seconds <= 10
+        return gap > 0 && gap <= max(4 * step, track / 10 + 2 * step) && Double(gap) * timeBase.seconds <= 10
     }
 
     /// Whether a rate the container states (its average) is the pictures' own, within a factor of 1.5 of their
