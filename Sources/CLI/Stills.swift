@@ -72,11 +72,9 @@ struct Sheet: ParsableCommand {
     @OptionGroup var service: ServiceFlags
 
     func validate() throws {
-        guard let (c, r) = pair(grid), c <= 32, r <= 32 else {
-            throw ValidationError("--grid: expected COLSxROWS, each from 1 to 32, not '\(grid)'")
-        }
-        guard (64...16384).contains(width), (width - (c + 1) * 8) / c >= 16 else {
-            throw ValidationError("--width: expected 64 to 16384 pixels, room for \(c) pictures at least 16 wide, not \(width)")
+        guard let (c, r) = pair(grid) else { throw ValidationError("--grid: expected COLSxROWS, not '\(grid)'") }
+        if let problem = Destination.sheet(columns: c, rows: r, width: width).problem {
+            throw ValidationError("--\(problem.setting): \(problem.message)")
         }
         guard ContactSheetSink.fileType(output) != nil else { throw ValidationError(ContactSheetSink.pathProblem(output)) }
         if gainMap, let problem = ImageFileType.gainMapProblem(output) { throw ValidationError("--gain-map: " + problem) }
@@ -115,15 +113,16 @@ struct Sprites: ParsableCommand {
     @OptionGroup var service: ServiceFlags
 
     func validate() throws {
-        guard every.isFinite, every >= 0.1, every <= 3600 else {
-            throw ValidationError("--every must be from 0.1 to 3600 seconds, not \(every)")
+        guard every.isFinite else { throw ValidationError("--every: must be a number of seconds, not \(every)") }
+        guard let (c, r) = pair(tile) else { throw ValidationError("--tile: expected COLSxROWS, not '\(tile)'") }
+        guard let (w, h) = pair(size) else { throw ValidationError("--size: expected WxH in pixels, not '\(size)'") }
+        if let problem = destination(columns: c, rows: r, width: w, height: h).problem {
+            throw ValidationError("--\(problem.setting): \(problem.message)")
         }
-        guard let (c, r) = pair(tile), c <= 64, r <= 64 else {
-            throw ValidationError("--tile: expected COLSxROWS, each from 1 to 64, not '\(tile)'")
-        }
-        guard let (w, h) = pair(size), (8...1920).contains(w), (8...1920).contains(h), w * c <= 16384, h * r <= 16384 else {
-            throw ValidationError("--size: expected WxH, each 8 to 1920 pixels (a sprite at most 16384 each way), not '\(size)'")
-        }
+    }
+
+    private func destination(columns: Int, rows: Int, width: Int, height: Int) -> Destination {
+        .sprites(every: MediaTime(seconds: every), columns: columns, rows: rows, tileBox: .init(width: width, height: height))
     }
 
     func run() throws {
@@ -133,7 +132,7 @@ struct Sprites: ParsableCommand {
         let (w, h) = pair(size)!
         let request = ExportRequest(
             render.conversion(input: try StreamInput.readable(input), output: directory),
-            into: .sprites(every: MediaTime(seconds: every), columns: columns, rows: rows, tileBox: .init(width: w, height: h)))
+            into: destination(columns: columns, rows: rows, width: w, height: h))
         try Job(render, output: directory, overwrite: render.replacing.policy, directory: true, reads: request.filesRead).run { warn, report in
             let result = try Export.run(request, warn: warn, progress: report)
             return (result.json, result.decodeErrors, "sdrify: wrote \(directory)")

@@ -37,6 +37,7 @@ package enum Export {
             timeline.clips[0].source = .video(movie.movieURL(named))
         }
         timeline.output.isVideoFile = destination.writesVideoFile
+        if let problem = request.destination.problem { throw SDRifyError.usage("\(problem.setting): \(problem.message)") }
         try destination.validateShared(timeline)
         try destination.validate(timeline)
         let input = timeline.carryOver == nil ? "" : timeline.input

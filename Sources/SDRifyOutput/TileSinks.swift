@@ -4,6 +4,7 @@ import SDRifyFiles
 import SDRifyLayers
 import SDRifyMedia
 import SDRifyProbe
+import SDRifyTimeline
 import SDRifyToneMap
 import SDRifyValues
 
@@ -75,7 +76,7 @@ package final class ContactSheetSink: MediaSink {
     private var picker: StillPicker
     private let columns: Int, rows: Int
     package let audioBlock = 1024
-    package static let gap = 8
+    package static let gap = Destination.sheetGap
 
     /// The sheet's width as asked (even); its size once made.
     private let width: Int

@@ -38,6 +38,48 @@ package enum Destination: Sendable {
         package var width: Int, height: Int
         package init(width: Int, height: Int) { self.width = width; self.height = height }
     }
+
+    /// The ranges of a sheet's and a sprite's values, each said once here (the command line names its flag).
+    package static let sheetGrid = 1...32, sheetWidth = 64...16384, spriteTiles = 1...64, tileSide = 8...1920
+    package static let tileEvery: ClosedRange<Double> = 0.1...3600
+    /// The narrowest picture on a sheet, the gap around each, and the largest sprite image either way.
+    package static let sheetTileWidth = 16, sheetGap = 8, spriteSide = 16384
+
+    /// What is wrong with the destination's own values: the setting and why (nil when nothing). Checked once, here,
+    /// by every export (`Export.run`); the command line asks before it runs, to name the flag that carried it.
+    package var problem: (setting: String, message: String)? {
+        switch self {
+        case .sheet(let columns, let rows, let width):
+            if !Destination.sheetGrid.contains(columns) || !Destination.sheetGrid.contains(rows) {
+                return ("grid", "expected COLSxROWS, each \(Destination.sheetGrid.spoken), not '\(columns)x\(rows)'")
+            }
+            let tile = (width - (columns + 1) * Destination.sheetGap) / columns
+            if !Destination.sheetWidth.contains(width) || tile < Destination.sheetTileWidth {
+                return (
+                    "width",
+                    "expected \(Destination.sheetWidth.lowerBound) to \(Destination.sheetWidth.upperBound) pixels, room for \(columns) pictures at least \(Destination.sheetTileWidth) wide, not \(width)"
+                )
+            }
+        case .sprites(let every, let columns, let rows, let box):
+            if !Destination.tileEvery.contains(every.seconds) {
+                return ("every", "must be \(Destination.tileEvery.spoken) seconds, not \(every.seconds.spokenBound)")
+            }
+            if !Destination.spriteTiles.contains(columns) || !Destination.spriteTiles.contains(rows) {
+                return ("tile", "expected COLSxROWS, each \(Destination.spriteTiles.spoken), not '\(columns)x\(rows)'")
+            }
+            if !Destination.tileSide.contains(box.width) || !Destination.tileSide.contains(box.height) || box.width * columns > Destination.spriteSide
+                || box.height * rows > Destination.spriteSide
+            {
+                return (
+                    "size",
+                    "expected WxH, each \(Destination.tileSide.lowerBound) to \(Destination.tileSide.upperBound) pixels (a sprite at most \(Destination.spriteSide) each way), not '\(box.width)x\(box.height)'"
+                )
+            }
+        case .video, .hls, .thumbnail, .survey:
+            break
+        }
+        return nil
+    }
 }
 
 /// What `hls` makes besides the conversion: the ladder, the segments' length, the caps.

@@ -65,6 +65,11 @@ extension ClosedRange<Double> {
     package var spoken: String { "from \(lowerBound.spokenBound) to \(upperBound.spokenBound)" }
 }
 
+extension ClosedRange<Int> {
+    /// "from 1 to 32", as `ClosedRange<Double>.spoken`.
+    package var spoken: String { "from \(lowerBound) to \(upperBound)" }
+}
+
 extension Double {
     /// 4, 0.25, -70: a bound as people write it.
     package var spokenBound: String { self == rounded() && abs(self) < 1e15 ? String(Int(self)) : String(self) }
