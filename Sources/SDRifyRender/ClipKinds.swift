@@ -72,14 +72,14 @@ extension RenderPlan.Clip {
     ) throws -> (clip: RenderPlan.Clip, shape: (width: Int, height: Int)?, rate: FrameRate?) {
         var planned = try planPicture(spec, index: i, label: label, output: out, shapeKnown: shapeKnown, warn: warn)
         // Its pictures in the picture: each video planned as a clip of its own part.
-        planned.clip.insets = try spec.pip.enumerated().map { k, pip in
+        planned.clip.pips = try spec.pip.enumerated().map { k, pip in
             var video = TimelineClip(source: .video(pip.file))
             (video.from, video.to) = (pip.from, pip.to)
-            let inset = try plan(video, index: i, label: "\(label), pip \(k + 1)", output: out, shapeKnown: true, warn: warn)
-            guard case .video = inset.clip.content, let shape = inset.shape else {
+            let placed = try plan(video, index: i, label: "\(label), pip \(k + 1)", output: out, shapeKnown: true, warn: warn)
+            guard case .video = placed.clip.content, let shape = placed.shape else {
                 throw SDRifyError.usage("\(label), pip \(k + 1): \(pip.file) is a still picture: a picture in a picture is a video")
             }
-            return RenderPlan.Inset(clip: inset.clip, spec: pip, shape: shape)
+            return RenderPlan.PlacedPictureInPicture(clip: placed.clip, spec: pip, shape: shape)
         }
         return planned
     }
@@ -201,12 +201,12 @@ extension RenderPlan.Clip {
     }
 
     /// A picture in a picture opened: its video at its base size (the placement's, in the picture's own shape).
-    static func openInset(
-        _ inset: RenderPlan.Inset, size: (width: Int, height: Int), _ with: ClipOpening, clock: PictureClock, inline: Bool
+    static func openPip(
+        _ pip: RenderPlan.PlacedPictureInPicture, size: (width: Int, height: Int), _ with: ClipOpening, clock: PictureClock, inline: Bool
     ) throws -> ClipSource {
         var inPlace = with
         inPlace.canvas = Canvas(width: size.width, height: size.height, backdrop: Backdrop.black(size.width, size.height), range: with.canvas.range)
-        return try inset.clip.open(inPlace, clock: clock, inline: inline)
+        return try pip.clip.open(inPlace, clock: clock, inline: inline)
     }
 
     /// The clip's own sound from where it starts showing, retimed as its pictures are; nil for a clip without.
@@ -225,7 +225,7 @@ extension RenderPlan.Clip {
     /// The clip as the report names it, given what the render found (a video's HDR kind by its SEI, a photo's own).
     package func report(_ outcome: ClipOutcome?, fps: FrameRate) -> ClipReport {
         var report = pictureReport(outcome, fps: fps)
-        report.pip = insets.map { ($0.spec.file, fps.time(ofFrame: $0.startFrame).seconds, fps.time(ofFrame: $0.endFrame - $0.startFrame).seconds) }
+        report.pip = pips.map { ($0.spec.file, fps.time(ofFrame: $0.startFrame).seconds, fps.time(ofFrame: $0.endFrame - $0.startFrame).seconds) }
         return report
     }
 

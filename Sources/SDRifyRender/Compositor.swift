@@ -17,10 +17,10 @@ package final class Compositor: @unchecked Sendable {  // used by one thread at 
     var closed: (RenderPlan.Clip, ClipSource) -> Void = { _, _ in }
     private var sources: [Int: ClipSource] = [:]
     private var zoomed: [Int: Frame] = [:]  // a zooming clip's picture through its window (one per open clip)
-    private let openInset: (RenderPlan.Inset, (width: Int, height: Int)) throws -> ClipSource
-    private var insets: [InsetKey: InsetSource] = [:]  // the pictures in pictures showing now
-    private var withInsets: [Int: Frame] = [:]  // a clip's picture with its insets drawn on it (one per open clip)
-    struct InsetKey: Hashable { let clip: Int, inset: Int }
+    private let openPip: (RenderPlan.PlacedPictureInPicture, (width: Int, height: Int)) throws -> ClipSource
+    private var pips: [PictureInPictureKey: PictureInPictureSource] = [:]  // the pictures in pictures showing now
+    private var withPips: [Int: Frame] = [:]  // a clip's picture with its pips drawn on it (one per open clip)
+    struct PictureInPictureKey: Hashable { let clip: Int, pip: Int }
     private let ring: FrameRing?
     private var made = 0
     /// Most clips open at once so far (the test of the two-clip rule).
@@ -31,11 +31,11 @@ package final class Compositor: @unchecked Sendable {  // used by one thread at 
 
     package init(
         plan: RenderPlan, layers: RenderLayers?, open: @escaping (RenderPlan.Clip) throws -> ClipSource,
-        openInset: @escaping (RenderPlan.Inset, (width: Int, height: Int)) throws -> ClipSource = { _, _ in
+        openPip: @escaping (RenderPlan.PlacedPictureInPicture, (width: Int, height: Int)) throws -> ClipSource = { _, _ in
             throw SDRifyError.conversion("no pictures in pictures here")
         }
     ) throws {
-        self.plan = plan; self.layers = layers; self.open = open; self.openInset = openInset
+        self.plan = plan; self.layers = layers; self.open = open; self.openPip = openPip
         if case .constant = plan.clock {
             ring = try FrameRing(size: Compositor.ringSize, width: plan.canvas.width, height: plan.canvas.height, kind: plan.canvas.range)
         } else {
@@ -70,8 +70,8 @@ package final class Compositor: @unchecked Sendable {  // used by one thread at 
             closed(plan.clips[index], source)
             sources[index] = nil
             zoomed[index] = nil
-            withInsets[index] = nil
-            closeInsets { $0.clip == index }
+            withPips[index] = nil
+            closePips { $0.clip == index }
         }
         let out = try ring!.next()
         switch active.count {
@@ -98,30 +98,30 @@ package final class Compositor: @unchecked Sendable {  // used by one thread at 
 
     private func picture(_ clip: RenderPlan.Clip, _ n: Int) throws -> Frame {
         let picture = try zoomedPicture(clip, n)
-        closeInsets { $0.clip == clip.index && n >= clip.insets[$0.inset].endFrame }
-        let showing = clip.insets.indices.filter { clip.insets[$0].startFrame <= n && n < clip.insets[$0].endFrame }
+        closePips { $0.clip == clip.index && n >= clip.pips[$0.pip].endFrame }
+        let showing = clip.pips.indices.filter { clip.pips[$0].startFrame <= n && n < clip.pips[$0].endFrame }
         guard !showing.isEmpty else { return picture }
-        // The clip's picture is its source's own (held for the next picture): the insets go on a copy.
-        let out = try withInsets[clip.index] ?? Frame(width: plan.canvas.width, height: plan.canvas.height, format: .output(plan.canvas.range))
-        withInsets[clip.index] = out
+        // The clip's picture is its source's own (held for the next picture): the pips go on a copy.
+        let out = try withPips[clip.index] ?? Frame(width: plan.canvas.width, height: plan.canvas.height, format: .output(plan.canvas.range))
+        withPips[clip.index] = out
         try out.makeWritable()
         out.color = picture.color
         TransitionMixer.copy(picture, into: out)
         for k in showing {
-            let key = InsetKey(clip: clip.index, inset: k), inset = clip.insets[k]
-            let source = try insets[key] ?? InsetSource(inset, canvas: plan.canvas, open: openInset)
-            insets[key] = source
+            let key = PictureInPictureKey(clip: clip.index, pip: k), pip = clip.pips[k]
+            let source = try pips[key] ?? PictureInPictureSource(pip, canvas: plan.canvas, open: openPip)
+            pips[key] = source
             try source.draw(
-                over: out, time: plan.fps.time(ofFrame: n - clip.startFrame).seconds, own: plan.fps.time(ofFrame: n - inset.startFrame))
+                over: out, time: plan.fps.time(ofFrame: n - clip.startFrame).seconds, own: plan.fps.time(ofFrame: n - pip.startFrame))
         }
         return out
     }
 
-    /// Closes the insets `which` selects.
-    private func closeInsets(_ which: (InsetKey) -> Bool) {
-        for key in insets.keys where which(key) {
-            insets[key]?.close()
-            insets[key] = nil
+    /// Closes the pips `which` selects.
+    private func closePips(_ which: (PictureInPictureKey) -> Bool) {
+        for key in pips.keys where which(key) {
+            pips[key]?.close()
+            pips[key] = nil
         }
     }
 
@@ -150,6 +150,6 @@ package final class Compositor: @unchecked Sendable {  // used by one thread at 
     func finish() {
         for (index, s) in sources { s.close(); closed(plan.clips[index], s) }
         sources = [:]
-        closeInsets { _ in true }
+        closePips { _ in true }
     }
 }

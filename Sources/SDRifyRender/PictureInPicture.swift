@@ -4,29 +4,32 @@ import SDRifyMedia
 import SDRifyTimeline
 import SDRifyValues
 
-/// A picture in a picture while it shows: its video (a clip source at the inset's base size: upright, tone mapped or
+/// A picture in a picture while it shows: its video (a clip source at the pip's base size: upright, tone mapped or
 /// kept as any clip), moved as a sticker is, drawn with rounded corners inside its border. Opened when it starts
-/// showing and closed when it ends, so only the insets showing at once are open.
-final class InsetSource {
-    let inset: RenderPlan.Inset
+/// showing and closed when it ends, so only the pips showing at once are open.
+final class PictureInPictureSource {
+    let pip: RenderPlan.PlacedPictureInPicture
     let source: ClipSource
     private let motion: StickerMotion
     private let base: (width: Int, height: Int)
     private var scaler: (size: (width: Int, height: Int), scaler: PictureScaler)? = nil
-    private var mask: (size: (width: Int, height: Int), mask: InsetMask)? = nil
+    private var mask: (size: (width: Int, height: Int), mask: PictureInPictureMask)? = nil
     private let border: [Int]  // the border's Y', Cb, Cr samples in the range
     private let range: HDRKind
 
-    init(_ inset: RenderPlan.Inset, canvas: Canvas, open: (RenderPlan.Inset, (width: Int, height: Int)) throws -> ClipSource) throws {
-        self.inset = inset
+    init(
+        _ pip: RenderPlan.PlacedPictureInPicture, canvas: Canvas,
+        open: (RenderPlan.PlacedPictureInPicture, (width: Int, height: Int)) throws -> ClipSource
+    ) throws {
+        self.pip = pip
         motion = StickerMotion(
-            spec: inset.spec.placement, natural: (Double(inset.shape.width), Double(inset.shape.height)), frameWidth: canvas.width,
+            spec: pip.spec.placement, natural: (Double(pip.shape.width), Double(pip.shape.height)), frameWidth: canvas.width,
             frameHeight: canvas.height)
         func even(_ v: Double) -> Int { max(2, 2 * Int((v / 2).rounded())) }
         base = (even(motion.baseWidth), even(motion.baseHeight))
-        border = Canvas.samples(of: inset.spec.borderColor, in: canvas.range)
+        border = Canvas.samples(of: pip.spec.borderColor, in: canvas.range)
         range = canvas.range
-        source = try open(inset, base)
+        source = try open(pip, base)
     }
 
     /// Draws it over `frame` for output frame `n` (`time`: since its clip's first picture; `own`: since it started).
@@ -43,7 +46,7 @@ final class InsetSource {
         }
         if mask == nil || mask!.size != size {
             let k = state.width / motion.baseWidth
-            mask = (size, InsetMask(width: size.0, height: size.1, radius: inset.spec.radius * k, border: inset.spec.border * k))
+            mask = (size, PictureInPictureMask(width: size.0, height: size.1, radius: pip.spec.radius * k, border: pip.spec.border * k))
         }
         let x0 = Int((state.centreX - Double(size.0) / 2).rounded()) & ~1, y0 = Int((state.centreY - Double(size.1) / 2).rounded()) & ~1
         mask!.mask.blend(picture, over: frame, at: (x0, y0), opacity: Float(state.opacity), border: border)
@@ -52,9 +55,9 @@ final class InsetSource {
     func close() { source.close() }
 }
 
-/// The shape of an inset of one size: per sample, how much of it shows (rounded corners, anti-aliased over a pixel)
+/// The shape of an pip of one size: per sample, how much of it shows (rounded corners, anti-aliased over a pixel)
 /// and how much of that is the border (a band `border` wide inside the edge, following the corners).
-struct InsetMask {
+struct PictureInPictureMask {
     let width: Int, height: Int
     let cover: [Float], edge: [Float]  // luma samples; the chroma ones are the means of 2×2
     let chromaCover: [Float], chromaEdge: [Float]
@@ -62,7 +65,7 @@ struct InsetMask {
     init(width: Int, height: Int, radius: Double, border: Double) {
         self.width = width; self.height = height
         let r = min(max(radius, 0), Double(min(width, height)) / 2), b = max(border, 0)
-        /// How far inside the rounded rectangle (inset by `by`, its radius shrunk as much) the sample centre lies.
+        /// How far inside the rounded rectangle (pip by `by`, its radius shrunk as much) the sample centre lies.
         func inside(_ x: Int, _ y: Int, by: Double) -> Double {
             let px = Double(x) + 0.5, py = Double(y) + 0.5
             let left = by, top = by, right = Double(width) - by, bottom = Double(height) - by

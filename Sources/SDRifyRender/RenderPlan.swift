@@ -52,7 +52,7 @@ package struct RenderPlan {
         /// The input already open, its headers read through it (a conversion's): the render reads on from there.
         var demuxer: Demuxer? = nil
         /// Its pictures in the picture (`"pip"`), in drawing order.
-        package var insets: [Inset] = []
+        package var pips: [PlacedPictureInPicture] = []
         var hasAudio: Bool {
             switch content {
             case .video(let info, _): !info.audio.isEmpty
@@ -81,7 +81,7 @@ package struct RenderPlan {
 
     /// A picture in a picture as planned: its video planned as a clip of its own (its part, clock and length, its
     /// upright shape), its motion over the carrying clip, and the output frames it shows (within its clip's).
-    package struct Inset {
+    package struct PlacedPictureInPicture {
         let clip: Clip
         let spec: PictureInPicture
         let shape: (width: Int, height: Int)
@@ -237,14 +237,14 @@ package struct RenderPlan {
         // as its video lasts, never past its clip.
         var voice = clips.count
         for i in clips.indices {
-            for k in clips[i].insets.indices {
-                let inset = clips[i].insets[k], placement = inset.spec.placement
+            for k in clips[i].pips.indices {
+                let pip = clips[i].pips[k], placement = pip.spec.placement
                 let first = clips[i].startFrame + fps.frames(in: MediaTime(seconds: placement.start))
                 let last =
-                    placement.end.map { clips[i].startFrame + fps.frames(in: MediaTime(seconds: $0)) } ?? first + fps.frames(in: inset.clip.length)
-                clips[i].insets[k].startFrame = min(first, clips[i].endFrame)
-                clips[i].insets[k].endFrame = max(clips[i].insets[k].startFrame, min(last, clips[i].endFrame))
-                clips[i].insets[k].voice = voice
+                    placement.end.map { clips[i].startFrame + fps.frames(in: MediaTime(seconds: $0)) } ?? first + fps.frames(in: pip.clip.length)
+                clips[i].pips[k].startFrame = min(first, clips[i].endFrame)
+                clips[i].pips[k].endFrame = max(clips[i].pips[k].startFrame, min(last, clips[i].endFrame))
+                clips[i].pips[k].voice = voice
                 voice += 1
             }
         }
@@ -287,18 +287,18 @@ extension RenderPlan {
             previousOverlap = s.fadeOut
             return s
         }.filter { clips[$0.clip].hasAudio }
-        let insets = clips.flatMap(\.insets).filter { $0.clip.hasAudio && $0.endFrame > $0.startFrame }.map { inset in
+        let pips = clips.flatMap(\.pips).filter { $0.clip.hasAudio && $0.endFrame > $0.startFrame }.map { pip in
             AudioMixer.Segment(
-                clip: inset.voice, start: sample(inset.startFrame), length: sample(inset.endFrame) - sample(inset.startFrame), fadeIn: 0,
-                fadeOut: 0, volume: Float(inset.spec.volume))
+                clip: pip.voice, start: sample(pip.startFrame), length: sample(pip.endFrame) - sample(pip.startFrame), fadeIn: 0,
+                fadeOut: 0, volume: Float(pip.spec.volume))
         }
-        return (segments + insets, sample(totalFrames))
+        return (segments + pips, sample(totalFrames))
     }
 
-    /// The sound of mixer voice `voice`: a clip's (its index), or a picture in a picture's (`Inset.voice`).
+    /// The sound of mixer voice `voice`: a clip's (its index), or a picture in a picture's (`PlacedPictureInPicture.voice`).
     package func sound(voice: Int, tolerateErrors: Bool) throws -> SoundReader? {
         if voice < clips.count { return try clips[voice].sound(tolerateErrors: tolerateErrors) }
-        guard let inset = clips.lazy.flatMap(\.insets).first(where: { $0.voice == voice }) else { return nil }
-        return try inset.clip.sound(tolerateErrors: tolerateErrors)
+        guard let pip = clips.lazy.flatMap(\.pips).first(where: { $0.voice == voice }) else { return nil }
+        return try pip.clip.sound(tolerateErrors: tolerateErrors)
     }
 }

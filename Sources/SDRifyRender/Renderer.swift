@@ -56,7 +56,7 @@ package enum Renderer {
         let outcomes = ClipOutcomes()
         let compositor = try Compositor(
             plan: plan, layers: layers, open: { clip in try clip.open(opening, clock: plan.clock, inline: inline) },
-            openInset: { inset, size in try RenderPlan.Clip.openInset(inset, size: size, opening, clock: plan.clock, inline: inline) })
+            openPip: { pip, size in try RenderPlan.Clip.openPip(pip, size: size, opening, clock: plan.clock, inline: inline) })
         compositor.closed = { clip, source in outcomes.record(clip.index, source) }
 
         // The compositor on its own thread (or inline), the sinks here.

@@ -24,17 +24,17 @@ final class PictureInPictureTests: CLITestCase {
     }
 
     func testPlacedShownAndGoneOnTime() throws {
-        let main = try clip("main.mp4", grey: 64, seconds: 3), inset = try clip("inset.mp4", grey: 235, seconds: 3)
+        let main = try clip("main.mp4", grey: 64, seconds: 3), pip = try clip("over.mp4", grey: 235, seconds: 3)
         let (report, out) = try compose(
-            #"{"file": "\#(main)", "pip": [{"file": "\#(inset)", "x": 100, "y": 50, "width": 160, "start": 0.5, "end": 2}]}"#)
+            #"{"file": "\#(main)", "pip": [{"file": "\#(pip)", "x": 100, "y": 50, "width": 160, "start": 0.5, "end": 2}]}"#)
         XCTAssertEqual(report["frames"] as? Int, 90)
-        let pip = ((report["clips"] as? [[String: Any]])?.first?["pip"] as? [[String: Any]])?.first
-        XCTAssertEqual(pip?["start"] as? Double ?? -1, 0.5, accuracy: 0.001, "the report: where it starts on the output")
-        XCTAssertEqual(pip?["duration"] as? Double ?? -1, 1.5, accuracy: 0.001, "and how long it shows")
+        let reported = ((report["clips"] as? [[String: Any]])?.first?["pip"] as? [[String: Any]])?.first
+        XCTAssertEqual(reported?["start"] as? Double ?? -1, 0.5, accuracy: 0.001, "the report: where it starts on the output")
+        XCTAssertEqual(reported?["duration"] as? Double ?? -1, 1.5, accuracy: 0.001, "and how long it shows")
         let before = try luma(out, 10), during = try luma(out, 30), after = try luma(out, 65)
         func at(_ l: [UInt8], _ x: Int, _ y: Int) -> Double { Double(l[y * 640 + x]) }
         XCTAssertEqual(at(before, 180, 95), 64, accuracy: 4, "not yet")
-        XCTAssertEqual(at(during, 180, 95), 235, accuracy: 4, "the inset in its place")
+        XCTAssertEqual(at(during, 180, 95), 235, accuracy: 4, "the pip in its place")
         // 160 wide in its own 16:9 shape: 90 high, from (100, 50).
         for (x, y) in [(102, 52), (257, 52), (102, 137), (257, 137)] { XCTAssertEqual(at(during, x, y), 235, accuracy: 6, "inside at \(x),\(y)") }
         for (x, y) in [(96, 95), (263, 95), (180, 46), (180, 143)] { XCTAssertEqual(at(during, x, y), 64, accuracy: 6, "outside at \(x),\(y)") }
@@ -42,9 +42,9 @@ final class PictureInPictureTests: CLITestCase {
     }
 
     func testRoundedCornersBorderAndOpacity() throws {
-        let main = try clip("main.mp4", grey: 64, seconds: 2), inset = try clip("inset.mp4", grey: 235, seconds: 2)
+        let main = try clip("main.mp4", grey: 64, seconds: 2), pip = try clip("over.mp4", grey: 235, seconds: 2)
         let (_, out) = try compose(
-            ##"{"file": "\##(main)", "pip": [{"file": "\##(inset)", "x": 100, "y": 50, "width": 320, "radius": 40, "border": 6, "border_color": "#ff0000"}, {"file": "\##(inset)", "x": 460, "y": 200, "width": 160, "opacity": 0.5}]}"##
+            ##"{"file": "\##(main)", "pip": [{"file": "\##(pip)", "x": 100, "y": 50, "width": 320, "radius": 40, "border": 6, "border_color": "#ff0000"}, {"file": "\##(pip)", "x": 460, "y": 200, "width": 160, "opacity": 0.5}]}"##
         )
         let rgb = try Support.rawFrame(out, index: 15, pixelFormat: "rgb24")
         XCTAssertEqual(rgb.count, 640 * 360 * 3)
@@ -53,13 +53,13 @@ final class PictureInPictureTests: CLITestCase {
         XCTAssertEqual(px(102, 52)[0], 64, accuracy: 8, "the corner is cut: the main picture shows")
         let band = px(260, 53)
         XCTAssertGreaterThan(band[0], 200, "the border is red: \(band)"); XCTAssertLessThan(band[1], 60, "the border is red: \(band)")
-        XCTAssertEqual(px(260, 140)[1], 235, accuracy: 6, "the inset inside its border")
-        // Half opaque: half way between the main picture and the inset.
+        XCTAssertEqual(px(260, 140)[1], 235, accuracy: 6, "the pip inside its border")
+        // Half opaque: half way between the main picture and the pip.
         XCTAssertEqual(Double(px(540, 245)[1]), (64.0 + 235) / 2, accuracy: 8, "half opacity")
     }
 
-    /// `from` is the inset's own time: its first picture shown is its picture at `from`.
-    func testFromIsTheInsetsOwnClock() throws {
+    /// `from` is the pip's own time: its first picture shown is its picture at `from`.
+    func testFromIsThePipsOwnClock() throws {
         let main = try clip("main.mp4", grey: 64, seconds: 2)
         try ffmpeg([
             "-f", "lavfi", "-i", "color=c=black:s=640x360:r=30:d=3,format=yuv420p,geq=lum='16+3*N':cb=128:cr=128", "-c:v", "libx264",
@@ -67,19 +67,19 @@ final class PictureInPictureTests: CLITestCase {
         ])
         let (_, out) = try compose(
             #"{"file": "\#(main)", "pip": [{"file": "\#(file("counter.mp4"))", "x": 0, "y": 0, "width": 640, "start": 0.5, "from": 1}]}"#)
-        // Output picture 15 is the inset's first: its picture 30 (Y' 16 + 90, read back in full range).
+        // Output picture 15 is the pip's first: its picture 30 (Y' 16 + 90, read back in full range).
         let first = Double(try luma(out, 15)[180 * 640 + 320]), later = Double(try luma(out, 25)[180 * 640 + 320])
         XCTAssertEqual(first, (106 - 16) * 255 / 219.0, accuracy: 4, "its picture at 1 s")
         XCTAssertEqual(later, (136 - 16) * 255 / 219.0, accuracy: 4, "ten pictures on")
     }
 
-    /// The inset's sound plays while it shows, at its volume.
+    /// The pip's sound plays while it shows, at its volume.
     func testSoundWhileItShows() throws {
-        let main = try clip("main.mp4", grey: 64, seconds: 3), inset = try clip("inset.mp4", grey: 235, seconds: 3, tone: 440)
+        let main = try clip("main.mp4", grey: 64, seconds: 3), pip = try clip("over.mp4", grey: 235, seconds: 3, tone: 440)
         let alone = file("alone.mp4")
-        XCTAssertEqual(try Support.sdrify(["compose", inset, "--output", alone, "-y", "-q"]).status, 0)
+        XCTAssertEqual(try Support.sdrify(["compose", pip, "--output", alone, "-y", "-q"]).status, 0)
         let (_, out) = try compose(
-            #"{"file": "\#(main)", "pip": [{"file": "\#(inset)", "x": 0, "y": 0, "width": 100, "start": 1, "end": 2, "volume": 0.5}]}"#)
+            #"{"file": "\#(main)", "pip": [{"file": "\#(pip)", "x": 0, "y": 0, "width": 100, "start": 1, "end": 2, "volume": 0.5}]}"#)
         func samples(_ path: String) throws -> [Float] {
             let r = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", path, "-map", "0:a:0", "-ac", "1", "-f", "f32le", "-"])
             return r.stdoutData.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
@@ -93,13 +93,13 @@ final class PictureInPictureTests: CLITestCase {
         XCTAssertLessThan(rms(mixed[100800..<139200]), 0.001, "silence after")
     }
 
-    /// Memory does not grow with the number of insets shown one after another (each is closed when it ends).
-    func testMemoryStaysFlatInTheNumberOfInsets() throws {
-        let main = try clip("main.mp4", grey: 64, seconds: 5), inset = try clip("inset.mp4", grey: 235, seconds: 1)
+    /// Memory does not grow with the number of pips shown one after another (each is closed when it ends).
+    func testMemoryStaysFlatInTheNumberOfPips() throws {
+        let main = try clip("main.mp4", grey: 64, seconds: 5), pip = try clip("over.mp4", grey: 235, seconds: 1)
         func peak(_ count: Int) throws -> Int {
             let step = 5.0 / Double(count)
             let list = (0..<count).map { k in
-                #"{"file": "\#(inset)", "x": \#(k * 7 % 400), "y": 20, "width": 200, "start": \#(Double(k) * step), "end": \#(Double(k + 1) * step)}"#
+                #"{"file": "\#(pip)", "x": \#(k * 7 % 400), "y": 20, "width": 200, "start": \#(Double(k) * step), "end": \#(Double(k + 1) * step)}"#
             }
             let timeline = file("many\(count).json")
             try #"{"clips": [{"file": "\#(main)", "pip": [\#(list.joined(separator: ","))]}]}"#.write(
@@ -111,12 +111,12 @@ final class PictureInPictureTests: CLITestCase {
             return Int(r.stderr.split(separator: "\n").last.map(String.init) ?? "") ?? 0
         }
         let two = try peak(2), fifty = try peak(50)
-        print("peak RSS: 2 insets \(two) KiB, 50 insets \(fifty) KiB")
+        print("peak RSS: 2 pips \(two) KiB, 50 pips \(fifty) KiB")
         XCTAssertGreaterThan(two, 0)
-        XCTAssertLessThan(Double(fifty), Double(two) * 1.25, "50 insets in turn take about what 2 take (\(two) → \(fifty) KiB)")
+        XCTAssertLessThan(Double(fifty), Double(two) * 1.25, "50 pips in turn take about what 2 take (\(two) → \(fifty) KiB)")
     }
 
-    func testBadInsetsAreRefusedWithTheirPath() throws {
+    func testBadPipsAreRefusedWithTheirPath() throws {
         let main = try clip("main.mp4", grey: 64, seconds: 1)
         try ffmpeg(["-f", "lavfi", "-i", "color=c=white:s=64x64", "-frames:v", "1", file("still.png")])
         let cases: [(clip: String, named: String)] = [
