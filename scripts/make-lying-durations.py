@@ -18,6 +18,8 @@ import os
 import struct
 import subprocess
 import sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from isobmff import boxes, child  # noqa: E402  (beside this script)
 
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
@@ -92,18 +94,6 @@ for bframes, tag in ((3, "bframes"), (0, "plain")):
 
 
 # --- MP4: the video track's sample table ------------------------------------------------------------------------------
-
-def boxes(data, start, end):
-    at = start
-    while at + 8 <= end:
-        size, kind = struct.unpack(">I4s", data[at:at + 8])
-        yield kind, at, size
-        at += size
-
-
-def child(data, at, size, kind):
-    return next((a, s) for k, a, s in boxes(data, at + 8, at + size) if k == kind)
-
 
 def video_sample_table(d):
     """(stbl offset, size, mdhd offset) of the first video track (moov is last: ffmpeg writes it so without faststart)."""

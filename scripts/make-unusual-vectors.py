@@ -11,6 +11,8 @@ import os
 import struct
 import subprocess
 import sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from isobmff import boxes  # noqa: E402  (beside this script)
 
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
@@ -93,14 +95,6 @@ expect("cut_at_cra.hevc", None, "open-GOP HEVC starting at a CRA, its RASL pictu
 
 
 # An edit list of many segments (an editor's cuts kept as edits): 6 one-third-second pieces of a 6-second track.
-def boxes(data, start, end):
-    at = start
-    while at + 8 <= end:
-        size, kind = struct.unpack(">I4s", data[at:at + 8])
-        yield kind, at, size
-        at += size
-
-
 ffmpeg(*source(6), "-c:v", "libx264", "-g", "30", "-bf", "2", path("edits_src.mp4"))  # moov last: it may grow
 d = bytearray(open(path("edits_src.mp4"), "rb").read())
 moov = next(at for kind, at, size in boxes(d, 0, len(d)) if kind == b"moov")

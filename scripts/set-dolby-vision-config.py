@@ -5,18 +5,11 @@ added (no RPU in the bitstream): enough to exercise how a reader treats each pro
 
     set-dolby-vision-config.py IN OUT PROFILE LEVEL COMPATIBILITY_ID
 """
+import os
 import struct
 import sys
-
-
-def boxes(data, start, end):
-    pos = start
-    while pos + 8 <= end:
-        size, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        if size < 8:
-            raise SystemExit("unsupported box size")
-        yield kind, pos, size
-        pos += size
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from isobmff import boxes  # noqa: E402  (beside this script)
 
 
 def find(data, start, end, kind):
