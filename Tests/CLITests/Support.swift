@@ -41,13 +41,18 @@ enum Support {
         p.standardError = err
         p.standardInput = FileHandle.nullDevice
         try p.run()
-        // Read both pipes concurrently so a chatty child cannot block on a full pipe.
+        // Read both pipes concurrently so a chatty child cannot block on a full pipe. The reader says when it is done
+        // (`isExecuting` is false too before a thread starts: under load the message was lost, the exit code kept).
         nonisolated(unsafe) var errData = Data()
-        let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        let readDone = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            readDone.signal()
+        }
         reader.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        while reader.isExecuting { usleep(1000) }
+        readDone.wait()
         let result = Result(
             status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData,
