@@ -34,8 +34,11 @@ package struct PictureTiming: Sendable {
     /// The rate the steps make, in pictures per second.
     package var stepRate: Double { 1 / (step * timeBase.seconds) }
 
+    /// The step in whole ticks.
+    package var stepTicks: Int64 { Int64(step.rounded()) }
+
     /// Where the pictures end: the last one's time plus a step (nil where the last one is unknown).
-    package var end: Int64? { last.map { $0 + Int64(step.rounded()) } }
+    package var end: Int64? { last.map { $0 + stepTicks } }
 
     /// Whether the container's per-picture durations say something other than the pictures' own steps (more than a
     /// quarter off): they are then no measure of how long a picture shows.

@@ -70,10 +70,11 @@ extension Demuxer {
     /// A sample table that lost pictures is damage, told by the conversion against the container's word.
     package var videoLength: MediaTime? {
         let stated = videoDurationTicks
-        guard let pictures = pictureTiming, let last = pictures.last else { return stated.map { MediaTime(ticks: $0, videoTimeBase) } }
-        var end = last + Int64(pictures.step.rounded())
+        guard let pictures = pictureTiming, let last = pictures.last, var end = pictures.end else {
+            return stated.map { MediaTime(ticks: $0, videoTimeBase) }
+        }
         if let stated, let statedEnd = videoEndTicks, !pictures.durationsDisagree,
-            PictureTiming.believes(statedEnd: statedEnd, last: last, step: Int64(pictures.step.rounded()), track: stated, timeBase: videoTimeBase)
+            PictureTiming.believes(statedEnd: statedEnd, last: last, step: pictures.stepTicks, track: stated, timeBase: videoTimeBase)
         {
             end = statedEnd
         }
