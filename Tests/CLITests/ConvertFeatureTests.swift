@@ -450,7 +450,7 @@ final class ConvertFeatureTests: CLITestCase {
     /// are usage errors naming the value.
     func testMaxBitRateCapsTheVideo() throws {
         try ffmpeg([
-            "-f", "lavfi", "-i", "testsrc2=s=640x480:r=30:d=4,noise=alls=30:allf=t", "-c:v", "libx264", "-crf", "10", "-pix_fmt", "yuv420p",
+            "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=3,noise=alls=30:allf=t", "-c:v", "libx264", "-crf", "10", "-pix_fmt", "yuv420p",
             file("noisy.mp4")
         ])
         /// The most bits any one-second window of the output's video holds.
@@ -461,18 +461,18 @@ final class ConvertFeatureTests: CLITestCase {
                 let f = line.split(separator: ",")
                 return f.count == 2 ? Double(f[0]).flatMap { t in Int(f[1]).map { (t, $0) } } : nil
             }
-            return stride(from: 0.0, to: 3.0, by: 0.1).map { x in packets.filter { $0.0 >= x && $0.0 < x + 1 }.reduce(0) { $0 + $1.1 * 8 } }.max()
+            return stride(from: 0.0, to: 2.0, by: 0.1).map { x in packets.filter { $0.0 >= x && $0.0 < x + 1 }.reduce(0) { $0 + $1.1 * 8 } }.max()
                 ?? 0
         }
         _ = try convert(file("noisy.mp4"), file("free.mp4"), "--crf", "18")
-        XCTAssertGreaterThan(try peak(file("free.mp4")), 8_000_000, "uncapped, this picture takes many megabits a second")
+        XCTAssertGreaterThan(try peak(file("free.mp4")), 3_000_000, "uncapped, this picture takes megabits a second")
         for preset in ["1920x1080", "HEVC1920x1080"] {
-            _ = try convert(file("noisy.mp4"), file("\(preset).mp4"), "--crf", "18", "--max-bitrate", "800k", "--preset", preset)
-            XCTAssertLessThanOrEqual(try peak(file("\(preset).mp4")), 800_000 + 1_600_000, preset)
+            _ = try convert(file("noisy.mp4"), file("\(preset).mp4"), "--crf", "18", "--max-bitrate", "300k", "--preset", preset)
+            XCTAssertLessThanOrEqual(try peak(file("\(preset).mp4")), 300_000 + 600_000, preset)
         }
-        let c = try Support.sdrify("compose", file("noisy.mp4"), "-o", file("composed.mp4"), "--crf", "18", "--max-bitrate", "0.8M")
+        let c = try Support.sdrify("compose", file("noisy.mp4"), "-o", file("composed.mp4"), "--crf", "18", "--max-bitrate", "0.3M")
         XCTAssertEqual(c.status, 0, c.stderr)
-        XCTAssertLessThanOrEqual(try peak(file("composed.mp4")), 2_400_000)
+        XCTAssertLessThanOrEqual(try peak(file("composed.mp4")), 900_000)
         for bad in ["0", "abc", "40k", "2G", "-1M"] {
             let r = try Support.sdrify(file("noisy.mp4"), file("bad.mp4"), "--max-bitrate", bad)
             XCTAssertEqual(r.status, 64, "\(bad): \(r.stderr)")
