@@ -192,12 +192,20 @@ package final class Demuxer {
     }
 
     package var trackCount: Int { Int(ctx.pointee.nb_streams) }
-    /// Where the container says track `i` ends (its start plus its duration; nil where it does not say).
-    package func trackEnd(_ i: Int) -> MediaTime? {
-        let st = stream(i).pointee
-        guard st.duration != ffNoPTS, st.duration > 0 else { return nil }
-        return MediaTime(ticks: (st.start_time == ffNoPTS ? 0 : st.start_time) + st.duration, TimeBase(st.time_base))
+    /// How long the container says track `i` lasts, in its own ticks (nil where it does not say).
+    package func statedDurationTicks(_ i: Int) -> Int64? {
+        let d = stream(i).pointee.duration
+        return d == ffNoPTS || d <= 0 ? nil : d
     }
+    /// Where the container says track `i` ends, in its own ticks: its start plus its stated duration (nil where it
+    /// states none). The video's start is its first picture's (`videoStartTicks`), any other track's libavformat's.
+    package func statedEndTicks(_ i: Int) -> Int64? {
+        guard let duration = statedDurationTicks(i) else { return nil }
+        let start = stream(i).pointee.start_time
+        return (i == videoStreamIndex ? videoStartTicks : (start == ffNoPTS ? 0 : start)) + duration
+    }
+    /// `statedEndTicks` as a time.
+    package func trackEnd(_ i: Int) -> MediaTime? { statedEndTicks(i).map { MediaTime(ticks: $0, TimeBase(stream(i).pointee.time_base)) } }
     package func isDataTrack(_ i: Int) -> Bool { i >= 0 && i < trackCount && stream(i).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_DATA }
     /// The container's own ID of track `i` (MP4/MOV: tkhd's track ID).
     package func containerTrackID(_ i: Int) -> Int { Int(stream(i).pointee.id) }

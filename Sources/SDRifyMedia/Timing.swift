@@ -59,10 +59,7 @@ extension Demuxer {
     package var videoStart: MediaTime { MediaTime(ticks: videoStartTicks, videoTimeBase) }
 
     /// How long the container says the video track lasts, in video ticks (nil when it does not say).
-    package var videoDurationTicks: Int64? {
-        let d = videoStream.pointee.duration
-        return d == ffNoPTS || d <= 0 ? nil : d
-    }
+    package var videoDurationTicks: Int64? { statedDurationTicks(videoStreamIndex) }
 
     /// How long the video lasts: the container's word where its pictures reach it (`PictureTiming.believes`: a last
     /// picture held at the end of a recording), else the pictures' own span, the last one lasting the usual step (an
@@ -83,7 +80,7 @@ extension Demuxer {
 
     /// Where the container says the video track ends, in video ticks (its start plus its duration; nil when it does
     /// not say).
-    package var videoEndTicks: Int64? { videoDurationTicks.map { videoStartTicks + $0 } }
+    package var videoEndTicks: Int64? { statedEndTicks(videoStreamIndex) }
 
     /// The first video timestamp, in video ticks: the first picture's own (libavformat's start time is an estimate
     /// that durations the pictures contradict can move: 0 for a Matroska whose pictures start at 21 ms), else the
