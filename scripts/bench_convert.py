@@ -81,7 +81,9 @@ def main():
                 "sdr floor canonical": picture_floor(src, pictures["canonical"], out),
                 "canonical": ["ffmpeg", "-v", "error", "-y", "-i", src, "-vf", f"{CHAIN},scale={w}:{h}"] + X264 + [out],
                 "tuned": ["ffmpeg", "-v", "error", "-y", "-i", src, "-vf", f"scale={w}:{h},{CHAIN}"] + X264 + [out],
-                "sdrify": [SDRIFY, src, out, "--preset", preset, "--x264-preset", "veryfast", "--crf", "23", "--overwrite", "--quiet"],
+                # (A file of its own: sdrify replaces only what it made, not the file ffmpeg wrote.)
+                "sdrify": [SDRIFY, src, os.path.join(tmp, "sdrify.mp4"), "--preset", preset, "--x264-preset", "veryfast", "--crf", "23",
+                           "--overwrite", "--quiet"],
             }
             results = {k: [] for k in cmds}
             for _ in range(RUNS):
