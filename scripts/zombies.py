@@ -3,16 +3,18 @@
 worker may be, and counts the zombies left: processes sdrify started (its output helpers) that ended after it and
 were handed to this parent, which made itself their reaper (prctl PR_SET_CHILD_SUBREAPER) and never reaps them.
 
-    scripts/zombies.py SDRIFY WORKDIR [RUNS]
+    scripts/zombies.py SDRIFY WORKDIR [RUNS] [KIND]     (KIND: only that kind of run, "opening" say, RUNS times)
 
 The runs cycle through what a worker sees: a conversion, an HLS ladder (a directory helper), a thumbnail, a usage
-error, a damaged input, a --timeout that trips, and a SIGTERM during a conversion. Each run's own process is waited
-for by its pid (as any worker does). Prints one JSON object: runs, exit statuses seen, zombies left; exits 1 when
+error, a damaged input, a --timeout that trips, a SIGTERM during a conversion, and a SIGTERM while the outputs are
+being opened (a seeded delay of 30-150 ms: the helper may be mid-fork; before 2026-11-28 about one such run in a
+hundred left a zombie). Each run's own process is waited for by its pid (as any worker does). Prints one JSON object: runs, exit statuses seen, zombies left; exits 1 when
 any zombie is left.
 """
 import ctypes
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -56,7 +58,11 @@ def main():
         ("damaged", [damaged, "{out}.mp4", "-q"], None),
         ("timeout", [clip, "{out}.mp4", "--preset", "1920x1080", "--timeout", "0.3", "-q"], None),
         ("sigterm", [clip, "{out}.mp4", "--preset", "1920x1080", "-q"], 0.5),
+        ("opening", ["hls", clip, "{out}-hls", "--ladder", "240", "-q"], "early"),
     ]
+    if len(sys.argv) > 4:
+        kinds = [k for k in kinds if k[0] == sys.argv[4]]
+    early = random.Random(1)
     statuses = {}
     for i in range(runs):
         name, args, kill_after = kinds[i % len(kinds)]
@@ -64,7 +70,7 @@ def main():
         child = subprocess.Popen([sdrify] + [a.replace("{out}", out) for a in args],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if kill_after is not None:
-            time.sleep(kill_after)
+            time.sleep(early.uniform(0.03, 0.15) if kill_after == "early" else kill_after)
             child.send_signal(signal.SIGTERM)
         _, status = os.waitpid(child.pid, 0)  # this run's own process only, never any child (-1)
         child.returncode = os.waitstatus_to_exitcode(status)

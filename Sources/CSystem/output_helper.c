@@ -5,7 +5,10 @@
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,9 +138,14 @@ static void close_others(int keep_a, int keep_b) {
 // A helper's start: the group's signals ignored (a Ctrl-C is the worker's to handle: the helper goes when the
 // worker has gone), every descriptor but `sock` and `keep` closed, its own filter (where the kernel cannot, the
 // helper still works; the worker's sandbox says so).
-static void helper_setup(int sock, int keep, int directory) {
+// A helper outlives a stopped worker to finish its work, so the stops that end the worker do not end it. Set in the
+// child before the signals blocked around fork are let through: the worker's handlers never run in a helper.
+static void ignore_stops(void) {
     int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE};
     for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) signal(ignored[i], SIG_IGN);
+}
+
+static void helper_setup(int sock, int keep, int directory) {
     close_others(sock, keep);
     (void)confine_helper(directory);
 }
@@ -188,9 +196,14 @@ static void helper_main(int sock, int fd, const char *directory, const char *fin
 // closed (sdrify_helper_finish, and at exit sdrify_helpers_finish_all), so none outlives the run as a zombie for
 // whatever reaps orphans: a container's PID 1 may be a queue worker that never does. Started on the main thread only
 // (an output is opened before the render starts).
+//
+// A stop may end the run on another thread (a signal goes to any thread that does not block it; the limits' watchdog
+// is a thread) while the main thread is between fork and the new helper's entry. So the main thread blocks every
+// signal over that span and says so in `forking`, and the ending path waits for the entry before it looks.
 #define MAX_HELPERS 16
 static struct { int sock; pid_t pid; } helpers[MAX_HELPERS];
-static int helper_count;
+static atomic_int helper_count;
+static atomic_int forking;
 
 static void wait_for(pid_t pid) {
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
@@ -209,7 +222,9 @@ int sdrify_helper_finish(int sock) {
 
 void sdrify_helpers_finish_all(void) {
     int saved = errno;
-    for (int i = 0; i < helper_count; i++) {
+    while (atomic_load(&forking)) sched_yield();  // never this thread's own fork: it blocks every signal meanwhile
+    int count = atomic_load(&helper_count);
+    for (int i = 0; i < count; i++) {
         if (helpers[i].pid <= 0) continue;
         close(helpers[i].sock);
         wait_for(helpers[i].pid);
@@ -221,26 +236,36 @@ void sdrify_helpers_finish_all(void) {
 // Makes the worker's socket to a new helper and forks it: in the child, *in_child is set and the child's end is
 // returned; in the worker, the worker's end; -errno when either step fails.
 static int fork_helper(int *in_child) {
-    if (helper_count == MAX_HELPERS) return -EMFILE;
+    int count = atomic_load(&helper_count);
+    if (count == MAX_HELPERS) return -EMFILE;
     int pair[2];
     *in_child = 0;
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return -errno;
+    if (count == 0) atexit(sdrify_helpers_finish_all);  // exit() of any kind; signals end through _exit
+    sigset_t all, before;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &before);
+    atomic_store(&forking, 1);
     pid_t pid = fork();
-    if (pid < 0) {
-        int err = errno;
-        close(pair[0]);
-        close(pair[1]);
-        return -err;
-    }
     if (pid == 0) {
+        ignore_stops();
+        pthread_sigmask(SIG_SETMASK, &before, NULL);
         *in_child = 1;
         return pair[1];
     }
+    int err = errno;
+    if (pid > 0) {
+        helpers[count].sock = pair[0];
+        helpers[count].pid = pid;
+        atomic_store(&helper_count, count + 1);
+    }
+    atomic_store(&forking, 0);
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
     close(pair[1]);
-    if (helper_count == 0) atexit(sdrify_helpers_finish_all);  // exit() of any kind; signals end through _exit
-    helpers[helper_count].sock = pair[0];
-    helpers[helper_count].pid = pid;
-    helper_count++;
+    if (pid < 0) {
+        close(pair[0]);
+        return -err;
+    }
     return pair[0];
 }
 

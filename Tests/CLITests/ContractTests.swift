@@ -205,7 +205,9 @@ final class ContractTests: CLITestCase {
     /// Nothing outlives a finished run: 50 runs (conversions, a ladder, a thumbnail, a usage error, damage, a timeout,
     /// SIGTERM) under a parent that made itself the reaper of orphans and never reaps them (scripts/zombies.py, as a
     /// container's PID 1 that is a queue worker): no zombie is left. (Before sdrify waited for its output helpers,
-    /// 43 of these 50 runs left one.)
+    /// 43 of these 50 runs left one. A SIGTERM while a helper was being forked left one in about a hundred such runs
+    /// until 2026-11-28: `scripts/zombies.py SDRIFY DIR 400 opening` counted 4 then, 0 now. The "opening" runs here
+    /// try that window.)
     func testNoRunLeavesAZombieForAParentThatNeverReaps() throws {
         let r = try Support.run(
             "/usr/bin/python3", [Support.packageRoot.appendingPathComponent("scripts/zombies.py").path, Support.binary.path, dir.path, "50"])
@@ -214,7 +216,11 @@ final class ContractTests: CLITestCase {
         XCTAssertEqual(report?["runs"] as? Int, 50)
         XCTAssertEqual(report?["zombies"] as? Int, 0, r.stdout)
         // Each kind of ending happened as meant (a kind that ended otherwise would not test its path).
-        let statuses = report?["statuses"] as? [String: [Int]] ?? [:]
+        var statuses = report?["statuses"] as? [String: [Int]] ?? [:]
+        // Stopped while opening its outputs: by its handler (143), or before main installed it (the default action).
+        let opening = statuses.removeValue(forKey: "opening") ?? []
+        XCTAssertFalse(opening.isEmpty, r.stdout)
+        XCTAssertTrue(Set(opening).isSubset(of: [143, -15]), r.stdout)
         let expected: [String: [Int]] = [
             "convert": [0], "hls": [0], "thumbnail": [0], "usage": [64], "damaged": [2], "timeout": [124], "sigterm": [143]
         ]
