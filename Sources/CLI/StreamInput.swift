@@ -28,7 +28,7 @@ enum StreamInput {
         var template = Array((NSTemporaryDirectory() + "/sdrify-stream-XXXXXX").utf8CString)
         let kept = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard kept >= 0 else { throw SDRifyError(.outputProblem, "\(name): cannot keep the stream (\(String(cString: strerror(errno))))") }
-        unlink(String(cString: template))
+        _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }  // the kept file has no name: gone when closed
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var head = Data(), checked = false
         while true {

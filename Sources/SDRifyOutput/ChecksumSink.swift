@@ -23,8 +23,14 @@ final class ChecksumSink: MediaSink {
     package let audioBlock = 1024
     /// Regions measured in every picture: (x, y, width, height) as fractions.
     let regions: [(Double, Double, Double, Double)]
+    /// With `keepingSamples`: every picture's visible samples, plane by plane (Y, Cb, Cr), row after row.
+    private(set) var samples: [[[UInt8]]] = []
+    private let keepingSamples: Bool
 
-    package init(regions: [(Double, Double, Double, Double)] = []) { self.regions = regions }
+    package init(regions: [(Double, Double, Double, Double)] = [], keepingSamples: Bool = false) {
+        self.regions = regions
+        self.keepingSamples = keepingSamples
+    }
 
     private(set) var timeBase: TimeBase? = nil
 
@@ -35,16 +41,21 @@ final class ChecksumSink: MediaSink {
     package func write(picture: Frame) throws {
         var sums = [Double](repeating: 0, count: 3)
         var hash: UInt64 = 0xcbf29ce484222325
+        var kept: [[UInt8]] = []
         for p in 0..<3 {
             let (w, h) = PlanarFormat.yuv420p.planeSize(p, width: picture.width, height: picture.height)
+            var plane: [UInt8] = []
             for y in 0..<h {
                 let row = picture.data(p).assumingMemoryBound(to: UInt8.self) + y * picture.stride(p)
+                if keepingSamples { plane.append(contentsOf: UnsafeBufferPointer(start: row, count: w)) }
                 var s = 0
                 for x in 0..<w { s += Int(row[x]); hash = (hash ^ UInt64(row[x])) &* 0x100000001b3 }
                 sums[p] += Double(s)
             }
             sums[p] /= Double(w * h)
+            if keepingSamples { kept.append(plane) }
         }
+        if keepingSamples { samples.append(kept) }
         let means = regions.map { r -> Double in
             let x0 = Int(r.0 * Double(width)), y0 = Int(r.1 * Double(height))
             let x1 = max(x0 + 1, Int((r.0 + r.2) * Double(width))), y1 = max(y0 + 1, Int((r.1 + r.3) * Double(height)))

@@ -97,7 +97,7 @@ func toneMapBenchmark(rawFrame path: String, width w: Int, height h: Int, kind: 
     for _ in 0..<3 { auto.append(try run(.auto)); fixed.append(try run(.bt2390)) }
     let meter = SceneMeter(format: .yuv420p10, color: src.color, width: w, height: h)
     let tracker = SceneTracker()
-    let statsMs = try medianMilliseconds(runs: 101) { _ = tracker.next(meter.measure(src)) }
+    let statsMs = medianMilliseconds(runs: 101) { _ = tracker.next(meter.measure(src)) }
     let autoMpx = auto.sorted()[1]
     return (autoMpx, fixed.sorted()[1], statsMs / (Double(w * h) / 1e6 / autoMpx * 1000))
 }

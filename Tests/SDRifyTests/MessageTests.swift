@@ -74,8 +74,8 @@ final class MessageTests: XCTestCase {
         webp += vp8l
         for (name, bytes) in [("a.jpg", jpeg), ("a.png", png), ("a.webp", webp)] {
             let plain = dir.appendingPathComponent("plain-" + name).path, marked = dir.appendingPathComponent("marked-" + name).path
-            FileManager.default.createFile(atPath: plain, contents: Data(bytes))
-            FileManager.default.createFile(atPath: marked, contents: Data(OutputMark.stamped(bytes)))
+            XCTAssertTrue(FileManager.default.createFile(atPath: plain, contents: Data(bytes)))
+            XCTAssertTrue(FileManager.default.createFile(atPath: marked, contents: Data(OutputMark.stamped(bytes))))
             XCTAssertFalse(OutputMark.isMarked(path: plain), name)
             XCTAssertTrue(OutputMark.isMarked(path: marked), name)
             XCTAssertEqual(OutputMark.kind(head: OutputMark.stamped(bytes)), OutputMark.kind(head: bytes), "\(name) stays what it was")

@@ -151,7 +151,7 @@ final class RetimingTests: XCTestCase {
         let trailer = Array("SEFH".utf8) + le(106) + le(1) + directory
         let file = media + datum + trailer + le(trailer.count) + Array("SEFT".utf8)
         let path = dir.appendingPathComponent("a.mp4").path
-        FileManager.default.createFile(atPath: path, contents: Data(file))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(file)))
         let read = try XCTUnwrap(try SEFTrailer(path: path))
         XCTAssertEqual(read.segments.map(\.divisor), [4])
         XCTAssertEqual(read.segments.first?.end.seconds, 0.9)
@@ -160,11 +160,11 @@ final class RetimingTests: XCTestCase {
         for at in (media.count + datum.count)..<file.count - 4 {
             var damaged = file
             damaged[at] ^= 0xA5
-            FileManager.default.createFile(atPath: path, contents: Data(damaged))
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(damaged)))
             do { _ = try SEFTrailer(path: path) } catch { refused += 1 }
         }
         XCTAssertGreaterThan(refused, 10)
-        FileManager.default.createFile(atPath: path, contents: Data(file.suffix(20)))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(file.suffix(20))))
         XCTAssertThrowsError(try SEFTrailer(path: path), "a trailer longer than the file")
     }
 }
