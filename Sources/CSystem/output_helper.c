@@ -135,16 +135,16 @@ static void close_others(int keep_a, int keep_b) {
     }
 }
 
-// A helper's start: the group's signals ignored (a Ctrl-C is the worker's to handle: the helper goes when the
-// worker has gone), every descriptor but `sock` and `keep` closed, its own filter (where the kernel cannot, the
-// helper still works; the worker's sandbox says so).
-// A helper outlives a stopped worker to finish its work, so the stops that end the worker do not end it. Set in the
-// child before the signals blocked around fork are let through: the worker's handlers never run in a helper.
+// The group's signals ignored in a helper (a Ctrl-C is the worker's to handle: the helper goes when the worker has
+// gone, after removing or placing what it holds). Set in the child before the signals blocked around fork are let
+// through, so the worker's handlers never run in a helper.
 static void ignore_stops(void) {
     int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE};
     for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) signal(ignored[i], SIG_IGN);
 }
 
+// A helper's start: every descriptor but `sock` and `keep` closed, its own filter (where the kernel cannot, the
+// helper still works; the worker's sandbox says so).
 static void helper_setup(int sock, int keep, int directory) {
     close_others(sock, keep);
     (void)confine_helper(directory);
