@@ -8,8 +8,8 @@ were handed to this parent, which made itself their reaper (prctl PR_SET_CHILD_S
 The runs cycle through what a worker sees: a conversion, an HLS ladder (a directory helper), a thumbnail, a usage
 error, a damaged input, a --timeout that trips, a SIGTERM during a conversion, and a SIGTERM while the outputs are
 being opened (a seeded delay of 30-150 ms: the helper may be mid-fork; before 2026-11-28 about one such run in a
-hundred left a zombie). Each run's own process is waited for by its pid (as any worker does). Prints one JSON object: runs, exit statuses seen, zombies left; exits 1 when
-any zombie is left.
+hundred left a zombie). Each run's own process is waited for by its pid (as any worker does). Prints one JSON
+object: runs, exit statuses seen, zombies left; exits 1 when any zombie is left.
 """
 import ctypes
 import json
@@ -61,6 +61,9 @@ def main():
         ("opening", ["hls", clip, "{out}-hls", "--ladder", "240", "-q"], "early"),
     ]
     if len(sys.argv) > 4:
+        names = [k[0] for k in kinds]
+        if sys.argv[4] not in names:
+            sys.exit(f"zombies: no kind of run named {sys.argv[4]} (one of {', '.join(names)})")
         kinds = [k for k in kinds if k[0] == sys.argv[4]]
     early = random.Random(1)
     statuses = {}
