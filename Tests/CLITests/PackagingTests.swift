@@ -8,7 +8,7 @@ final class PackagingTests: CLITestCase {
     func testDebianPackageUnpacksAndConverts() throws {
         var deb = ProcessInfo.processInfo.environment["SDRIFY_TEST_DEB"] ?? ""
         if deb.isEmpty || !FileManager.default.fileExists(atPath: deb) {
-            let build = try Support.run(Support.packageRoot.appendingPathComponent("scripts/package").path, [file("deb")])
+            let build = try Support.run(Support.packageRoot.appendingPathComponent("scripts/package").path, ["--fast", file("deb")])
             XCTAssertEqual(build.status, 0, build.stderr)
             deb = build.stdout.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
         }
