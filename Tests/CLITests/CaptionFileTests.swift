@@ -129,25 +129,18 @@ final class CaptionFileTests: CLITestCase {
         }
     }
 
-    /// `sdrify captions` as a process: an ASS file converts (exit 0), an output already there is exit 4 and left as
-    /// it was, an unknown output extension exit 64 in one line. (Each format's reader and writer is
+    /// `sdrify captions` as a process: a file converts (exit 0), an output already there is exit 4 and left as it was,
+    /// an unknown output extension exit 64 in one line. (Each format's reader and writer is
     /// SDRifyTests.CaptionFormatTests', in-process.)
     func testCaptionsExitStatuses() throws {
-        let ass = try write(
-            """
-            [Script Info]
-            ScriptType: v4.00+
-
-            [Events]
-            Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
-            Dialogue: 0,0:00:01.00,0:00:02.50,Default,,0,0,0,,{\\i1}Slanted{\\i0}\\Nsecond
-            """, "a.ass")
-        XCTAssertEqual(try Support.sdrify("captions", ass, file("a.srt")).status, 0)
-        XCTAssertEqual(try read("a.srt"), "1\n00:00:01,000 --> 00:00:02,500\n<i>Slanted</i>\nsecond\n")
-        let again = try Support.sdrify("captions", ass, file("a.srt"))
+        let srt = try write("1\n00:00:01,000 --> 00:00:02,500\n<i>Slanted</i>\nsecond\n", "a.srt")
+        XCTAssertEqual(try Support.sdrify("captions", srt, file("a.vtt")).status, 0)
+        let vtt = try read("a.vtt")
+        XCTAssertTrue(vtt.hasPrefix("WEBVTT") && vtt.contains("00:00:01.000 --> 00:00:02.500\n<i>Slanted</i>\nsecond"), vtt)
+        let again = try Support.sdrify("captions", srt, file("a.vtt"))
         XCTAssertEqual(again.status, 4, again.stderr)
-        XCTAssertEqual(try read("a.srt"), "1\n00:00:01,000 --> 00:00:02,500\n<i>Slanted</i>\nsecond\n")
-        let unknown = try Support.sdrify("captions", ass, file("a.txt"))
+        XCTAssertEqual(try read("a.vtt"), vtt, "left as it was")
+        let unknown = try Support.sdrify("captions", srt, file("a.txt"))
         XCTAssertEqual(unknown.status, 64, unknown.stderr)
         XCTAssertEqual(unknown.stderr.split(separator: "\n").count, 1, unknown.stderr)
     }
