@@ -5,8 +5,8 @@ import SDRifyValues
 import XCTest
 
 /// The caption readers and writers called as library functions (issue 56): each format's reader on the cues it
-/// gives, each writer on the text it writes, round trips through both, and `CaptionConversion.run` (the whole of
-/// `sdrify captions`) for the errors it stops with before any output opens. What only a process shows (SCC read back
+/// gives, each writer on the text it writes, round trips through both, and `CaptionConversion.converted` (what
+/// `sdrify captions` writes) for the errors it stops with before any output opens. What only a process shows (SCC read back
 /// by ffmpeg, the 608 validator's one line and exit 2 with nothing written, an existing output's exit 4, burn-in and
 /// soft tracks) stays in CLITests.CaptionFileTests.
 final class CaptionFormatTests: XCTestCase {
@@ -28,33 +28,26 @@ final class CaptionFormatTests: XCTestCase {
 
     private func read(_ name: String) throws -> String { try String(contentsOfFile: file(name), encoding: .utf8) }
 
-    /// What `sdrify captions IN OUT` makes of IN (`CaptionConversion.run`'s reader and writer), written to OUT
-    /// plainly: the atomic output and its exit statuses are the process's, CLITests.CaptionFileTests'. Returns the
-    /// cues read.
+    /// What `sdrify captions IN OUT` writes (`CaptionConversion.converted`), written to OUT plainly: the atomic output
+    /// and its exit statuses are the process's, CLITests.CaptionFileTests'. Returns the number of cues.
     @discardableResult
-    private func convert(_ input: String, _ output: String) throws -> [Cue] {
-        let format = try XCTUnwrap(CaptionFormat(path: output), output)
-        let cues = try CaptionFile.cues(input)
-        try Data(try CaptionWriter.text(cues, format: format, fix: false).text.utf8).write(to: URL(fileURLWithPath: file(output)))
-        return cues
+    private func convert(_ input: String, _ output: String) throws -> Int {
+        let (text, result) = try CaptionConversion.converted(input: input, output: file(output), fix: false)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: file(output)))
+        return result.cues
     }
 
-    /// The error `CaptionConversion.run` (the whole of `sdrify captions`) stops with before it opens an output.
+    /// The error `sdrify captions` stops with before it opens an output.
     private func refusal(_ input: String, _ output: String) -> SDRifyError? {
         do {
-            _ = try CaptionConversion.run(input: input, output: file(output), fix: false, overwrite: .keep)
+            _ = try CaptionConversion.converted(input: input, output: file(output), fix: false)
             XCTFail("\(input) → \(output) converted")
         } catch let e as SDRifyError { return e } catch { XCTFail("not an SDRifyError: \(error)") }
         return nil
     }
 
-    /// A cue's text as a person reads it: the lines joined, markup removed.
-    private func text(_ cue: Cue) -> String {
-        cue.lines.map {
-            $0.replacingOccurrences(of: "<[^>]*>", with: "", options: .regularExpression).replacingOccurrences(of: "&lt;", with: "<")
-                .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
-        }.joined(separator: "\n")
-    }
+    /// A cue's text as a person reads it: its lines without markup (the readers' own `plain`), joined.
+    private func text(_ cue: Cue) -> String { cue.lines.map(SubtitleParser.plain).joined(separator: "\n") }
 
     /// Roll-up and paint-on SCC (hand-written byte pairs) read as what the screen shows after each line.
     func testSCCRollUpAndPaintOn() throws {
@@ -127,7 +120,7 @@ final class CaptionFormatTests: XCTestCase {
         let srt =
             "1\n00:00:01,250 --> 00:00:02,500\n{\\an8}<i>Top</i> & <b>bold</b> <font color=\"#FFFF00\">yellow</font>\n\n"
             + "2\n00:01:02,000 --> 00:01:04,040\nTwo\nlines\n"
-        XCTAssertEqual(try convert(try write(srt, "a.srt"), "a.itt").count, 2)
+        XCTAssertEqual(try convert(try write(srt, "a.srt"), "a.itt"), 2)
         let itt = try read("a.itt")
         for part in [
             "xmlns=\"http://www.w3.org/ns/ttml\"", "ttp:frameRateMultiplier=\"1000 1001\"", "region=\"top\"",
