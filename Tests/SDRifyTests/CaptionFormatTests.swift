@@ -9,18 +9,7 @@ import XCTest
 /// `sdrify captions` writes) for the errors it stops with before any output opens. What only a process shows (SCC read back
 /// by ffmpeg, the 608 validator's one line and exit 2 with nothing written, an existing output's exit 4, burn-in and
 /// soft tracks) stays in CLITests.CaptionFileTests.
-final class CaptionFormatTests: XCTestCase {
-    private var work: URL!
-
-    override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("sdrify-captions-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: work) }
-
-    private func file(_ name: String) -> String { work.appendingPathComponent(name).path }
-
+final class CaptionFormatTests: FolderTestCase {
     private func write(_ text: String, _ name: String) throws -> String {
         try Data(text.utf8).write(to: URL(fileURLWithPath: file(name)))
         return file(name)

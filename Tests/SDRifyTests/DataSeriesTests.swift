@@ -2,7 +2,7 @@
 import XCTest
 
 /// Data-driven titles: a GPX track read, interpolated and filled into the template per step.
-final class DataSeriesTests: XCTestCase {
+final class DataSeriesTests: FolderTestCase {
     func gpx() throws -> String {
         // Six points a second apart, each 0.0001° further north (11.12 m), climbing 2 m a second.
         let points = (0..<6).map { i in
@@ -10,14 +10,13 @@ final class DataSeriesTests: XCTestCase {
                 format: "<trkpt lat=\"%.4f\" lon=\"-0.1\"><ele>%d</ele><time>2026-05-01T10:00:0%dZ</time></trkpt>", 51.5 + Double(i) * 0.0001,
                 20 + 2 * i, i)
         }.joined()
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sdrify-\(UUID().uuidString).gpx").path
+        let path = file("track.gpx")
         try Data("<?xml version=\"1.0\"?><gpx version=\"1.1\"><trk><trkseg>\(points)</trkseg></trk></gpx>".utf8).write(to: URL(fileURLWithPath: path))
         return path
     }
 
     func testGPXIsInterpolatedAndSpeedsComeFromDistance() throws {
         let path = try gpx()
-        defer { try? FileManager.default.removeItem(atPath: path) }
         let series = try DataSeries.gpx(path)
         XCTAssertEqual(series.span, 0...5)
         let f = series.fields(at: 2.5)
@@ -32,7 +31,6 @@ final class DataSeriesTests: XCTestCase {
 
     func testTitleEventsFollowTheDataOnTheOutputClock() throws {
         let path = try gpx()
-        defer { try? FileManager.default.removeItem(atPath: path) }
         var title = TitleSpec(text: "{altitude_m:.0f} m")
         title.source = .gpx(path)
         title.sourceOffset = 1  // the ride's 0 s is the output's 1 s

@@ -5,7 +5,7 @@
 import XCTest
 
 /// Level 1 of a Dolby Vision RPU, read through the whole RPU syntax (libavcodec 5.1 stops before it).
-final class DolbyVisionRPUTests: XCTestCase {
+final class DolbyVisionRPUTests: FolderTestCase {
 
     /// Writes H.26x-style fields, for building RPUs.
     struct BitWriter {
@@ -81,9 +81,7 @@ final class DolbyVisionRPUTests: XCTestCase {
     /// A Dolby Vision stream on a PQ base without MaxCLL of its own (profile 8.1-like: x265's PQ pictures, an RPU after
     /// each): the light its level-1 metadata adds up to, read without decoding, and carried by the HDR kept.
     func testLevel1AddsUpToTheLightTheHDRKeptCarries() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dv81-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir: URL = work
         func run(_ tool: String, _ args: [String]) throws -> Int32 {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/env")

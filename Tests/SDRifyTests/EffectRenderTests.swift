@@ -8,18 +8,7 @@ import XCTest
 /// Effects as layers (issue 15, first part): where and when each acts, on the pictures the render hands its encoder
 /// (in-process, a checksum sink keeping the samples: no encoder, no decoder between the effect and the check). Their
 /// descriptions' errors and the titles stay end to end (CLITests.EffectTests: exit codes, the drawn text).
-final class EffectRenderTests: XCTestCase {
-    private var work: URL!
-
-    override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("sdrify-effects-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: work) }
-
-    private func file(_ name: String) -> String { work.appendingPathComponent(name).path }
-
+final class EffectRenderTests: FolderTestCase {
     /// A vector made by the ffmpeg CLI (lossless H.264).
     private func ffmpeg(_ arguments: [String]) throws {
         let p = Process()

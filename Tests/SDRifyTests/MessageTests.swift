@@ -9,7 +9,7 @@ import XCTest
 /// What sdrify says when a value or a file is wrong (issue 54), called in-process: the nearest spelling, a list cut
 /// to its first item, where malformed JSON goes wrong, a timeline and an overlay description told apart; and sdrify's
 /// own mark on what it writes, found again.
-final class MessageTests: XCTestCase {
+final class MessageTests: FolderTestCase {
     func testDidYouMeanForChoicesAndKeys() {
         XCTAssertEqual(Spelling.nearest(to: "form", among: ["from", "to", "duration"]), "from")
         XCTAssertEqual(Spelling.nearest(to: "fdae", among: ["fade", "wipeleft"]), "fade")
@@ -37,9 +37,7 @@ final class MessageTests: XCTestCase {
     }
 
     func testATimelineAndOverlaysAreToldApart() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sdrify-messages-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir: URL = work
         func message(_ text: String, _ load: (String) throws -> Void) throws -> String {
             let path = dir.appendingPathComponent("f.json").path
             try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -59,9 +57,7 @@ final class MessageTests: XCTestCase {
 
     /// The mark sdrify puts on stills (what -y may replace) is found again, and only on what carries it.
     func testTheMarkOnStillsIsFoundAgain() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sdrify-mark-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir: URL = work
         // The smallest files of each kind: a baseline JPEG's head, a PNG's signature and header, a lossless WebP.
         let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0, 16] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0] + [0xFF, 0xDA, 0, 2, 0xFF, 0xD9]
         let ihdr: [UInt8] = Array("IHDR".utf8) + [0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]

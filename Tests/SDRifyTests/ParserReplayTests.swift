@@ -8,11 +8,10 @@ import SDRifyFuzzing
 /// (testvectors/fuzz): each is read to its answer, a value or an error, within the time libFuzzer allows one input.
 /// A crash ends the test run. This is the regression half of `scripts/fuzz swift`; its search for new findings
 /// (mutations under libFuzzer and ASan) stays in that script.
-final class ParserReplayTests: XCTestCase {
+final class ParserReplayTests: FolderTestCase {
     func testEveryParserReadsItsSeedsAndEveryPastFinding() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let seeds = FileManager.default.temporaryDirectory.appendingPathComponent("sdrify-seeds-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: seeds) }
+        let seeds = work.appendingPathComponent("seeds")
         let make = Process()
         make.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         make.arguments = ["python3", root.appendingPathComponent("scripts/make-fuzz-seeds.py").path, seeds.path]

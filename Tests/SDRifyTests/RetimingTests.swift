@@ -6,7 +6,7 @@ import XCTest
 
 /// The time map (speed, slow motion) and the slow-motion rules, against androidx media3's own tests of its
 /// SefSlowMotionFlattener (their layer sequences, segments and expected results).
-final class RetimingTests: XCTestCase {
+final class RetimingTests: FolderTestCase {
     /// media3's layer sequence of a capture whose top layer is 3, repeated over the pictures.
     let layers = [0, 3, 2, 3, 1, 3, 2, 3]
 
@@ -140,9 +140,7 @@ final class RetimingTests: XCTestCase {
     /// A trailer written as Samsung writes it reads back; every cut or overwritten length is damage, never a
     /// crash or a guess.
     func testSEFTrailerReadsAndRefusesDamage() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sef-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir: URL = work
         func le(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
         let name = Array("SlowMotion_Data".utf8), body = Array("100:900:3".utf8)
         let datum = [0, 0, 0x90, 0x08] + le(name.count) + name + body

@@ -22,6 +22,7 @@ final class SandboxTests: XCTestCase {
             try insideTheSandbox()
             return
         }
+        // Its own folder, not FolderTestCase's: the child, in the sandbox, could not remove one made for it.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sdrify-sandbox-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
