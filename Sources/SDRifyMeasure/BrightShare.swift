@@ -76,13 +76,16 @@ package enum BrightShareScene {
         return planes
     }
 
+    /// The test photographs at the size the scene's grid gives each.
+    package static func photos(ffmpeg: String, directory: String) throws -> [[UInt8]] {
+        try ExposureChart.photos.map { try ExposureChart.decode(ffmpeg, "\(directory)/\($0).png", width: 288, height: 192) }
+    }
+
     /// One scene lifted, encoded losslessly (x265 through the ffmpeg CLI), converted by `sdrify` and scored.
+    /// `pictures` is `photos(ffmpeg:directory:)`, decoded once for every share and transfer measured.
     package static func measure(
-        sdrify: String, ffmpeg: String, photosDirectory: String, work: URL, share: Double, transfer: ExposureChart.Transfer
+        sdrify: String, ffmpeg: String, pictures: [[UInt8]], work: URL, share: Double, transfer: ExposureChart.Transfer
     ) throws -> Score {
-        let pictures = try ExposureChart.photos.map {
-            try ExposureChart.decode(ffmpeg, "\(photosDirectory)/\($0).png", width: 288, height: 192)
-        }
         let (light, reference) = scene(photos: pictures, share: share)
         let raw = work.appendingPathComponent("bright.gbrpf32").path, source = work.appendingPathComponent("bright.mp4").path
         let output = work.appendingPathComponent("bright.sdr.mp4").path

@@ -10,10 +10,11 @@ final class BrightShareTests: XCTestCase {
     func testGradedContentKeepsItsWhiteWhateverShareIsBrighter() throws {
         let work = try Support.tempDir()
         defer { try? FileManager.default.removeItem(at: work) }
+        let pictures = try BrightShareScene.photos(ffmpeg: Support.tool("ffmpeg"), directory: Support.vector("photos"))
         for transfer in ExposureChart.Transfer.allCases {
             for share in BrightShareScene.shares {
                 let s = try BrightShareScene.measure(
-                    sdrify: Support.binary.path, ffmpeg: Support.tool("ffmpeg"), photosDirectory: Support.vector("photos"), work: work,
+                    sdrify: Support.binary.path, ffmpeg: Support.tool("ffmpeg"), pictures: pictures, work: work,
                     share: share, transfer: transfer)
                 let which = "\(transfer) with \(Int(share)) % brighter"
                 print(String(format: "%@: ΔE00 %.2f, ΔL* %+.2f, exposure %@", which, s.meanDE, s.deltaL, s.exposure), s.patchChroma, s.patchHueError)
