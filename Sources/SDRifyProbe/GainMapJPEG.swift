@@ -151,7 +151,8 @@ package enum GainMapJPEG {
             t += be16(3)
             t += be16(0xB000) + be16(7) + be32(4) + Array("0100".utf8)  // MPFVersion
             t += be16(0xB001) + be16(4) + be32(1) + be32(2)  // NumberOfImages
-            t += be16(0xB002) + be16(7) + be32(32) + be32(UInt32(8 + 2 + 3 * 12 + 4))  // MPEntry, after the IFD
+            let entries: UInt32 = 8 + 2 + 3 * 12 + 4  // after the IFD (typed: inferred in the sum it took seconds to check)
+            t += be16(0xB002) + be16(7) + be32(32) + be32(entries)  // MPEntry
             t += be32(0)  // no next IFD
             t += be32(0x0003_0000) + be32(primarySize) + be32(0) + be16(0) + be16(0)  // primary: baseline MP primary
             t += be32(0) + be32(UInt32(second.count)) + be32(secondOffset) + be16(0) + be16(0)

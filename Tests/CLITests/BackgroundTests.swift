@@ -127,7 +127,9 @@ final class BackgroundTests: CLITestCase {
         let before = try planes(file("song.mp4"), 15, 400, 300), during = try planes(file("song.mp4"), 45, 400, 300)
         guard !before.y.isEmpty, !during.y.isEmpty else { return }
         XCTAssertGreaterThan(mean(before.cr, width: 200, x: 0..<200, y: 0..<150), 180, "the red cover")
-        let changed = (0..<300).filter { y in (0..<400).contains { x in abs(Int(during.y[y * 400 + x]) - Int(before.y[y * 400 + x])) > 20 } }
+        let changed: [Int] = (0..<300).filter { (y: Int) -> Bool in
+            (0..<400).contains { (x: Int) -> Bool in abs(Int(during.y[y * 400 + x]) - Int(before.y[y * 400 + x])) > 20 }
+        }
         XCTAssertGreaterThan(changed.count, 5, "the lyric at 1.5 s")
         XCTAssertGreaterThan(changed.min() ?? 0, 200, "at the bottom")
         let sound = try Support.run(Support.tool("ffmpeg"), ["-v", "error", "-i", file("song.mp4"), "-map", "0:a:0", "-ac", "1", "-f", "f32le", "-"])

@@ -118,7 +118,9 @@ final class CaptionTests: CLITestCase {
             let y = Array(try Support.rawFrame(file("\(name).mp4"), index: 15, pixelFormat: "yuv420p").prefix(240 * 426))
             let grey = Array(try Support.rawFrame(file("tall.mp4"), index: 15, pixelFormat: "yuv420p").prefix(240 * 426))
             guard y.count == 240 * 426 else { return XCTFail("no picture") }
-            let rows = (0..<426).filter { r in (0..<240).contains { x in abs(Int(y[r * 240 + x]) - Int(grey[r * 240 + x])) > 12 } }
+            let rows: [Int] = (0..<426).filter { (r: Int) -> Bool in
+                (0..<240).contains { (x: Int) -> Bool in abs(Int(y[r * 240 + x]) - Int(grey[r * 240 + x])) > 12 }
+            }
             XCTAssertGreaterThan(rows.count, 5, name)
             XCTAssertGreaterThan(rows.min() ?? 0, 330, "\(name): at the bottom")
             spans[name] = (rows.max() ?? 0) - (rows.min() ?? 0) + 1
@@ -143,8 +145,8 @@ final class CaptionTests: CLITestCase {
         XCTAssertLessThan(rows.min() ?? 240, 8, "no margin")
         XCTAssertGreaterThan(rows.count, plainRows.count * 3 / 2, "larger than the default 5.5 %")
         let frame = try Support.rawFrame(out, index: 15, pixelFormat: "yuv420p")
-        let cr = frame[(320 * 240 + 160 * 120)...]
-        XCTAssertGreaterThan(cr.max() ?? 0, 200, "red text")
+        let chromaRed: Int = 320 * 240 + 160 * 120
+        XCTAssertGreaterThan(frame[chromaRed...].max() ?? 0, 200, "red text")
         for bad in [["--caption-position", "side"], ["--caption-size", "0"], ["--caption-color", "red"], ["--caption-outline", "-1"]] {
             let e = try Support.sdrify([file("grey.mp4"), file("bad.mp4"), "--captions", file("c.srt")] + bad)
             XCTAssertEqual(e.status, 64, "\(bad): \(e.stderr)")
@@ -228,9 +230,13 @@ final class CaptionTests: CLITestCase {
         func rows(_ index: Int) throws -> (title: [Int], captions: [Int]) {
             let frame = try Support.rawFrame(file("both.mp4"), index: index, pixelFormat: "yuv420p")
             XCTAssertEqual(frame.count, 320 * 240 * 3 / 2)
-            let cr = frame[(320 * 240 + 160 * 120)...].map { $0 }
-            let title = (0..<120).filter { y in (0..<160).contains { cr[y * 160 + $0] > 170 } }.flatMap { [2 * $0, 2 * $0 + 1] }
-            let captions = (0..<240).filter { y in (0..<320).contains { x in frame[y * 320 + x] > 220 && cr[(y / 2) * 160 + x / 2] < 140 } }
+            let chromaRed: Int = 320 * 240 + 160 * 120
+            let cr: [UInt8] = Array(frame[chromaRed...])
+            let titleRows: [Int] = (0..<120).filter { (y: Int) -> Bool in (0..<160).contains { (x: Int) -> Bool in cr[y * 160 + x] > 170 } }
+            let title: [Int] = titleRows.flatMap { (y: Int) -> [Int] in [2 * y, 2 * y + 1] }
+            let captions: [Int] = (0..<240).filter { (y: Int) -> Bool in
+                (0..<320).contains { (x: Int) -> Bool in frame[y * 320 + x] > 220 && cr[(y / 2) * 160 + x / 2] < 140 }
+            }
             return (title, captions)
         }
         let together = try rows(15)

@@ -45,7 +45,7 @@ final class EffectTests: CLITestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         func maxLuma(_ n: Int, rows: Range<Int>) throws -> Int {
             let bytes = try Support.rawFrame(out, index: n, pixelFormat: "gray")  // 640x480
-            return rows.flatMap { y in bytes[y * 640..<(y + 1) * 640] }.map(Int.init).max() ?? 0
+            return rows.map { (y: Int) -> Int in Int(bytes[y * 640..<(y + 1) * 640].max() ?? 0) }.max() ?? 0
         }
         XCTAssertGreaterThan(try maxLuma(18, rows: 360..<480), 200, "white text in the bottom band at 0.6 s")
         XCTAssertLessThan(try maxLuma(18, rows: 0..<300), 30, "nothing above it")

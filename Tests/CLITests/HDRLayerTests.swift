@@ -51,7 +51,10 @@ final class HDRLayerTests: CLITestCase {
             let withoutCaptions = file("\(kind)-plain.mp4")
             XCTAssertEqual(try Support.sdrify([Support.vector(source), withoutCaptions, "--range", "hdr", "--crf", "4", "-y", "-q"]).status, 0)
             let under = try planes(withoutCaptions, 0, width: w, height: h)
-            let changed = band.flatMap { y in (w / 4..<(3 * w / 4)).map { y * w + $0 } }.filter { abs(p.y[$0] - under.y[$0]) > 40 }
+            // (Types spelled out: inferred, this line took the type checker 7.5 s.)
+            let columns = (w / 4)..<(3 * w / 4)
+            let inBand: [Int] = band.flatMap { (y: Int) -> [Int] in columns.map { (x: Int) -> Int in y * w + x } }
+            let changed: [Int] = inBand.filter { (i: Int) -> Bool in abs(p.y[i] - under.y[i]) > 40 }
             XCTAssertGreaterThan(changed.count, 200, "\(kind): the captions are drawn")
             let brightest = changed.map { p.y[$0] }.max() ?? 0
             XCTAssertLessThanOrEqual(Double(brightest), expected + 6, "\(kind): captions never above graphics white")

@@ -124,9 +124,11 @@ final class PublishingTests: CLITestCase {
         XCTAssertEqual(media["TYPE"], "AUDIO")
         let audioSegments = try checkMediaPlaylist(out, media["URI"] ?? "")
         let audioPackets = try packets(out, "audio", segments: audioSegments.map(\.file), stream: "a")
-        let audioPeak =
-            zip(audioSegments, audioSegments.map { seg in (try? Data(contentsOf: URL(fileURLWithPath: "\(out)/\(seg.file)")).count) ?? 0 })
-            .map { Double($1 * 8) / $0.length }.max() ?? 0
+        let audioPeak: Double =
+            audioSegments.map { (seg: (file: String, length: Double)) -> Double in
+                let bytes: Int = (try? Data(contentsOf: URL(fileURLWithPath: "\(out)/\(seg.file)")).count) ?? 0
+                return Double(bytes * 8) / seg.length
+            }.max() ?? 0
 
         var firstStarts: [[Double]] = []
         for (i, line) in master.enumerated() where line.hasPrefix("#EXT-X-STREAM-INF:") {

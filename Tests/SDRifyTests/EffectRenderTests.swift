@@ -143,7 +143,10 @@ final class EffectRenderTests: FolderTestCase {
         for y in 32..<160 { for x in 32..<224 where dotted[y][x] == 16 { paper += 1 } }  // black, limited range
         // Untouched by any dot: the pixels whose centres lie more than half a pixel outside every dot (radius 8,
         // blended over the pixel across its edge), counted on one cell's pixel grid.
-        let touched = (0..<256).filter { i in pow(Double(i % 16) - 7.5, 2) + pow(Double(i / 16) - 7.5, 2) < 8.5 * 8.5 }.count
+        let touched = (0..<256).filter { (i: Int) -> Bool in
+            let dx: Double = Double(i % 16) - 7.5, dy: Double = Double(i / 16) - 7.5
+            return dx * dx + dy * dy < 8.5 * 8.5
+        }.count
         XCTAssertEqual(Double(paper) / Double(192 * 128), 1 - Double(touched) / 256, accuracy: 0.01, "the background between the dots")
         for cy in stride(from: 40, to: 160, by: 16) {
             for cx in stride(from: 40, to: 224, by: 16) {

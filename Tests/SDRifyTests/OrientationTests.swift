@@ -248,8 +248,8 @@ final class ChromaSitingTests: XCTestCase {
         for j in 0..<h / 2 {
             for i in 0..<w / 2 {
                 (src.data(1) + j * src.stride(1)).storeBytes(of: UInt8(30 + cbSlope * Double(2 * i)), toByteOffset: i, as: UInt8.self)
-                (src.data(2) + j * src.stride(2)).storeBytes(
-                    of: UInt8((30 + crSlope * (Double(2 * j) + 0.5)).rounded()), toByteOffset: i, as: UInt8.self)
+                let cr: Double = 30 + crSlope * (Double(2 * j) + 0.5)
+                (src.data(2) + j * src.stride(2)).storeBytes(of: UInt8(cr.rounded()), toByteOffset: i, as: UInt8.self)
             }
         }
         let color = ColorDescription(primaries: .bt709, transfer: .bt709, matrix: .bt709, range: .limited, chromaLocation: .left)
