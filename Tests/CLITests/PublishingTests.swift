@@ -504,7 +504,7 @@ final class PublishingTests: CLITestCase {
     /// own meter reads it, its true peak at most −1 dBTP; the JSON report agrees; a composition's mix, an audio-only
     /// input and the HLS audio rendition too.
     func testLoudnessReachesTheTargetWithoutClipping() throws {
-        // (10 pictures a second: the sound is what is measured, and six conversions of 360 pictures were most of the time.)
+        // (10 pictures a second: the sound is what is measured.)
         try ffmpeg([
             "-f", "lavfi", "-i", "testsrc2=s=320x240:r=10:d=12", "-f", "lavfi",
             "-i", "anoisesrc=d=12:c=pink:a=0.05,volume='0.3+0.7*lt(mod(t\\,2)\\,0.05)':eval=frame", "-f", "lavfi",
