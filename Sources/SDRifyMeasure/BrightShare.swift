@@ -76,13 +76,8 @@ package enum BrightShareScene {
         return planes
     }
 
-    /// The test photographs at the size the scene's grid gives each.
-    package static func photos(ffmpeg: String, directory: String) throws -> [[UInt8]] {
-        try ExposureChart.photos.map { try ExposureChart.decode(ffmpeg, "\(directory)/\($0).png", width: 288, height: 192) }
-    }
-
     /// One scene lifted, encoded losslessly (x265 through the ffmpeg CLI), converted by `sdrify` and scored.
-    /// `pictures` is `photos(ffmpeg:directory:)`, decoded once for every share and transfer measured.
+    /// `pictures` is `ExposureChart.decodedPhotos(ffmpeg:directory:)`, decoded once for every share and transfer measured.
     package static func measure(
         sdrify: String, ffmpeg: String, pictures: [[UInt8]], work: URL, share: Double, transfer: ExposureChart.Transfer
     ) throws -> Score {

@@ -17,6 +17,10 @@ package enum ExposureChart {
     ]
     /// The photos (testvectors/photos, 288x192 each) in a 2x2 grid at the top left.
     package static let photos = ["astronaut", "coffee", "chelsea", "rocket"]
+    /// `photos` as RGB, 288x192 each (this scene's grid and BrightShareScene's).
+    package static func decodedPhotos(ffmpeg: String, directory: String) throws -> [[UInt8]] {
+        try photos.map { try decode(ffmpeg, "\(directory)/\($0).png", width: 288, height: 192) }
+    }
     package static let placements: [Double] = [203, 400, 600, 1000]
     static let cell = (w: 96, h: 64)  // two columns of six cells right of the photos: greys, then colours
 
@@ -124,8 +128,7 @@ package enum ExposureChart {
     /// Every placement, one row each as it is measured: the scene lifted and encoded losslessly (x265, by the
     /// ffmpeg CLI), converted by `sdrify`, its first picture decoded and scored. `work` holds the files.
     package static func measure(sdrify: String, ffmpeg: String, photosDirectory: String, work: URL, row: (Row) throws -> Void) throws {
-        let pictures = try photos.map { try decode(ffmpeg, "\(photosDirectory)/\($0).png", width: 288, height: 192) }
-        let sdr = scene(photos: pictures)
+        let sdr = scene(photos: try decodedPhotos(ffmpeg: ffmpeg, directory: photosDirectory))
         let raw = work.appendingPathComponent("scene.gbrpf32").path, source = work.appendingPathComponent("in.mp4").path
         let output = work.appendingPathComponent("out.mp4").path
         for transfer in Transfer.allCases {

@@ -10,7 +10,7 @@ final class BrightShareTests: XCTestCase {
     func testGradedContentKeepsItsWhiteWhateverShareIsBrighter() throws {
         let work = try Support.tempDir()
         defer { try? FileManager.default.removeItem(at: work) }
-        let pictures = try BrightShareScene.photos(ffmpeg: Support.tool("ffmpeg"), directory: Support.vector("photos"))
+        let pictures = try ExposureChart.decodedPhotos(ffmpeg: Support.tool("ffmpeg"), directory: Support.vector("photos"))
         for transfer in ExposureChart.Transfer.allCases {
             for share in BrightShareScene.shares {
                 let s = try BrightShareScene.measure(
