@@ -13,6 +13,7 @@ which is kept beside it (honest_*) for comparison.
 
 usage: make-lying-durations.py OUTDIR
 """
+import functools
 import json
 import os
 import struct
@@ -42,6 +43,7 @@ def honest(name, bframes, container_args=()):
            "-bf", str(bframes), "-g", "15", "-c:a", "aac", *container_args, path(name))
 
 
+@functools.cache  # each honest file is compared with every edit made of it
 def presentation_times(p):
     r = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", p],
                        stdout=subprocess.PIPE, check=True)
@@ -49,14 +51,12 @@ def presentation_times(p):
     return [round(float(x), 4) for x in fields if x not in ("", "N/A")]
 
 
+@functools.cache
 def timing_said(p):
     """What the container says of the video's timing: each packet's decode time and duration, the track's length."""
-    said = []
-    for entries in ("packet=dts_time,duration_time", "stream=duration"):
-        r = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", entries, "-of", "csv=p=0", p],
-                           stdout=subprocess.PIPE, check=True)
-        said += [line.strip() for line in r.stdout.decode().splitlines() if line.strip()]
-    return said
+    r = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                        "packet=dts_time,duration_time:stream=duration", "-of", "csv=p=0", p], stdout=subprocess.PIPE, check=True)
+    return [line.strip() for line in r.stdout.decode().splitlines() if line.strip()]
 
 
 def keep(name, source, why, said_differs=True):

@@ -38,11 +38,7 @@ package enum BrightShareScene {
             let x0 = (i % 2) * 288, y0 = (i / 2) * 192
             for y in 0..<192 { for x in 0..<(288 * 3) { rgb[((y0 + y) * width + x0) * 3 + x] = photo[y * 288 * 3 + x] } }
         }
-        var light = (0..<(width * height)).map { i in
-            ExposureChart.bt709To2020(
-                SIMD3(ExposureChart.display(rgb[i * 3]), ExposureChart.display(rgb[i * 3 + 1]), ExposureChart.display(rgb[i * 3 + 2]))
-                    * 203)
-        }
+        var light = (0..<(width * height)).map { i in ExposureChart.bt709To2020(ExposureChart.displayLight(rgb, pixel: i) * 203) }
         let rows = bandRows(share)
         if rows > 0 {
             let windowWidth = share <= 7 ? 0 : width / 2, rest = width - windowWidth, rampWidth = rest / 2

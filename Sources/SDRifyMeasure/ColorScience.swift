@@ -16,9 +16,9 @@ package enum ColorScience {
     }
 
     /// 8-bit full-range R'G'B' → display light.
-    package static func displayLight(r: UInt8, g: UInt8, b: UInt8) -> RGB {
-        RGB(gamma(Double(r) / 255), gamma(Double(g) / 255), gamma(Double(b) / 255))
-    }
+    package static func displayLight(r: UInt8, g: UInt8, b: UInt8) -> RGB { RGB(codeLight[Int(r)], codeLight[Int(g)], codeLight[Int(b)]) }
+    /// `gamma` of each 8-bit code, worked out once: the scenes and their scores look it up three times a pixel.
+    static let codeLight: [Double] = (0...255).map { (code: Int) -> Double in gamma(Double(code) / 255) }
 
     static func gamma(_ v: Double) -> Double { SDRDisplay.light(v) }
 

@@ -3,17 +3,20 @@ import XCTest
 
 /// The unattended-use contract: signals, concurrent runs, machine-readable output.
 final class ContractTests: CLITestCase {
-    /// A 4K clip long enough to be interrupted mid-conversion.
-    static let clip4K: String = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sdrify-tests-4k-\(getpid()).mp4").path
-        _ = try? Support.run(
-            Support.tool("ffmpeg"),
-            [
-                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=3840x2160:rate=30",
-                "-frames:v", "90", "-c:v", "libx264", "-preset", "ultrafast", path
-            ])
+    /// A 4K clip long enough to be interrupted mid-conversion, in the test's folder (it was made beside the folders
+    /// once per test process, and every run left two behind in the temporary directory).
+    func clip4K() throws -> String {
+        let path = file("4k.mp4")
+        if !FileManager.default.fileExists(atPath: path) {
+            try shared("4k-clip") { made in
+                try ffmpeg([
+                    "-f", "lavfi", "-i", "testsrc2=size=3840x2160:rate=30", "-frames:v", "90", "-c:v", "libx264", "-preset", "ultrafast",
+                    made.appendingPathComponent("4k.mp4").path
+                ])
+            }
+        }
         return path
-    }()
+    }
 
     /// Starts a 4K conversion into `outDir`, waits for its first progress block (under way; its output has no
     /// name yet), sends `sig` 300 ms later and returns how it ended and its stderr.
@@ -21,7 +24,7 @@ final class ContractTests: CLITestCase {
         try FileManager.default.createDirectory(at: outDir, withIntermediateDirectories: true)
         let p = Process()
         p.executableURL = Support.binary
-        p.arguments = [Self.clip4K, outDir.appendingPathComponent("out.mp4").path, "--preset", "1920x1080", "--progress", "-"]
+        p.arguments = [try clip4K(), outDir.appendingPathComponent("out.mp4").path, "--preset", "1920x1080", "--progress", "-"]
         let progress = Pipe(), errors = Pipe()
         p.standardOutput = progress
         p.standardError = errors

@@ -7,10 +7,14 @@ import XCTest
 final class HEIFTests: CLITestCase {
     /// The vectors, and the source's Y' as sdrify shows a BT.709 picture.
     func vectors() throws -> String {
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=480x400", "-frames:v", "1", file("src.png")])
-        let r = try Support.run(
-            "/usr/bin/python3", [Support.packageRoot.appendingPathComponent("scripts/make-heif-vectors.py").path, file("src.png"), file("heif")])
-        XCTAssertEqual(r.status, 0, r.stderr)
+        try shared("heif-vectors") { made in
+            let source = made.appendingPathComponent("src.png").path
+            try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=480x400", "-frames:v", "1", source])
+            let r = try Support.run(
+                "/usr/bin/python3",
+                [Support.packageRoot.appendingPathComponent("scripts/make-heif-vectors.py").path, source, made.appendingPathComponent("heif").path])
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
         return file("heif")
     }
 

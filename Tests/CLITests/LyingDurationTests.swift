@@ -12,8 +12,10 @@ final class LyingDurationTests: CLITestCase {
 
     private func corpus() throws -> [Lie] {
         let script = Support.packageRoot.appendingPathComponent("scripts/make-lying-durations.py").path
-        let made = try Support.run("/usr/bin/env", ["python3", script, dir.path])
-        XCTAssertEqual(made.status, 0, made.stderr)
+        try shared("lying-durations") { folder in
+            let made = try Support.run("/usr/bin/env", ["python3", script, folder.path])
+            XCTAssertEqual(made.status, 0, made.stderr)
+        }
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("expected.json"))) as? [String: Any]
         return (json ?? [:]).sorted { $0.key < $1.key }.map { name, value in
             let d = value as? [String: Any] ?? [:]

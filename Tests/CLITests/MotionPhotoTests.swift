@@ -6,24 +6,28 @@ import XCTest
 /// `"motion": true`; convert converts the movie; damage is exit 2.
 final class MotionPhotoTests: CLITestCase {
     func vectors() throws -> String {
-        // The still and the movie the size of the HEIC the script makes (480x400), the movie tagged BT.709 so its Y'
-        // is what sdrify shows.
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=480x400", "-frames:v", "1", file("still.jpg")])
-        try ffmpeg([
-            "-f", "lavfi", "-i", "testsrc=s=480x400:r=25:d=2", "-f", "lavfi", "-i", "sine=f=500:d=2", "-vf", "scale=out_color_matrix=bt709",
-            "-c:v", "libx264", "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709",
-            "-c:a", "aac", "-shortest", file("movie.mp4")
-        ])
-        let heif = try Support.run(
-            "/usr/bin/python3", [Support.packageRoot.appendingPathComponent("scripts/make-heif-vectors.py").path, file("still.jpg"), file("heif")])
-        XCTAssertEqual(heif.status, 0, heif.stderr)
-        let r = try Support.run(
-            "/usr/bin/python3",
-            [
-                Support.packageRoot.appendingPathComponent("scripts/make-motion-photos.py").path, file("still.jpg"), file("movie.mp4"),
-                file("heif/single.heic"), file("mp")
+        try shared("motion-photos") { made in
+            func path(_ name: String) -> String { made.appendingPathComponent(name).path }
+            // The still and the movie the size of the HEIC the script makes (480x400), the movie tagged BT.709 so its
+            // Y' is what sdrify shows.
+            try ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=480x400", "-frames:v", "1", path("still.jpg")])
+            try ffmpeg([
+                "-f", "lavfi", "-i", "testsrc=s=480x400:r=25:d=2", "-f", "lavfi", "-i", "sine=f=500:d=2", "-vf", "scale=out_color_matrix=bt709",
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709",
+                "-c:a", "aac", "-shortest", path("movie.mp4")
             ])
-        XCTAssertEqual(r.status, 0, r.stderr)
+            let heif = try Support.run(
+                "/usr/bin/python3", [Support.packageRoot.appendingPathComponent("scripts/make-heif-vectors.py").path, path("still.jpg"), path("heif")]
+            )
+            XCTAssertEqual(heif.status, 0, heif.stderr)
+            let r = try Support.run(
+                "/usr/bin/python3",
+                [
+                    Support.packageRoot.appendingPathComponent("scripts/make-motion-photos.py").path, path("still.jpg"), path("movie.mp4"),
+                    path("heif/single.heic"), path("mp")
+                ])
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
         return file("mp")
     }
 

@@ -183,6 +183,29 @@ class CLITestCase: XCTestCase {
         return file(name)
     }
 
+    /// Files several tests make alike (the HEIF vectors, a 4K clip, the lying-duration corpus), made by `make` into
+    /// the folder it is given once per test run and copied into this test's folder, which is what each test then
+    /// reads and may change. scripts/test gives the run a folder for them (SDRIFY_TEST_SHARED); without one, each test
+    /// makes its own. `key` names what `make` makes: one key, one recipe.
+    func shared(_ key: String, _ make: (URL) throws -> Void) throws {
+        guard let root = ProcessInfo.processInfo.environment["SDRIFY_TEST_SHARED"], !root.isEmpty else { return try make(dir) }
+        let files = FileManager.default, made = URL(fileURLWithPath: root).appendingPathComponent(key)
+        if !files.fileExists(atPath: made.path) {
+            // Made aside and renamed into place: a test in another worker that asks at the same time makes its own,
+            // and the first rename wins.
+            let aside = URL(fileURLWithPath: root).appendingPathComponent(".\(key)-\(UUID().uuidString)")
+            try files.createDirectory(at: aside, withIntermediateDirectories: true)
+            defer { try? files.removeItem(at: aside) }
+            try make(aside)
+            if rename(aside.path, made.path) != 0 && !files.fileExists(atPath: made.path) {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: made.path])
+            }
+        }
+        for name in try files.contentsOfDirectory(atPath: made.path) {
+            try files.copyItem(at: made.appendingPathComponent(name), to: dir.appendingPathComponent(name))
+        }
+    }
+
     /// Each timeline clip (JSON) is refused by compose with exit 64, its error naming the given words, and no output.
     func assertComposeRefuses(_ cases: [(clip: String, named: String)], file path: StaticString = #filePath, line: UInt = #line) throws {
         for (clip, named) in cases {

@@ -10,8 +10,10 @@ final class UnusualInputTests: CLITestCase {
 
     private func corpus() throws -> [String: Expectation] {
         let script = Support.packageRoot.appendingPathComponent("scripts/make-unusual-vectors.py").path
-        let made = try Support.run("/usr/bin/env", ["python3", script, dir.path])
-        XCTAssertEqual(made.status, 0, made.stderr)
+        try shared("unusual-vectors") { folder in
+            let made = try Support.run("/usr/bin/env", ["python3", script, folder.path])
+            XCTAssertEqual(made.status, 0, made.stderr)
+        }
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("expected.json"))) as? [String: Any]
         return (json ?? [:]).mapValues { v in
             let d = v as? [String: Any] ?? [:]
