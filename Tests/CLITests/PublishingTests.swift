@@ -504,11 +504,12 @@ final class PublishingTests: CLITestCase {
     /// own meter reads it, its true peak at most −1 dBTP; the JSON report agrees; a composition's mix, an audio-only
     /// input and the HLS audio rendition too.
     func testLoudnessReachesTheTargetWithoutClipping() throws {
-        // (10 pictures a second: the sound is what is measured.)
+        // (10 pictures a second: the sound is what is measured. 6 s: three of its peaks, and twice the 3 s window
+        // loudness range reads.)
         try ffmpeg([
-            "-f", "lavfi", "-i", "testsrc2=s=320x240:r=10:d=12", "-f", "lavfi",
-            "-i", "anoisesrc=d=12:c=pink:a=0.05,volume='0.3+0.7*lt(mod(t\\,2)\\,0.05)':eval=frame", "-f", "lavfi",
-            "-i", "sine=f=220:d=12", "-filter_complex", "[1][2]amix=inputs=2:weights=1 0.2,aformat=channel_layouts=stereo[a]",
+            "-f", "lavfi", "-i", "testsrc2=s=320x240:r=10:d=6", "-f", "lavfi",
+            "-i", "anoisesrc=d=6:c=pink:a=0.05,volume='0.3+0.7*lt(mod(t\\,2)\\,0.05)':eval=frame", "-f", "lavfi",
+            "-i", "sine=f=220:d=6", "-filter_complex", "[1][2]amix=inputs=2:weights=1 0.2,aformat=channel_layouts=stereo[a]",
             "-map", "0:v", "-map", "[a]", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "192k", file("music.mp4")
         ])
         let before = try ebur128(file("music.mp4"))
