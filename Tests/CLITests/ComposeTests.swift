@@ -29,9 +29,12 @@ final class ComposeTests: CLITestCase {
     }
 
     /// Mean luma of output frame `n` in a centred box a quarter of the picture.
-    func centreLuma(_ path: String, _ n: Int) throws -> Double {
-        let bytes = try Support.lumaFrame(path, index: n, filter: "crop=iw/4:ih/4")
-        return Double(bytes.reduce(0) { $0 + Int($1) }) / Double(bytes.count)
+    func centreLuma(_ path: String, _ n: Int) throws -> Double { try centreLuma(path, [n])[0] }
+    /// The same of each of `pictures`, decoded together.
+    func centreLuma(_ path: String, _ pictures: [Int]) throws -> [Double] {
+        try Support.lumaFrames(path, indices: pictures, filter: "crop=iw/4:ih/4").map { bytes in
+            Double(bytes.reduce(0) { $0 + Int($1) }) / Double(bytes.count)
+        }
     }
 
     /// The output's first audio channel, decoded, as floats.
@@ -67,10 +70,11 @@ final class ComposeTests: CLITestCase {
         XCTAssertEqual(v["nb_frames"] as? String, "105")
         XCTAssertEqual(v["color_transfer"] as? String, "bt709")
         // (ffmpeg's grey is full range: a grey clip reads back as its own level.)
-        XCTAssertEqual(try centreLuma(out, 10), 64, accuracy: 3)
-        XCTAssertEqual(try centreLuma(out, 45), 192, accuracy: 3)
-        XCTAssertEqual(try centreLuma(out, 68), (63 - 16) * 255 / 219.0, accuracy: 3, "red: Y' 63")
-        XCTAssertEqual(try centreLuma(out, 90), 255, accuracy: 3, "the white photo in the middle")
+        let centres = try centreLuma(out, [10, 45, 68, 90])
+        XCTAssertEqual(centres[0], 64, accuracy: 3)
+        XCTAssertEqual(centres[1], 192, accuracy: 3)
+        XCTAssertEqual(centres[2], (63 - 16) * 255 / 219.0, accuracy: 3, "red: Y' 63")
+        XCTAssertEqual(centres[3], 255, accuracy: 3, "the white photo in the middle")
         // The photo (1:2) contained: black bars at the sides.
         let row = try Support.lumaFrame(out, index: 90, filter: "crop=iw:2:0:ih/2")
         XCTAssertLessThan(Double(row[5]), 20); XCTAssertGreaterThan(Double(row[320]), 225)
@@ -89,16 +93,14 @@ final class ComposeTests: CLITestCase {
         let slow = try counter("c24.mp4", rate: 24, step: 8)
         let out = file("out.mp4")
         _ = try compose([fast, slow, "--output", out, "--fps", "30", "--crf", "0", "--preset", "640x480"])
-        func source(_ path: String, _ n: Int) throws -> Double {
-            let bytes = try Support.lumaFrame(path, index: n, filter: "crop=iw/4:ih/4")
-            return Double(bytes.reduce(0) { $0 + Int($1) }) / Double(bytes.count)
+        let fastAt = [1, 5, 12, 20], slowAt = [1, 4, 7, 13, 22]
+        let slowPictures = slowAt.map { k in Int((Double(k) * 24 / 30).rounded()) }
+        let shown = try centreLuma(out, fastAt + slowAt.map { 30 + $0 })
+        for (k, (ours, theirs)) in zip(fastAt, zip(shown, try centreLuma(fast, fastAt.map { 2 * $0 }))) {
+            XCTAssertEqual(ours, theirs, accuracy: 1.5, "60 fps frame \(2 * k) at output \(k)")
         }
-        for k in [1, 5, 12, 20] {
-            XCTAssertEqual(try centreLuma(out, k), try source(fast, 2 * k), accuracy: 1.5, "60 fps frame \(2 * k) at output \(k)")
-        }
-        for k in [1, 4, 7, 13, 22] {
-            let n = Int((Double(k) * 24 / 30).rounded())
-            XCTAssertEqual(try centreLuma(out, 30 + k), try source(slow, n), accuracy: 1.5, "24 fps frame \(n) at output \(k)")
+        for (k, (n, (ours, theirs))) in zip(slowAt, zip(slowPictures, zip(shown.dropFirst(fastAt.count), try centreLuma(slow, slowPictures)))) {
+            XCTAssertEqual(ours, theirs, accuracy: 1.5, "24 fps frame \(n) at output \(k)")
         }
     }
 
@@ -125,9 +127,9 @@ final class ComposeTests: CLITestCase {
             XCTAssertEqual(clip?["hdr"] as? String, name.hasPrefix("hlg") ? "hlg" : "pq")
             let r = try Support.sdrify(Support.vector(name), single, "--preset", "640x480", "--crf", "12")
             XCTAssertEqual(r.status, 0, r.stderr)
-            for n in [0, 15, 29] {
-                XCTAssertGreaterThan(
-                    Support.psnr(try Support.lumaFrame(out, index: n), try Support.lumaFrame(single, index: n)), 40, "\(name) frame \(n)")
+            let pictures = [0, 15, 29]
+            for (n, (a, b)) in zip(pictures, zip(try Support.lumaFrames(out, indices: pictures), try Support.lumaFrames(single, indices: pictures))) {
+                XCTAssertGreaterThan(Support.psnr(a, b), 40, "\(name) frame \(n)")
             }
         }
     }
@@ -207,9 +209,9 @@ final class ComposeTests: CLITestCase {
         XCTAssertEqual(clips[3]["kind"] as? String, "color"); XCTAssertTrue(clips[3]["file"] is NSNull)
         XCTAssertEqual(clips[1]["start"] as? Double ?? 0, 0.8, accuracy: 1e-6)
         // contain: the portrait clip on the blue background; cover: it fills the picture.
-        let contained = try Support.rawFrame(out, index: 35, pixelFormat: "rgb24", filter: "crop=8:8:4:ih/2")
+        let edges = try Support.rawFrames(out, indices: [35, 60], pixelFormat: "rgb24", filter: "crop=8:8:4:ih/2")
+        let (contained, covered) = (edges[0], edges[1])
         XCTAssertGreaterThan(Int(contained[2]), 180, "blue background at the left edge")
-        let covered = try Support.rawFrame(out, index: 60, pixelFormat: "rgb24", filter: "crop=8:8:4:ih/2")
         XCTAssertGreaterThan(Int(covered[0]), 150); XCTAssertGreaterThan(Int(covered[2]), 150)
         let d = try durations(out)
         XCTAssertEqual(d.audio ?? 0, d.video, accuracy: 1024 / 48000.0)
@@ -293,10 +295,9 @@ final class ComposeTests: CLITestCase {
         XCTAssertTrue(r.stdout.contains("total_us=2000000"), r.stdout)
         XCTAssertTrue(r.stdout.contains("out_time_us=2000000\n"), r.stdout)
         // The sticker shows from 1.2 s to 1.6 s of the output, over the second clip (which starts at 1 s).
-        for (n, shown) in [(28, false), (32, true), (38, true), (42, false)] {
-            let px = try Support.rawFrame(out, index: n, pixelFormat: "rgb24", filter: "crop=8:8:16:16")
-            XCTAssertEqual(px[1] > 200, shown, "frame \(n): \(px[0...2])")
-        }
+        let expected = [(28, false), (32, true), (38, true), (42, false)]
+        let corners = try Support.rawFrames(out, indices: expected.map(\.0), pixelFormat: "rgb24", filter: "crop=8:8:16:16")
+        for ((n, shown), px) in zip(expected, corners) { XCTAssertEqual(px[1] > 200, shown, "frame \(n): \(px[0...2])") }
     }
 
     func testASignalStopsACompositionAndLeavesNothing() throws {

@@ -139,6 +139,42 @@ enum Support {
         return [UInt8](r.stdoutData)
     }
 
+    /// Pictures `indices` of a file as `rawFrame` gives each, in the order asked, from one ffmpeg run: starting ffmpeg
+    /// is most of what one small picture costs, and tests that read a file's pictures one by one started it 218 times
+    /// more than they needed. ffmpeg's showinfo counts what came out, so a picture that is not there fails the test.
+    static func rawFrames(
+        _ path: String, indices: [Int], pixelFormat: String, filter: String? = nil, autorotate: Bool = true,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> [[UInt8]] {
+        let wanted = Array(Set(indices)).sorted()
+        let select = "select=" + wanted.map { "eq(n\\,\($0))" }.joined(separator: "+")
+        let r = try run(
+            tool("ffmpeg"),
+            ["-hide_banner", "-nostats", "-v", "info"] + (autorotate ? [] : ["-noautorotate"])
+                + [
+                    "-i", path, "-vf", [select, filter, "showinfo"].compactMap { $0 }.joined(separator: ","), "-fps_mode", "passthrough",
+                    "-frames:v", "\(wanted.count)", "-f", "rawvideo", "-pix_fmt", pixelFormat, "-"
+                ])
+        XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
+        let shown = r.stderr.split(separator: "\n").filter { $0.contains("Parsed_showinfo") && $0.contains(" n:") }.count
+        guard !wanted.isEmpty, shown == wanted.count, r.stdoutData.count % wanted.count == 0 else {
+            XCTFail("\(path): \(shown) of pictures \(wanted) decoded", file: file, line: line)
+            return indices.map { _ in [] }
+        }
+        let size = r.stdoutData.count / wanted.count, bytes = [UInt8](r.stdoutData)
+        return indices.map { index in
+            let k = wanted.firstIndex(of: index)!
+            return Array(bytes[(k * size)..<((k + 1) * size)])
+        }
+    }
+
+    /// `lumaFrame` of each of `indices`, from one ffmpeg run (see `rawFrames`).
+    static func lumaFrames(
+        _ path: String, indices: [Int], filter: String? = nil, autorotate: Bool = false, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> [[UInt8]] {
+        try rawFrames(path, indices: indices, pixelFormat: "gray", filter: filter, autorotate: autorotate, file: file, line: line)
+    }
+
     /// PSNR in dB between two pictures of the same size and sample type (8-bit, or 16-bit words).
     static func psnr<Sample: FixedWidthInteger & UnsignedInteger>(_ a: [Sample], _ b: [Sample]) -> Double {
         precondition(a.count == b.count && !a.isEmpty)
