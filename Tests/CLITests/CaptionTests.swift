@@ -5,7 +5,12 @@ import XCTest
 final class CaptionTests: CLITestCase {
     override func setUpWithError() throws {
         try super.setUpWithError()
-        try ffmpeg(["-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p", file("grey.mp4")])
+        try shared("caption-grey") { made in
+            try ffmpeg([
+                "-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                made.appendingPathComponent("grey.mp4").path
+            ])
+        }
     }
 
     func burn(_ captions: String, named name: String) throws -> String {
@@ -16,9 +21,17 @@ final class CaptionTests: CLITestCase {
         return out
     }
 
+    /// Picture `index`'s Y' plane, read once per file as it is (the grey clip is compared with every output, and an
+    /// output with more than one thing).
     func luma(_ path: String, _ index: Int) throws -> [UInt8] {
-        Array(try Support.rawFrame(path, index: index, pixelFormat: "yuv420p").prefix(320 * 240))
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        let key = "\(path) \(index) \(attributes[.size] ?? 0) \(attributes[.modificationDate] ?? 0)"
+        if let known = pictures[key] { return known }
+        let y = Array(try Support.rawFrame(path, index: index, pixelFormat: "yuv420p").prefix(320 * 240))
+        pictures[key] = y
+        return y
     }
+    private var pictures: [String: [UInt8]] = [:]
 
     /// Rows (0–239) where the picture differs from the plain grey clip.
     func changedRows(_ path: String, _ index: Int) throws -> [Int] {
