@@ -5,12 +5,7 @@ import XCTest
 final class CaptionTests: CLITestCase {
     override func setUpWithError() throws {
         try super.setUpWithError()
-        try shared("caption-grey") { made in
-            try ffmpeg([
-                "-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p",
-                made.appendingPathComponent("grey.mp4").path
-            ])
-        }
+        try makeGreyClip()
     }
 
     func burn(_ captions: String, named name: String) throws -> String {

@@ -123,7 +123,7 @@ final class CommandLineTests: CLITestCase {
     }
 
     func testRepeatedCaptionsBurnEveryFile() throws {
-        try ffmpeg(["-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p", file("grey.mp4")])
+        try makeGreyClip()
         try Data("1\n00:00:00,000 --> 00:00:00,900\nFirst file\n".utf8).write(to: URL(fileURLWithPath: file("a.srt")))
         try Data("1\n00:00:01,000 --> 00:00:02,000\nSecond file\n".utf8).write(to: URL(fileURLWithPath: file("b.srt")))
         let r = try Support.sdrify(file("grey.mp4"), file("out.mp4"), "--captions", file("a.srt"), "--captions", file("b.srt"), "-q")

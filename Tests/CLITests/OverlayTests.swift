@@ -28,7 +28,7 @@ final class OverlayTests: CLITestCase {
     }
 
     func makeGrey() throws {
-        try ffmpeg(["-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p", file("grey.mp4")])
+        try makeGreyClip()
         try ffmpeg(["-f", "lavfi", "-i", "color=c=magenta:size=40x30", "-frames:v", "1", file("magenta.png")])
     }
 

@@ -9,17 +9,20 @@ final class PublishingTests: CLITestCase {
     /// A portrait HLG clip as phones store it: 640x360 10-bit HEVC turned 90° clockwise by its display matrix
     /// (360x640 upright), BT.2020 HLG tags, a 440 Hz tone.
     func makePortraitHLG(_ name: String, seconds: Int = 6) throws -> String {
-        try ffmpeg([
-            "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=\(seconds)", "-f", "lavfi", "-i", "sine=f=440:d=\(seconds)",
-            "-vf", "zscale=tin=bt709:pin=bt709:min=bt709:t=arib-std-b67:p=bt2020:m=bt2020nc:r=limited:npl=203,format=yuv420p10le",
-            "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-color_primaries", "bt2020",
-            "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", "-c:a", "aac", file(name)
-        ])
-        let r = try Support.run(
-            "/usr/bin/env",
-            ["python3", Support.packageRoot.appendingPathComponent("scripts/set-display-matrix.py").path, file(name), "0", "1", "-1", "0", "360", "0"]
-        )
-        XCTAssertEqual(r.status, 0, r.stderr)
+        try shared("portrait-hlg-\(seconds)s-\(name)") { made in
+            let path = made.appendingPathComponent(name).path
+            try ffmpeg([
+                "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=\(seconds)", "-f", "lavfi", "-i", "sine=f=440:d=\(seconds)",
+                "-vf", "zscale=tin=bt709:pin=bt709:min=bt709:t=arib-std-b67:p=bt2020:m=bt2020nc:r=limited:npl=203,format=yuv420p10le",
+                "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-color_primaries", "bt2020",
+                "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", "-c:a", "aac", path
+            ])
+            let r = try Support.run(
+                "/usr/bin/env",
+                ["python3", Support.packageRoot.appendingPathComponent("scripts/set-display-matrix.py").path, path, "0", "1", "-1", "0", "360", "0"]
+            )
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
         return file(name)
     }
 

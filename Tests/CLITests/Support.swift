@@ -238,7 +238,19 @@ class CLITestCase: XCTestCase {
             }
         }
         for name in try files.contentsOfDirectory(atPath: made.path) {
-            try files.copyItem(at: made.appendingPathComponent(name), to: dir.appendingPathComponent(name))
+            let copy = dir.appendingPathComponent(name)
+            try? files.removeItem(at: copy)  // asked again: made again, as `make` would
+            try files.copyItem(at: made.appendingPathComponent(name), to: copy)
+        }
+    }
+
+    /// grey.mp4: 2 s of flat grey, 320x240 at 30 fps, what the caption and sticker tests draw on.
+    func makeGreyClip() throws {
+        try shared("grey-320x240-2s") { made in
+            try ffmpeg([
+                "-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                made.appendingPathComponent("grey.mp4").path
+            ])
         }
     }
 
