@@ -232,7 +232,10 @@ class CLITestCase: XCTestCase {
             let aside = URL(fileURLWithPath: root).appendingPathComponent(".\(key)-\(UUID().uuidString)")
             try files.createDirectory(at: aside, withIntermediateDirectories: true)
             defer { try? files.removeItem(at: aside) }
+            let failures = testRun?.totalFailureCount ?? 0
             try make(aside)
+            // What failed to be made is not handed to the other tests (this one has failed already).
+            guard testRun?.totalFailureCount ?? 0 == failures else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: made.path]) }
             if rename(aside.path, made.path) != 0 && !files.fileExists(atPath: made.path) {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: made.path])
             }
