@@ -89,7 +89,8 @@ let package = Package(
         // Measurement code shared by the tests and the benchmark/comparison tools (CIEDE2000, round trip).
         .target(
             name: "SDRifyMeasure", dependencies: ["SDRifyValues"],
-            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]),
+            // Optimised in the debug build too: the tests' scenes and scores run in it (the same IEEE arithmetic).
+            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release)), .unsafeFlags(["-O"], .when(configuration: .debug))]),
         .executableTarget(name: "sdrify-bench", dependencies: ["SDRifyRender", "SDRifyMeasure"]),
         .executableTarget(name: "sdrify-fuzz", dependencies: ["SDRifyMedia"]),
         // libFuzzer targets for the Swift parsers (scripts/fuzz swift); a plain build replays files through them.
