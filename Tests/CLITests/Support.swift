@@ -114,32 +114,23 @@ enum Support {
     }
 
     /// One decoded frame's luma as 8-bit grey bytes, optionally through an ffmpeg filter chain. With
-    /// `autorotate` ffmpeg applies the display matrix itself (its CLI handles all eight cases in 5.1).
-    static func lumaFrame(_ path: String, index: Int, filter: String? = nil, autorotate: Bool = false) throws -> [UInt8] {
-        var chain = "select=eq(n\\,\(index))"
-        if let filter { chain += ",\(filter)" }
-        chain += ",format=gray"
-        let args = ["-v", "error"] + (autorotate ? [] : ["-noautorotate"]) + ["-i", path, "-vf", chain, "-frames:v", "1", "-f", "rawvideo", "-"]
-        let r = try run(tool("ffmpeg"), args)
-        XCTAssertEqual(r.status, 0, r.stderr)
-        return [UInt8](r.stdoutData)
+    /// `autorotate` ffmpeg applies the display matrix itself (its CLI handles all eight cases in 5.1). A picture that
+    /// is not there fails the test (`rawFrames`).
+    static func lumaFrame(
+        _ path: String, index: Int, filter: String? = nil, autorotate: Bool = false, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> [UInt8] {
+        try lumaFrames(path, indices: [index], filter: filter, autorotate: autorotate, file: file, line: line)[0]
     }
 
     /// Raw bytes of one decoded frame in `pixelFormat`, no scaling (ffmpeg converts only the sample layout, after
     /// `filter` if given).
-    static func rawFrame(_ path: String, index: Int, pixelFormat: String, filter: String? = nil) throws -> [UInt8] {
-        let chain = "select=eq(n\\,\(index))" + (filter.map { ",\($0)" } ?? "")
-        let r = try run(
-            tool("ffmpeg"),
-            [
-                "-v", "error", "-i", path, "-vf", chain, "-frames:v", "1",
-                "-f", "rawvideo", "-pix_fmt", pixelFormat, "-"
-            ])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        return [UInt8](r.stdoutData)
+    static func rawFrame(
+        _ path: String, index: Int, pixelFormat: String, filter: String? = nil, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> [UInt8] {
+        try rawFrames(path, indices: [index], pixelFormat: pixelFormat, filter: filter, file: file, line: line)[0]
     }
 
-    /// Pictures `indices` of a file as `rawFrame` gives each, in the order asked, from one ffmpeg run: starting ffmpeg
+    /// Pictures `indices` of a file, in the order asked, from one ffmpeg run: starting ffmpeg
     /// is most of what one small picture costs, and tests that read a file's pictures one by one started it 218 times
     /// more than they needed. ffmpeg's showinfo counts what came out, so a picture that is not there fails the test.
     static func rawFrames(
