@@ -175,6 +175,8 @@ honest(src, 0, SCALE + ["-use_editlist", "0", "-an"])
 rewrite_steps(src, "mp4_last_zero.mp4", lambda steps: steps[:-1] + [0], "MP4: the last sample said to last 0")
 rewrite_steps(src, "mp4_last_long.mp4", lambda steps: steps[:-1] + [60000], "MP4: the last sample said to last 2 s")
 
-with open(path("expected.json"), "w") as f:
+# Last, and put in place whole: its presence says the corpus is complete (scripts/conformance makes it if absent).
+with open(path("expected.json.part"), "w") as f:
     json.dump(expected, f, indent=1)
+os.replace(path("expected.json.part"), path("expected.json"))
 print(f"{len(expected)} files in {out}")
