@@ -8,10 +8,9 @@ final class ContractTests: CLITestCase {
     func clip4K() throws -> String {
         let path = file("4k.mp4")
         if !FileManager.default.fileExists(atPath: path) {
-            try shared("4k-clip") { made in
+            try sharedFile("4k-clip", "4k.mp4") { path in
                 try ffmpeg([
-                    "-f", "lavfi", "-i", "testsrc2=size=3840x2160:rate=30", "-frames:v", "90", "-c:v", "libx264", "-preset", "ultrafast",
-                    made.appendingPathComponent("4k.mp4").path
+                    "-f", "lavfi", "-i", "testsrc2=size=3840x2160:rate=30", "-frames:v", "90", "-c:v", "libx264", "-preset", "ultrafast", path
                 ])
             }
         }

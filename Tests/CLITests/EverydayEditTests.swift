@@ -6,14 +6,12 @@ import XCTest
 final class EverydayEditTests: CLITestCase {
     /// A 6 s clip with a keyframe every second and sound, as phones and action cameras write them.
     private func longGOPClip() throws -> String {
-        try shared("long-gop-6s") { made in
+        try sharedFile("long-gop-6s", "gop.mp4") { path in
             try ffmpeg([
                 "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=f=440:sample_rate=48000",
-                "-t", "6", "-c:v", "libx264", "-g", "30", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest",
-                made.appendingPathComponent("gop.mp4").path
+                "-t", "6", "-c:v", "libx264", "-g", "30", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", path
             ])
         }
-        return file("gop.mp4")
     }
 
     private func videoFrames(_ path: String) throws -> (count: Int, duration: Double) {

@@ -9,8 +9,7 @@ final class PublishingTests: CLITestCase {
     /// A portrait HLG clip as phones store it: 640x360 10-bit HEVC turned 90° clockwise by its display matrix
     /// (360x640 upright), BT.2020 HLG tags, a 440 Hz tone.
     func makePortraitHLG(_ name: String, seconds: Int = 6) throws -> String {
-        try shared("portrait-hlg-\(seconds)s-\(name)") { made in
-            let path = made.appendingPathComponent(name).path
+        try sharedFile("portrait-hlg-\(seconds)s-\(name)", name) { path in
             try ffmpeg([
                 "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=\(seconds)", "-f", "lavfi", "-i", "sine=f=440:d=\(seconds)",
                 "-vf", "zscale=tin=bt709:pin=bt709:min=bt709:t=arib-std-b67:p=bt2020:m=bt2020nc:r=limited:npl=203,format=yuv420p10le",
@@ -23,7 +22,6 @@ final class PublishingTests: CLITestCase {
             )
             XCTAssertEqual(r.status, 0, r.stderr)
         }
-        return file(name)
     }
 
     /// One picture as 8-bit RGB (a still's own pixels; a video frame as its BT.709 tags say).

@@ -5,14 +5,13 @@ import XCTest
 final class SecurityTests: CLITestCase {
     /// A 1080p clip long enough to watch and to stop midway.
     func longClip(seconds: Int = 6) throws -> String {
-        try shared("security-1080p-\(seconds)s") { made in
+        try sharedFile("security-1080p-\(seconds)s", "long.mp4") { path in
             try ffmpeg([
                 "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=\(seconds)", "-f", "lavfi", "-i",
                 "sine=frequency=440:duration=\(seconds)", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "30",
-                "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", made.appendingPathComponent("long.mp4").path
+                "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", path
             ])
         }
-        return file("long.mp4")
     }
 
     func json(_ r: Support.Result) throws -> [String: Any] {

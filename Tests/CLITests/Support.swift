@@ -238,13 +238,18 @@ class CLITestCase: XCTestCase {
         }
     }
 
+    /// One file `name` made by `make` (given the path to write) as `shared` makes a folder: its path in this test's
+    /// folder.
+    @discardableResult
+    func sharedFile(_ key: String, _ name: String, _ make: (String) throws -> Void) throws -> String {
+        try shared(key) { made in try make(made.appendingPathComponent(name).path) }
+        return file(name)
+    }
+
     /// grey.mp4: 2 s of flat grey, 320x240 at 30 fps, what the caption and sticker tests draw on.
     func makeGreyClip() throws {
-        try shared("grey-320x240-2s") { made in
-            try ffmpeg([
-                "-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p",
-                made.appendingPathComponent("grey.mp4").path
-            ])
+        try sharedFile("grey-320x240-2s", "grey.mp4") { path in
+            try ffmpeg(["-f", "lavfi", "-i", "color=c=gray:size=320x240:rate=30", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p", path])
         }
     }
 

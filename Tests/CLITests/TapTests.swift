@@ -43,13 +43,12 @@ final class TapTests: CLITestCase {
 
     /// A 3 s 640×360 30 fps clip with sound.
     func song() throws -> String {
-        try shared("tap-song") { made in
+        try sharedFile("tap-song", "song.mp4") { path in
             try ffmpeg([
                 "-f", "lavfi", "-i", "testsrc2=s=640x360:r=30:d=3", "-f", "lavfi", "-i", "sine=f=440:d=3", "-c:v", "libx264", "-pix_fmt",
-                "yuv420p", "-c:a", "aac", "-shortest", made.appendingPathComponent("song.mp4").path
+                "yuv420p", "-c:a", "aac", "-shortest", path
             ])
         }
-        return file("song.mp4")
     }
 
     /// An HTTP request as sent (the path not cleaned up), through Python: the status code.
