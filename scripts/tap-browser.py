@@ -13,6 +13,7 @@ goes to its start), the line timed last marked in the list; then it saves a scre
 import json
 import sys
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
 
@@ -36,6 +37,12 @@ def controls(page, shot):
     page.click("#play")
     page.wait_for_function(f"!{media}.paused")
     ui["playing_after_click"] = True
+    # The page relabels its button on its next refresh, not in the click: under load that is after a read at once
+    # (a CI run saw "Play" while playing). Given 2 s to happen; what it says then is what is reported.
+    try:
+        page.wait_for_function("document.getElementById('play').textContent.includes('Pause')", timeout=2000)
+    except PlaywrightTimeout:
+        pass
     ui["button_while_playing"] = page.evaluate("document.getElementById('play').textContent")
     page.click("#play")
     page.wait_for_function(f"{media}.paused")
