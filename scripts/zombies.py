@@ -40,6 +40,21 @@ def zombies_of(parent):
     return found
 
 
+def wait_until_handled(pid, sig, limit=10.0):
+    """Until `pid` has a handler for `sig` (its SigCgt in /proc): main has started. Under a loaded machine starting the
+    program alone has taken more than the half second the "sigterm" run waits, and the signal met the default action."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                caught = next((int(line.split()[1], 16) for line in f if line.startswith("SigCgt:")), 0)
+        except OSError:
+            return  # already gone
+        if caught >> (sig - 1) & 1:
+            return
+        time.sleep(0.005)
+
+
 def main():
     sdrify, work = sys.argv[1], sys.argv[2]
     runs = int(sys.argv[3]) if len(sys.argv) > 3 else 50
@@ -72,8 +87,12 @@ def main():
         out = os.path.join(work, f"run{i}")
         child = subprocess.Popen([sdrify] + [a.replace("{out}", out) for a in args],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if kill_after == "early":
+            time.sleep(early.uniform(0.03, 0.15))
+        elif kill_after is not None:
+            wait_until_handled(child.pid, signal.SIGTERM)  # then a SIGTERM during the conversion, not before main
+            time.sleep(kill_after)
         if kill_after is not None:
-            time.sleep(early.uniform(0.03, 0.15) if kill_after == "early" else kill_after)
             child.send_signal(signal.SIGTERM)
         _, status = os.waitpid(child.pid, 0)  # this run's own process only, never any child (-1)
         child.returncode = os.waitstatus_to_exitcode(status)
