@@ -41,16 +41,14 @@ def zombies_of(parent):
 
 
 def wait_until_handled(pid, sig, limit=10.0):
-    """Until `pid` has a handler for `sig` (its SigCgt in /proc): main has started. Under a loaded machine starting the
-    program alone has taken more than the half second the "sigterm" run waits, and the signal met the default action."""
+    """Until `pid` has a handler for `sig` (its SigCgt in /proc), that is until main has started, or has ended. On a
+    loaded machine starting the program alone has taken more than the half second the "sigterm" run waits, and the
+    signal met the default action."""
     end = time.monotonic() + limit
     while time.monotonic() < end:
-        try:
-            with open(f"/proc/{pid}/status") as f:
-                caught = next((int(line.split()[1], 16) for line in f if line.startswith("SigCgt:")), 0)
-        except OSError:
-            return  # already gone
-        if caught >> (sig - 1) & 1:
+        with open(f"/proc/{pid}/status") as f:  # there until this script reaps it
+            fields = dict(line.split(":", 1) for line in f if ":" in line)
+        if fields["State"].split()[0] == "Z" or int(fields["SigCgt"], 16) >> (sig - 1) & 1:
             return
         time.sleep(0.005)
 
@@ -93,7 +91,9 @@ def main():
             wait_until_handled(child.pid, signal.SIGTERM)  # then a SIGTERM during the conversion, not before main
             time.sleep(kill_after)
         if kill_after is not None:
-            child.send_signal(signal.SIGTERM)
+            # (Not send_signal: it polls first, and a child that has ended is reaped there, before the waitpid below.
+            # Unreaped, the pid cannot have been reused.)
+            os.kill(child.pid, signal.SIGTERM)
         _, status = os.waitpid(child.pid, 0)  # this run's own process only, never any child (-1)
         child.returncode = os.waitstatus_to_exitcode(status)
         statuses.setdefault(name, set()).add(child.returncode)
