@@ -366,9 +366,13 @@ final class PublishingTests: CLITestCase {
         usleep(700_000)
         p.terminate()
         p.waitUntilExit()
-        usleep(200_000)  // the helper removes the temporary when the worker has gone
+        // The helper removes the temporary once the worker has gone: given up to 10 s (it had 200 ms, which a loaded
+        // machine need not keep), and then nothing may be left.
+        func temporaries() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".sdrify") } }
+        let deadline = Date().addingTimeInterval(10)
+        while try !temporaries().isEmpty && Date() < deadline { usleep(20_000) }
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("stopped")))
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".sdrify") }, [])
+        XCTAssertEqual(try temporaries(), [])
     }
 
     /// `--max-bitrate` per rung: in every rendition, every one-second window after the first holds at most 1.1× its cap.
