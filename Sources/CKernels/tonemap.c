@@ -19,95 +19,218 @@ static inline float exp2_approx(float x) {
     return p * float_of((uint32_t)((int32_t)whole + 127) << 23);
 }
 
-// One loop, compiled twice (with and without local contrast) so that the plain one pays nothing for it.
-static inline __attribute__((always_inline)) void tonemap_row(
+// The loop's work, one pixel at a time in the functions below and in three loops over them (selects, not branches,
+// so the compiler vectorises each loop).
+
+// The curve: the colour scaled by its gain (*R, *G, *B), with local contrast where `detail`, and its luminance (*yk).
+// False for black, negative and NaN luminance.
+static inline __attribute__((always_inline)) int scale_pixel(
+    float *pR, float *pG, float *pB, float *pyk, const float *restrict gains, unsigned base, float min_y, float max_y,
+    float inverse, float w, float ratio_lo, float ratio_hi, const int detail) {
+    const float kr = 0.2126f, kg = 0.7152f, kb = 0.0722f;
+    float R = *pR, G = *pG, B = *pB;
+    float y0 = kr * R + kg * G + kb * B;
+    int alive = y0 > 0.0f;
+    float y = fmin_(fmax_(y0, min_y), max_y);
+
+    // Gain: index and interpolation fraction straight from the float's bits.
+    uint32_t u = bits_of(y);
+    int32_t idx = (int32_t)((u >> 16) - base);
+    float f = float_of(((u & 0xFFFFu) << 7) | 0x3F800000u) - 1.0f;
+    float g0 = gains[idx], g1 = gains[idx + 1];
+    float k = alive ? g0 + (g1 - g0) * f : 0.0f;
+    if (detail) {
+        // r = y / the neighbourhood's light, within 2^±clamp; r^w by its second-order expansion about 1
+        // (within 0.3 % over that range), which needs no log or exp.
+        float t = fmin_(fmax_(y * inverse, ratio_lo), ratio_hi) - 1.0f;
+        // Within a quarter of SDR white of the top, detail no longer darkens (a flat saturated surface beside
+        // brighter light stays flat), and it never lifts a channel past white (the over-white step would only
+        // take it back, desaturated): lights reach white by the curve.
+        w *= t < 0.0f ? fmin_(fmax_((1.0f - y * k) * 4.0f, 0.0f), 1.0f) : 1.0f;
+        float m = 1.0f + t * (w + 0.5f * w * (w - 1.0f) * t);
+        k *= fmin_(m, fmax_(1.0f / (fmax_(R, fmax_(G, B)) * k), 1.0f));
+    }
+    *pR = R * k; *pG = G * k; *pB = B * k;
+    *pyk = y * k;
+    return alive;
+}
+
+// Whether a scaled colour's result is not simply itself: a channel under 0, or over SDR white once the first step
+// below has run (it can round a channel of exactly 1 up).
+static inline __attribute__((always_inline)) int needs_placing(float R, float G, float B, float yk, int alive) {
+    float lo = fmin_(R, fmin_(G, B));
+    float hi = fmax_(yk + (R - yk), fmax_(yk + (G - yk), yk + (B - yk)));
+    return alive && (lo < 0.0f || hi > 1.0f);
+}
+
+// A scaled colour placed inside BT.709: the gamut mapper's share of the result (*share) and its input (keep), and
+// the cheap way's result (out). For a colour inside, out is the colour itself, computed with every factor at 1.
+static inline __attribute__((always_inline)) void place_pixel(
+    float R, float G, float B, float yk, int alive, float *share_out, float keep[3], float out[3]) {
+    // Clearly outside BT.709, the gamut mapper's (gamut.c: along the colour's own hue in Oklab) share of the
+    // result, 0 to 1 with no step: from a channel at −0.05 to one at −0.15, and for a colour over white (its
+    // lowest channel under half its highest, fully under a quarter) from 1.5 to 2 times white. Near-greys and
+    // colours just over white (noise on a saturated colour at SDR white, a tinted white wall) keep the cheap
+    // way below, and there can be many of them.
+    float lo = fmin_(R, fmin_(G, B)), hi = fmax_(R, fmax_(G, B));
+    const float big = 60000.0f;
+    float under = fmin_(fmax_((-0.05f - lo) * 10.0f, 0.0f), 1.0f);
+    float colour = fmin_(fmax_((0.5f - lo / fmax_(hi, 1e-6f)) * 4.0f, 0.0f), 1.0f);
+    float bright = fmin_(fmax_((hi - 1.5f) * 2.0f, 0.0f), 1.0f) * colour;
+    *share_out = alive ? fmax_(under, bright) : 0.0f;
+    keep[0] = fmin_(fmax_(R, -big), big); keep[1] = fmin_(fmax_(G, -big), big); keep[2] = fmin_(fmax_(B, -big), big);
+
+    // Just outside (within the margin, where the difference does not show), the cheap way: toward grey at
+    // equal luminance until the lowest channel is 0; beyond SDR white, desaturate toward grey until the highest
+    // channel is sqrt(max) (t2 of the way), then scale to 1 (s). Both factors from one division: with
+    // d = (hi − yk)·m when desaturating, hi when only scaling, 1 otherwise, s = (hi − yk)/d or 1/d and
+    // s·t2 = (m − yk)/d or s.
+    float t1 = lo < 0.0f ? yk / (yk - lo) : 1.0f;
+    R = yk + t1 * (R - yk); G = yk + t1 * (G - yk); B = yk + t1 * (B - yk);
+    hi = fmax_(R, fmax_(G, B));
+    int over = hi > 1.0f;
+    float m = sqrtf(fmax_(hi, 0.0f));
+    int desat = over && yk < m;
+    float inv = 1.0f / (desat ? (hi - yk) * m : (over ? hi : 1.0f));
+    float sc = desat ? (hi - yk) * inv : inv;
+    float st2 = desat ? (m - yk) * inv : sc;
+    float grey = yk * sc;
+    out[0] = alive ? fmax_(grey + st2 * (R - yk), 0.0f) : 0.0f;
+    out[1] = alive ? fmax_(grey + st2 * (G - yk), 0.0f) : 0.0f;
+    out[2] = alive ? fmax_(grey + st2 * (B - yk), 0.0f) : 0.0f;
+}
+
+// The whole of it for every pixel: for spans where most pixels need placing (noise on saturated colours, a bright
+// saturated scene). `needs` gets needs_placing's answer, for choosing the next span's way.
+static inline __attribute__((always_inline)) void tonemap_all(
     const float *restrict r, const float *restrict g, const float *restrict b, _Float16 *restrict out_r,
     _Float16 *restrict out_g, _Float16 *restrict out_b, int count, const float *restrict gains, unsigned base,
     float min_y, float max_y, const float *restrict inverse0, const float *restrict inverse1,
-    const float *restrict weight0, float wy, float ratio_lo, float ratio_hi, unsigned char *restrict outside,
-    float *restrict keep_r, float *restrict keep_g, float *restrict keep_b, float *restrict oklab_share, const int detail) {
-    const float kr = 0.2126f, kg = 0.7152f, kb = 0.0722f;
+    const float *restrict weight, float wy, float ratio_lo, float ratio_hi, unsigned char *restrict outside,
+    float *restrict keep_r, float *restrict keep_g, float *restrict keep_b, float *restrict share,
+    unsigned char *restrict needs, const int detail) {
     // The cost model declines on its own (both sides of each select are computed); measured, it is faster.
 #pragma clang loop vectorize(enable) vectorize_width(8)
     for (int i = 0; i < count; i++) {
-        float R = r[i], G = g[i], B = b[i];
-        float y0 = kr * R + kg * G + kb * B;
-        int alive = y0 > 0.0f;  // false for black, negative and NaN luminance
-        float y = fmin_(fmax_(y0, min_y), max_y);
-
-        // Gain: index and interpolation fraction straight from the float's bits.
-        uint32_t u = bits_of(y);
-        int32_t idx = (int32_t)((u >> 16) - base);
-        float f = float_of(((u & 0xFFFFu) << 7) | 0x3F800000u) - 1.0f;
-        float g0 = gains[idx], g1 = gains[idx + 1];
-        float k = alive ? g0 + (g1 - g0) * f : 0.0f;
-        if (detail) {
-            // r = y / the neighbourhood's light, within 2^±clamp; r^w by its second-order expansion about 1
-            // (within 0.3 % over that range), which needs no log or exp.
-            float inverse = inverse0[i] + (inverse1[i] - inverse0[i]) * wy, w = weight0[i];
-            float t = fmin_(fmax_(y * inverse, ratio_lo), ratio_hi) - 1.0f;
-            // Within a quarter of SDR white of the top, detail no longer darkens (a flat saturated surface beside
-            // brighter light stays flat), and it never lifts a channel past white (the over-white step would only
-            // take it back, desaturated): lights reach white by the curve.
-            w *= t < 0.0f ? fmin_(fmax_((1.0f - y * k) * 4.0f, 0.0f), 1.0f) : 1.0f;
-            float m = 1.0f + t * (w + 0.5f * w * (w - 1.0f) * t);
-            k *= fmin_(m, fmax_(1.0f / (fmax_(R, fmax_(G, B)) * k), 1.0f));
-        }
-        R *= k; G *= k; B *= k;
-        float yk = y * k;
-
-        // Clearly outside BT.709, the gamut mapper's (gamut.c: along the colour's own hue in Oklab) share of the
-        // result, 0 to 1 with no step: from a channel at −0.05 to one at −0.15, and for a colour over white (its
-        // lowest channel under half its highest, fully under a quarter) from 1.5 to 2 times white. Near-greys and
-        // colours just over white (noise on a saturated colour at SDR white, a tinted white wall) keep the cheap
-        // way below, and there can be many of them.
-        float lo = fmin_(R, fmin_(G, B)), hi = fmax_(R, fmax_(G, B));
-        const float big = 60000.0f;
-        float under = fmin_(fmax_((-0.05f - lo) * 10.0f, 0.0f), 1.0f);
-        float colour = fmin_(fmax_((0.5f - lo / fmax_(hi, 1e-6f)) * 4.0f, 0.0f), 1.0f);
-        float bright = fmin_(fmax_((hi - 1.5f) * 2.0f, 0.0f), 1.0f) * colour;
-        float share = alive ? fmax_(under, bright) : 0.0f;
-        oklab_share[i] = share;
-        outside[i] = (unsigned char)(share > 0.0f);
-        keep_r[i] = fmin_(fmax_(R, -big), big); keep_g[i] = fmin_(fmax_(G, -big), big); keep_b[i] = fmin_(fmax_(B, -big), big);
-
-        // Just outside (within the margin, where the difference does not show), the cheap way: toward grey at
-        // equal luminance until the lowest channel is 0; beyond SDR white, desaturate toward grey until the highest
-        // channel is sqrt(max) (t2 of the way), then scale to 1 (s). Both factors from one division: with
-        // d = (hi − yk)·m when desaturating, hi when only scaling, 1 otherwise, s = (hi − yk)/d or 1/d and
-        // s·t2 = (m − yk)/d or s.
-        float t1 = lo < 0.0f ? yk / (yk - lo) : 1.0f;
-        R = yk + t1 * (R - yk); G = yk + t1 * (G - yk); B = yk + t1 * (B - yk);
-        hi = fmax_(R, fmax_(G, B));
-        int over = hi > 1.0f;
-        float m = sqrtf(fmax_(hi, 0.0f));
-        int desat = over && yk < m;
-        float inv = 1.0f / (desat ? (hi - yk) * m : (over ? hi : 1.0f));
-        float sc = desat ? (hi - yk) * inv : inv;
-        float st2 = desat ? (m - yk) * inv : sc;
-        float grey = yk * sc;
-
-        out_r[i] = (_Float16)(alive ? fmax_(grey + st2 * (R - yk), 0.0f) : 0.0f);
-        out_g[i] = (_Float16)(alive ? fmax_(grey + st2 * (G - yk), 0.0f) : 0.0f);
-        out_b[i] = (_Float16)(alive ? fmax_(grey + st2 * (B - yk), 0.0f) : 0.0f);
+        float R = r[i], G = g[i], B = b[i], yk, keep[3], out[3];
+        float inverse = detail ? inverse0[i] + (inverse1[i] - inverse0[i]) * wy : 0.0f, w = detail ? weight[i] : 0.0f;
+        int alive = scale_pixel(&R, &G, &B, &yk, gains, base, min_y, max_y, inverse, w, ratio_lo, ratio_hi, detail);
+        needs[i] = (unsigned char)needs_placing(R, G, B, yk, alive);
+        place_pixel(R, G, B, yk, alive, &share[i], keep, out);
+        outside[i] = (unsigned char)(share[i] > 0.0f);
+        keep_r[i] = keep[0]; keep_g[i] = keep[1]; keep_b[i] = keep[2];
+        out_r[i] = (_Float16)out[0]; out_g[i] = (_Float16)out[1]; out_b[i] = (_Float16)out[2];
     }
 }
 
+// The first of two passes, for spans where most colours land inside BT.709 (most spans of most pictures): the
+// curve, and each pixel's result as if it were inside (place_pixel's arithmetic with its factors at 1, so the same
+// roundings); the scaled colour (keep_*) and luminance (scaled_y) kept for the second pass, which `outside` marks.
+static inline __attribute__((always_inline)) void tonemap_inside(
+    const float *restrict r, const float *restrict g, const float *restrict b, _Float16 *restrict out_r,
+    _Float16 *restrict out_g, _Float16 *restrict out_b, int count, const float *restrict gains, unsigned base,
+    float min_y, float max_y, const float *restrict inverse0, const float *restrict inverse1,
+    const float *restrict weight, float wy, float ratio_lo, float ratio_hi, unsigned char *restrict outside,
+    float *restrict keep_r, float *restrict keep_g, float *restrict keep_b, float *restrict scaled_y, const int detail) {
+#pragma clang loop vectorize(enable) vectorize_width(8)
+    for (int i = 0; i < count; i++) {
+        float R = r[i], G = g[i], B = b[i], yk;
+        float inverse = detail ? inverse0[i] + (inverse1[i] - inverse0[i]) * wy : 0.0f, w = detail ? weight[i] : 0.0f;
+        int alive = scale_pixel(&R, &G, &B, &yk, gains, base, min_y, max_y, inverse, w, ratio_lo, ratio_hi, detail);
+        keep_r[i] = R; keep_g[i] = G; keep_b[i] = B; scaled_y[i] = yk;
+        outside[i] = (unsigned char)needs_placing(R, G, B, yk, alive);
+        float R1 = yk + (R - yk), G1 = yk + (G - yk), B1 = yk + (B - yk);
+        out_r[i] = (_Float16)(alive ? fmax_(yk + (R1 - yk), 0.0f) : 0.0f);
+        out_g[i] = (_Float16)(alive ? fmax_(yk + (G1 - yk), 0.0f) : 0.0f);
+        out_b[i] = (_Float16)(alive ? fmax_(yk + (B1 - yk), 0.0f) : 0.0f);
+    }
+}
+
+// The second pass, over a run of eight-pixel groups holding a marked pixel; the others in it keep what the first
+// pass wrote.
+static inline __attribute__((always_inline)) void tonemap_marked(
+    _Float16 *restrict out_r, _Float16 *restrict out_g, _Float16 *restrict out_b, int from, int to,
+    unsigned char *restrict outside, float *restrict keep_r, float *restrict keep_g, float *restrict keep_b,
+    const float *restrict scaled_y, float *restrict share) {
+#pragma clang loop vectorize(enable) vectorize_width(8)
+    for (int i = from; i < to; i++) {
+        int marked = outside[i];
+        float keep[3], out[3];
+        place_pixel(keep_r[i], keep_g[i], keep_b[i], scaled_y[i], marked, &share[i], keep, out);
+        outside[i] = (unsigned char)(share[i] > 0.0f);
+        keep_r[i] = keep[0]; keep_g[i] = keep[1]; keep_b[i] = keep[2];
+        out_r[i] = marked ? (_Float16)out[0] : out_r[i];
+        out_g[i] = marked ? (_Float16)out[1] : out_g[i];
+        out_b[i] = marked ? (_Float16)out[2] : out_b[i];
+    }
+}
+
+// Whether any of the marks from..from+8 (to at most `to`) is set.
+static inline int any_marked(const unsigned char *marks, int from, int to) {
+    if (from + 8 <= to) {
+        unsigned long long word;
+        __builtin_memcpy(&word, marks + from, 8);
+        return word != 0;
+    }
+    int any = 0;
+    for (int i = from; i < to; i++) any |= marks[i];
+    return any;
+}
+
+// How many of a span's eight-pixel groups hold a mark.
+static int groups_marked(const unsigned char *marks, int count) {
+    int groups = 0;
+    for (int from = 0; from < count; from += 8) groups += any_marked(marks, from, count);
+    return groups;
+}
+
+// Both ways give the same bytes; which is faster depends on how many groups need placing, and a span is like the one
+// before it (the previous span of the row, or the previous row's last on this thread).
+static _Thread_local int dense_spans;
+
+int sdrify_tonemap_next_span_dense(void) { return dense_spans; }
+
 // The x86-64-v3 clones (AVX2, FMA, F16C) convert half floats in registers; the baseline calls libgcc for it.
+// Returns whether any colour is left for the gamut mapper.
 __attribute__((target_clones("arch=x86-64-v3", "default")))
-static void tonemap_span(const float *restrict r, const float *restrict g, const float *restrict b,
-                         _Float16 *restrict out_r, _Float16 *restrict out_g, _Float16 *restrict out_b, int count,
-                         const float *restrict gains, unsigned base, float min_y, float max_y,
-                         const float *restrict inverse0, const float *restrict inverse1, const float *restrict weight,
-                         float wy, float ratio_lo, float ratio_hi, unsigned char *restrict outside,
-                         float *restrict keep_r, float *restrict keep_g, float *restrict keep_b,
-                         float *restrict oklab_share) {
+static int tonemap_span(const float *restrict r, const float *restrict g, const float *restrict b,
+                        _Float16 *restrict out_r, _Float16 *restrict out_g, _Float16 *restrict out_b, int count,
+                        const float *restrict gains, unsigned base, float min_y, float max_y,
+                        const float *restrict inverse0, const float *restrict inverse1, const float *restrict weight,
+                        float wy, float ratio_lo, float ratio_hi, unsigned char *restrict outside,
+                        float *restrict keep_r, float *restrict keep_g, float *restrict keep_b,
+                        float *restrict scaled_y, float *restrict share, unsigned char *restrict needs) {
+    int groups = (count + 7) / 8, left = 0;
+    if (dense_spans) {
+        if (inverse0)
+            tonemap_all(r, g, b, out_r, out_g, out_b, count, gains, base, min_y, max_y, inverse0, inverse1, weight, wy,
+                        ratio_lo, ratio_hi, outside, keep_r, keep_g, keep_b, share, needs, 1);
+        else
+            tonemap_all(r, g, b, out_r, out_g, out_b, count, gains, base, min_y, max_y, 0, 0, 0, 0.0f, 1.0f, 1.0f,
+                        outside, keep_r, keep_g, keep_b, share, needs, 0);
+        dense_spans = 2 * groups_marked(needs, count) > groups;
+        for (int i = 0; i < count; i++) left |= outside[i];
+        return left;
+    }
     if (inverse0)
-        tonemap_row(r, g, b, out_r, out_g, out_b, count, gains, base, min_y, max_y, inverse0, inverse1, weight, wy,
-                    ratio_lo, ratio_hi, outside, keep_r, keep_g, keep_b, oklab_share, 1);
+        tonemap_inside(r, g, b, out_r, out_g, out_b, count, gains, base, min_y, max_y, inverse0, inverse1, weight, wy,
+                       ratio_lo, ratio_hi, outside, keep_r, keep_g, keep_b, scaled_y, 1);
     else
-        tonemap_row(r, g, b, out_r, out_g, out_b, count, gains, base, min_y, max_y, 0, 0, 0, 0.0f, 1.0f, 1.0f,
-                    outside, keep_r, keep_g, keep_b, oklab_share, 0);
+        tonemap_inside(r, g, b, out_r, out_g, out_b, count, gains, base, min_y, max_y, 0, 0, 0, 0.0f, 1.0f, 1.0f,
+                       outside, keep_r, keep_g, keep_b, scaled_y, 0);
+    int marked = 0;
+    for (int from = 0; from < count; from += 8) {
+        if (!any_marked(outside, from, count)) continue;
+        int to = from + 8;
+        while (to < count && any_marked(outside, to, count)) to += 8;
+        to = to < count ? to : count;
+        marked += (to - from + 7) / 8;
+        tonemap_marked(out_r, out_g, out_b, from, to, outside, keep_r, keep_g, keep_b, scaled_y, share);
+        for (int i = from; i < to; i++) left |= outside[i];
+        from = to - 8;  // (the loop's step lands on `to`)
+    }
+    dense_spans = 2 * marked > groups;
+    return left;
 }
 
 void sdrify_tonemap_row(const float *restrict r, const float *restrict g, const float *restrict b,
@@ -116,23 +239,15 @@ void sdrify_tonemap_row(const float *restrict r, const float *restrict g, const 
                         const float *restrict inverse0, const float *restrict inverse1, const float *restrict weight,
                         float wy, float ratio_lo, float ratio_hi) {
     enum { SPAN = 1024 };
-    unsigned char outside[SPAN];
-    float keep[3][SPAN], share[SPAN];
+    unsigned char outside[SPAN], needs[SPAN];
+    float keep[3][SPAN], scaled_y[SPAN], share[SPAN];
     sdrify_gamut_init();
     for (int x = 0; x < count; x += SPAN) {
         int n = count - x < SPAN ? count - x : SPAN;
-        tonemap_span(r + x, g + x, b + x, out_r + x, out_g + x, out_b + x, n, gains, base, min_y, max_y,
-                     inverse0 ? inverse0 + x : 0, inverse1 ? inverse1 + x : 0, weight ? weight + x : 0, wy, ratio_lo,
-                     ratio_hi, outside, keep[0], keep[1], keep[2], share);
-        // Most spans hold no colour outside BT.709: eight marks at a time.
-        int any = 0;
-        for (int i = 0; i + 8 <= n; i += 8) {
-            unsigned long long word;
-            __builtin_memcpy(&word, outside + i, 8);
-            if (word) { any = 1; break; }
-        }
-        for (int i = n & ~7; i < n && !any; i++) any = outside[i];
-        if (any) sdrify_gamut_map_rows(keep[0], keep[1], keep[2], share, out_r + x, out_g + x, out_b + x, outside, n);
+        int left = tonemap_span(r + x, g + x, b + x, out_r + x, out_g + x, out_b + x, n, gains, base, min_y, max_y,
+                                inverse0 ? inverse0 + x : 0, inverse1 ? inverse1 + x : 0, weight ? weight + x : 0, wy,
+                                ratio_lo, ratio_hi, outside, keep[0], keep[1], keep[2], scaled_y, share, needs);
+        if (left) sdrify_gamut_map_rows(keep[0], keep[1], keep[2], share, out_r + x, out_g + x, out_b + x, outside, n);
     }
 }
 

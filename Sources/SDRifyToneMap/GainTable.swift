@@ -63,4 +63,8 @@ enum LinearToneMap {
         }
         return out
     }
+
+    /// Whether this thread's next row span takes the loop's one-loop way (most colours outside BT.709) rather than
+    /// its two passes; both give the same bytes. For the test that holds them to that.
+    package static var nextSpanTakesOneLoop: Bool { sdrify_tonemap_next_span_dense() != 0 }
 }

@@ -105,4 +105,52 @@ final class ToneMapTests: XCTestCase {
         XCTAssertGreaterThan(r[2], g[2] * 3)
         XCTAssertEqual(hue(oklab(2, r, g, b)), hue(oklab(2, input.r, input.g, input.b)), accuracy: 2, "hue kept")
     }
+
+    /// The loop takes one of two ways per span (CKernels' tonemap.c: everything in one loop where most colours need
+    /// placing inside BT.709, else the curve first and then only those): the same colours give the same bytes either
+    /// way, with and without local contrast, whatever lies around them.
+    func testBothWaysOfTheColourLoopGiveTheSameBytes() {
+        let table = GainTable(curve: ToneCurve(.bt2390, sourcePeak: 1000), maxY: 1000.0 / 203)
+        // One span of colours of every kind: inside, a channel under 0 (a little, clearly), over white (a little,
+        // clearly, saturated), a channel of exactly 1, black, negative luminance and NaN.
+        var state: UInt64 = 0x5D12_F00D
+        func next() -> Float {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Float(state >> 40) / Float(1 << 24)
+        }
+        var colours: (r: [Float], g: [Float], b: [Float]) = ([], [], [])
+        for i in 0..<1000 {
+            var c = (next() * 1.2, next() * 1.2, next() * 1.2)
+            switch i % 10 {
+            case 0: c.0 = -0.02 - next() * 0.3
+            case 1: c = (c.0 * 4, c.1 * 0.3, c.2 * 0.2)
+            case 2: c.1 = 1
+            case 3 where i % 100 == 3: c = (0, 0, 0)
+            case 4 where i % 100 == 4: c = (-0.5, 0.01, 0.01)
+            case 5 where i % 100 == 5: c.2 = .nan
+            default: if i % 20 < 10 { c = (c.0 * 0.6, c.0 * 0.6, c.0 * 0.6) }  // runs of greys
+            }
+            colours.r.append(c.0); colours.g.append(c.1); colours.b.append(c.2)
+        }
+        let local = colours.r.indices.map { _ in next() * 2 - 1 }, weight = colours.r.indices.map { _ in next() }
+        let dense = [Float](repeating: -0.3, count: 2048), grey = [Float](repeating: 0.5, count: 2048)
+        func bits(_ out: (r: [Float16], g: [Float16], b: [Float16])) -> [UInt16] {
+            (out.r + out.g + out.b).map(\.bitPattern)
+        }
+        for detail in [false, true] {
+            func mapped() -> [UInt16] {
+                bits(LinearToneMap.apply(table, r: colours.r, g: colours.g, b: colours.b, local: detail ? local : nil, weight: detail ? weight : nil))
+            }
+            _ = LinearToneMap.apply(table, r: grey, g: grey, b: grey)
+            XCTAssertFalse(LinearToneMap.nextSpanTakesOneLoop, "after greys, two passes")
+            let twoPasses = mapped()
+            _ = LinearToneMap.apply(table, r: dense, g: [Float](repeating: 0.8, count: 2048), b: grey)
+            XCTAssertTrue(LinearToneMap.nextSpanTakesOneLoop, "after colours all outside, one loop")
+            let oneLoop = mapped()
+            XCTAssertEqual(twoPasses.count, 3000)
+            let differing = twoPasses.indices.filter { twoPasses[$0] != oneLoop[$0] }
+            let first = differing.first.map { "colour \($0 % 1000), channel \($0 / 1000)" } ?? "-"
+            XCTAssertEqual(differing.count, 0, "local contrast \(detail): first at \(first)")
+        }
+    }
 }

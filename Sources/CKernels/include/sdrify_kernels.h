@@ -22,6 +22,10 @@ void sdrify_tonemap_row(const float *r, const float *g, const float *b, _Float16
                         const float *gains, unsigned base, float min_y, float max_y,
                         const float *inverse0, const float *inverse1, const float *weight, float wy, float ratio_lo,
                         float ratio_hi);
+/// Whether this thread's next span of `sdrify_tonemap_row` takes the way for spans where most colours need placing
+/// inside BT.709 (one loop doing everything) rather than two passes (the curve, then only what is outside). Both
+/// give the same bytes; the way follows the span before. For the test that holds them to that.
+int sdrify_tonemap_next_span_dense(void);
 /// HLG R'G'B' (BT.2020, signal 0-1) → linear BT.709 RGB relative to 203 cd/m², into `out_*`. Signals outside 0-1
 /// (out of the container's gamut) are clamped to BT.2100's range first. Then the inverse OETF
 /// from `oetf_inv` (`oetf_size` entries over signal 0-1, linear interpolation), the BT.2100 OOTF on luminance
