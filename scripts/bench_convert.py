@@ -46,8 +46,9 @@ def capture_pictures(tmp, src, preset, w, h):
 
 def picture_floor(src, picture, out):
     """Decode `src` (frames discarded, no autorotation) while x264 encodes `picture` (raw frames, nearly free to read).
-    The decode is a second output (`-f null`): ffmpeg decodes for an output that asks. (Until 2026-11-29 it fed a
-    `nullsink` filter, which no output pulls: ffmpeg 5.1 decoded nothing, and the floor was x264 alone.)"""
+    The decode is a second output (`-f null`): ffmpeg reads an input for an output that asks. (Until 2026-11-29 it fed
+    a `nullsink` filter, which no output pulls: for a source without sound ffmpeg 5.1 read and decoded nothing of it,
+    and the floor was x264 alone.)"""
     return ["ffmpeg", "-v", "error", "-y", "-noautorotate", "-i", src, "-i", picture,
             "-map", "1:v", "-map", "0:a?"] + X264 + [out, "-map", "0:v", "-f", "null", "-"]
 
