@@ -78,7 +78,7 @@ final class HostileInputTests: CLITestCase {
         cases.append(("huge.mp4", 3, "30000x30000"))
 
         let dv = Support.packageRoot.appendingPathComponent("scripts/set-dolby-vision-config.py").path
-        let r = try Support.run("/usr/bin/env", ["python3", dv, Support.vector("pq_hevc_hdr10.mp4"), path("dv_profile5.mp4"), "5", "6", "0"])
+        let r = try Support.run(Support.tool("python3"), [dv, Support.vector("pq_hevc_hdr10.mp4"), path("dv_profile5.mp4"), "5", "6", "0"])
         XCTAssertEqual(r.status, 0, r.stderr)
         cases.append(("dv_profile5.mp4", 3, "Dolby Vision profile 5"))
 
@@ -264,7 +264,7 @@ final class HostileInputTests: CLITestCase {
         let dv = Support.packageRoot.appendingPathComponent("scripts/set-dolby-vision-config.py").path
         for (vector, compat, kind) in [("pq_hevc_hdr10.mp4", "1", "pq"), ("hlg_hevc_aac.mov", "4", "hlg")] {
             let input = path("dv8.\(compat).mp4")
-            let r = try Support.run("/usr/bin/env", ["python3", dv, Support.vector(vector), input, "8", "6", compat])
+            let r = try Support.run(Support.tool("python3"), [dv, Support.vector(vector), input, "8", "6", compat])
             XCTAssertEqual(r.status, 0, r.stderr)
             let p = try Support.sdrify("probe", input, "--json")
             let dvInfo =

@@ -13,7 +13,7 @@ final class LyingDurationTests: CLITestCase {
     private func corpus() throws -> [Lie] {
         let script = Support.packageRoot.appendingPathComponent("scripts/make-lying-durations.py").path
         try shared("lying-durations") { folder in
-            let made = try Support.run("/usr/bin/env", ["python3", script, folder.path])
+            let made = try Support.run(Support.tool("python3"), [script, folder.path])
             XCTAssertEqual(made.status, 0, made.stderr)
         }
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("expected.json"))) as? [String: Any]

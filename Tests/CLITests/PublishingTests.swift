@@ -17,8 +17,8 @@ final class PublishingTests: CLITestCase {
                 "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", "-c:a", "aac", path
             ])
             let r = try Support.run(
-                "/usr/bin/env",
-                ["python3", Support.packageRoot.appendingPathComponent("scripts/set-display-matrix.py").path, path, "0", "1", "-1", "0", "360", "0"]
+                Support.tool("python3"),
+                [Support.packageRoot.appendingPathComponent("scripts/set-display-matrix.py").path, path, "0", "1", "-1", "0", "360", "0"]
             )
             XCTAssertEqual(r.status, 0, r.stderr)
         }

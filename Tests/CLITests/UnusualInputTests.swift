@@ -11,7 +11,7 @@ final class UnusualInputTests: CLITestCase {
     private func corpus() throws -> [String: Expectation] {
         let script = Support.packageRoot.appendingPathComponent("scripts/make-unusual-vectors.py").path
         try shared("unusual-vectors") { folder in
-            let made = try Support.run("/usr/bin/env", ["python3", script, folder.path])
+            let made = try Support.run(Support.tool("python3"), [script, folder.path])
             XCTAssertEqual(made.status, 0, made.stderr)
         }
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("expected.json"))) as? [String: Any]
