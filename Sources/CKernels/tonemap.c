@@ -80,16 +80,18 @@ static inline __attribute__((always_inline)) void place_pixel(
     *share_out = alive ? fmax_(under, bright) : 0.0f;
     keep[0] = fmin_(fmax_(R, -big), big); keep[1] = fmin_(fmax_(G, -big), big); keep[2] = fmin_(fmax_(B, -big), big);
 
-    // Just outside (within the margin, where the difference does not show), the cheap way: toward grey at
-    // equal luminance until the lowest channel is 0; beyond SDR white, desaturate toward grey until the highest
-    // channel is sqrt(max) (t2 of the way), then scale to 1 (s). Both factors from one division: with
-    // d = (hi − yk)·m when desaturating, hi when only scaling, 1 otherwise, s = (hi − yk)/d or 1/d and
+    // Within the margin, the cheap way: toward grey at equal luminance until the lowest channel is 0; beyond SDR
+    // white, desaturate toward grey until the highest channel is m (t2 of the way), then scale to 1 (s). m is
+    // sqrt(max) for a near-grey (a tinted white: half whitened, half dimmed) and max itself for a saturated colour
+    // (`colour`), which is only dimmed and so keeps its saturation: whitened, a blue sky over white in its blue
+    // channel alone came out paler and lighter than the makers' own SDR (issue 55). Both factors from one
+    // division: with d = (hi − yk)·m when desaturating, hi when only scaling, 1 otherwise, s = (hi − yk)/d or 1/d and
     // s·t2 = (m − yk)/d or s.
     float t1 = lo < 0.0f ? yk / (yk - lo) : 1.0f;
     R = yk + t1 * (R - yk); G = yk + t1 * (G - yk); B = yk + t1 * (B - yk);
     hi = fmax_(R, fmax_(G, B));
     int over = hi > 1.0f;
-    float m = sqrtf(fmax_(hi, 0.0f));
+    float root = sqrtf(fmax_(hi, 0.0f)), m = root + colour * (fmax_(hi, 0.0f) - root);
     int desat = over && yk < m;
     float inv = 1.0f / (desat ? (hi - yk) * m : (over ? hi : 1.0f));
     float sc = desat ? (hi - yk) * inv : inv;

@@ -55,7 +55,7 @@ final class GainMapStillTests: CLITestCase {
         return out
     }
 
-    func check(_ source: String, at index: Int, time: String, minimum: Double) throws {
+    func check(_ source: String, at index: Int, time: String, minimum: Double, overBase: Double) throws {
         let still = file("still.jpg"), plain = file("plain.jpg"), kept = file("kept.mp4")
         XCTAssertEqual(try Support.sdrify(["thumbnail", source, still, "--gain-map", "--at", time, "-q"]).status, 0)
         XCTAssertEqual(try Support.sdrify(["thumbnail", source, plain, "--at", time, "-q"]).status, 0)
@@ -74,19 +74,20 @@ final class GainMapStillTests: CLITestCase {
         let rebuilt = pqPSNR(hdr, reference), alone = pqPSNR(base, reference)
         print("gain map \(URL(fileURLWithPath: source).lastPathComponent): rebuilt HDR \(rebuilt) dB in PQ (the base alone \(alone) dB)")
         XCTAssertGreaterThanOrEqual(rebuilt, minimum, "the HDR rebuilt from the file")
-        // 8 dB on the synthetic bars: their saturated colours keep their Oklab hue in the base (issue 55), which
-        // takes a channel to 0 on more of a bar's edge, where no gain brings it back.
-        XCTAssertGreaterThan(rebuilt, alone + 8, "the gain map brings the HDR back")
+        XCTAssertGreaterThan(rebuilt, alone + overBase, "the gain map brings the HDR back")
     }
 
     /// Synthetic bars (sharp saturated edges: the hardest case for a map at half resolution) and a real clip.
     func testThumbnailRebuildsTheHDR() throws {
-        try check(Support.vector("pq_hevc_hdr10.mp4"), at: 15, time: "0.5", minimum: 28)
+        // 3 dB over the base on the synthetic bars: their saturated colours over SDR white keep their saturation in the
+        // base, dimmed, not whitened (issue 55), so the base alone is already 27 dB from the HDR (18.7 when they were
+        // whitened); and a channel at 0 on a bar's edge is one no gain brings back.
+        try check(Support.vector("pq_hevc_hdr10.mp4"), at: 15, time: "0.5", minimum: 28, overBase: 3)
     }
 
     func testARealClipsGainMap() throws {
         guard RealMediaTests.present() else { return }
-        try check(RealMediaTests.folder.appendingPathComponent("androidx_dolbyVision-hdr.MOV").path, at: 1, time: "0.05", minimum: 36)
+        try check(RealMediaTests.folder.appendingPathComponent("androidx_dolbyVision-hdr.MOV").path, at: 1, time: "0.05", minimum: 36, overBase: 8)
     }
 
     /// `sheet --gain-map`: the tiles' HDR above SDR white on an HDR screen, the time labels the base's own there.

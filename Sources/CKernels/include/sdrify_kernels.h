@@ -16,7 +16,7 @@
 /// the way from the row `inverse0` to `inverse1`.
 /// Colours clearly outside BT.709 after the gain (a channel under −0.05, or a saturated colour half over white) are
 /// brought inside by `sdrify_gamut_map`, blended in without a step; the rest toward grey at equal luminance (and,
-/// above white, half by desaturation, half by dimming).
+/// above white, a saturated colour by dimming, a near-grey half by desaturation, half by dimming).
 void sdrify_tonemap_row(const float *r, const float *g, const float *b, _Float16 *out_r, _Float16 *out_g,
                         _Float16 *out_b, int count,
                         const float *gains, unsigned base, float min_y, float max_y,
