@@ -1,6 +1,5 @@
 #include "sdrify_kernels.h"
 #include <math.h>
-#include <pthread.h>
 
 // Gamut mapping in Oklab (B. Ottosson, 2020: a perceptual space whose hue lines are straight, so moving along
 // one keeps the hue a person sees; its published matrices below). A colour outside BT.709 (a channel below 0 or
@@ -54,6 +53,9 @@ static int inside(const float rgb[3]) {
     return rgb[0] >= lo && rgb[1] >= lo && rgb[2] >= lo && rgb[0] <= hi && rgb[1] <= hi && rgb[2] <= hi;
 }
 
+// The cusp table's search, run by scripts/make-gamut-cusps (which writes gamut_cusps.h) and by the test that
+// checks the table against it; no longer once per conversion (13 ms: 6 % of a half-second clip's conversion).
+
 // The largest chroma of hue (ca, cb) (a unit vector) inside BT.709 at lightness L, by bisection.
 static float max_chroma(float L, float ca, float cb) {
     float lo = 0.0f, hi = 0.5f, rgb[3];
@@ -65,30 +67,31 @@ static float max_chroma(float L, float ca, float cb) {
     return lo;
 }
 
-// The cusp's lightness per hue, built once: HUES steps round the circle, each the lightness of largest chroma.
-#define HUES 256
-static float cusp_lightness[HUES + 1], cusp_chroma[HUES + 1];
-static pthread_once_t cusp_once = PTHREAD_ONCE_INIT;
-
-static void build_cusps(void) {
-    for (int h = 0; h < HUES; h++) {
-        float angle = 6.28318530718f * (float)h / HUES, ca = cosf(angle), cb = sinf(angle);
-        // Chroma over lightness is single-peaked; a coarse scan then a fine one around its best.
-        float best_l = 0.5f, best_c = -1.0f;
-        for (int k = 1; k < 100; k++) {
-            float L = (float)k / 100, c = max_chroma(L, ca, cb);
-            if (c > best_c) { best_c = c; best_l = L; }
-        }
-        float from = best_l - 0.01f;
-        for (int k = 0; k <= 40; k++) {
-            float L = from + 0.0005f * (float)k, c = max_chroma(L, ca, cb);
-            if (c > best_c) { best_c = c; best_l = L; }
-        }
-        cusp_lightness[h] = best_l;
-        cusp_chroma[h] = best_c;
+void sdrify_gamut_cusp_search(int hue, float *lightness, float *chroma) {
+    float angle = 6.28318530718f * (float)hue / SDRIFY_GAMUT_HUES, ca = cosf(angle), cb = sinf(angle);
+    // Chroma over lightness is single-peaked; a coarse scan then a fine one around its best.
+    float best_l = 0.5f, best_c = -1.0f;
+    for (int k = 1; k < 100; k++) {
+        float L = (float)k / 100, c = max_chroma(L, ca, cb);
+        if (c > best_c) { best_c = c; best_l = L; }
     }
-    cusp_lightness[HUES] = cusp_lightness[0];
-    cusp_chroma[HUES] = cusp_chroma[0];
+    float from = best_l - 0.01f;
+    for (int k = 0; k <= 40; k++) {
+        float L = from + 0.0005f * (float)k, c = max_chroma(L, ca, cb);
+        if (c > best_c) { best_c = c; best_l = L; }
+    }
+    *lightness = best_l;
+    *chroma = best_c;
+}
+
+// The cusp's lightness and chroma per hue (SDRIFY_GAMUT_HUES steps round the circle, the first repeated at the
+// end), as sdrify_gamut_cusp_search finds them.
+#include "gamut_cusps.h"
+#define HUES SDRIFY_GAMUT_HUES
+
+void sdrify_gamut_cusp(int hue, float *lightness, float *chroma) {
+    *lightness = cusp_lightness[hue];
+    *chroma = cusp_chroma[hue];
 }
 
 // Selects, not fminf/fmaxf: those keep NaN apart at the cost of two more instructions a use, in the bisection's
@@ -103,8 +106,6 @@ static inline __attribute__((always_inline)) int within(float L, float a, float 
     from_oklab(L, a, b, rgb);
     return min_(rgb[0], min_(rgb[1], rgb[2])) >= 0.0f && max_(rgb[0], max_(rgb[1], rgb[2])) <= 1.0f;
 }
-
-void sdrify_gamut_init(void) { pthread_once(&cusp_once, build_cusps); }
 
 // One colour, written without branches (selects) so that a loop of them vectorises.
 static inline __attribute__((always_inline)) void map_one(float *pr, float *pg, float *pb) {
@@ -169,7 +170,6 @@ static inline __attribute__((always_inline)) void map_one(float *pr, float *pg, 
 }
 
 void sdrify_gamut_map(float rgb[3]) {
-    sdrify_gamut_init();
     map_one(&rgb[0], &rgb[1], &rgb[2]);
 }
 

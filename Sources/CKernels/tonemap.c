@@ -243,7 +243,6 @@ void sdrify_tonemap_row(const float *restrict r, const float *restrict g, const 
     enum { SPAN = 1024 };
     unsigned char outside[SPAN], needs[SPAN];
     float keep[3][SPAN], scaled_y[SPAN], share[SPAN];
-    sdrify_gamut_init();
     for (int x = 0; x < count; x += SPAN) {
         int n = count - x < SPAN ? count - x : SPAN;
         int left = tonemap_span(r + x, g + x, b + x, out_r + x, out_g + x, out_b + x, n, gains, base, min_y, max_y,

@@ -67,4 +67,13 @@ enum LinearToneMap {
     /// Whether this thread's next row span takes the loop's one-loop way (most colours outside BT.709) rather than
     /// its two passes; both give the same bytes. For the test that holds them to that.
     package static var nextSpanTakesOneLoop: Bool { sdrify_tonemap_next_span_dense() != 0 }
+
+    /// The gamut mapper's table of each hue's most saturated colour (Oklab lightness and chroma), as built in and as
+    /// its search finds it: for the test that holds the built-in table to the search.
+    package static let cuspHues = Int(SDRIFY_GAMUT_HUES)
+    package static func cusp(hue: Int, searched: Bool) -> (lightness: Float, chroma: Float) {
+        var lightness: Float = 0, chroma: Float = 0
+        (searched ? sdrify_gamut_cusp_search : sdrify_gamut_cusp)(Int32(hue), &lightness, &chroma)
+        return (lightness, chroma)
+    }
 }

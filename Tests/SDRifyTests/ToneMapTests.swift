@@ -106,6 +106,25 @@ final class ToneMapTests: XCTestCase {
         XCTAssertEqual(hue(oklab(2, r, g, b)), hue(oklab(2, input.r, input.g, input.b)), accuracy: 2, "hue kept")
     }
 
+    /// The gamut mapper's table of each hue's most saturated colour is built in (scripts/make-gamut-cusps), not
+    /// searched for at every start: it must be, bit for bit, what the search finds.
+    func testBuiltInCuspTableIsWhatTheSearchFinds() {
+        for hue in 0..<LinearToneMap.cuspHues {
+            let (table, search) = (LinearToneMap.cusp(hue: hue, searched: false), LinearToneMap.cusp(hue: hue, searched: true))
+            XCTAssertEqual(table.lightness.bitPattern, search.lightness.bitPattern, "hue \(hue): lightness")
+            XCTAssertEqual(table.chroma.bitPattern, search.chroma.bitPattern, "hue \(hue): chroma")
+        }
+        // The table's end repeats its start (the mapper interpolates across 360°).
+        let (first, last) = (LinearToneMap.cusp(hue: 0, searched: false), LinearToneMap.cusp(hue: LinearToneMap.cuspHues, searched: false))
+        XCTAssertEqual(first.lightness, last.lightness)
+        XCTAssertEqual(first.chroma, last.chroma)
+        // Plausible values: BT.709's red, green and blue lie near Oklab hues 29°, 142° and 264°.
+        for (degrees, lightness) in [(29.0, 0.628), (142.0, 0.866), (264.0, 0.452)] {
+            let cusp = LinearToneMap.cusp(hue: Int((degrees / 360 * 256).rounded()), searched: false)
+            XCTAssertEqual(Double(cusp.lightness), lightness, accuracy: 0.03, "the cusp near \(degrees)°")
+        }
+    }
+
     /// The loop takes one of two ways per span (CKernels' tonemap.c: everything in one loop where most colours need
     /// placing inside BT.709, else the curve first and then only those): the same colours give the same bytes either
     /// way, with and without local contrast, whatever lies around them.

@@ -71,8 +71,12 @@ void sdrify_local_contrast_grids(const float *light, int w, int h, int radius, f
 /// `nonzero` (NULL: not written) gets, per row and per SDRIFY_CHUNK columns, whether any value there is not 0.
 #define SDRIFY_CHUNK 64
 
-/// Builds the gamut mapper's table of each hue's most saturated lightness (once per process; thread-safe).
-void sdrify_gamut_init(void);
+/// The gamut mapper's table: per hue (SDRIFY_GAMUT_HUES steps round Oklab's hue circle) the lightness and chroma of
+/// the most saturated colour inside BT.709. `sdrify_gamut_cusp` reads the table (built in, gamut_cusps.h);
+/// `sdrify_gamut_cusp_search` finds them (scripts/make-gamut-cusps writes the table with it).
+#define SDRIFY_GAMUT_HUES 256
+void sdrify_gamut_cusp(int hue, float *lightness, float *chroma);
+void sdrify_gamut_cusp_search(int hue, float *lightness, float *chroma);
 /// Brings one linear BT.709 colour (relative to SDR white) inside 0-1 along its own hue in Oklab: colours darker
 /// than their hue's most saturated one keep their lightness and give up chroma; lighter ones give up lightness
 /// and chroma toward that one's lightness. Colours already inside come out as they went in.
