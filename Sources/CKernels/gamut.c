@@ -12,18 +12,22 @@
 // Only the pixels clearly outside the gamut take this path (the tone mapper's vector loop marks them and treats
 // those within a margin of its edge the cheap way).
 
-// Cube root of any float: a first guess from the exponent bits, then three Newton steps (within 1e-6 relative, far
-// under what 8-bit output shows; libm's cbrtf costs several times as much and this runs per mapped pixel).
+// Cube root of any float without a division: a first guess of 1/cbrt from the exponent bits, four Newton steps on
+// it (y ← y·(4 − a·y³)/3, within 4e-7 relative, far under what 8-bit output shows), then cbrt(a) = a·y². libm's
+// cbrtf costs several times as much, and this runs three times per mapped pixel.
 static inline __attribute__((always_inline)) float cube_root(float x) {
     float a = fmaxf(fabsf(x), 1e-30f);
     unsigned u;
     __builtin_memcpy(&u, &a, 4);
-    u = u / 3 + 709921077u;  // the exponent divided by 3, the mantissa roughly so
+    u = 0x54A2FA8Cu - u / 3;  // the exponent divided by −3, the mantissa roughly so
     float y;
     __builtin_memcpy(&y, &u, 4);
-    y = y - (y * y * y - a) / (3.0f * y * y);
-    y = y - (y * y * y - a) / (3.0f * y * y);
-    y = y - (y * y * y - a) / (3.0f * y * y);
+    const float third = 1.0f / 3.0f;
+    y = y * (4.0f - a * y * y * y) * third;
+    y = y * (4.0f - a * y * y * y) * third;
+    y = y * (4.0f - a * y * y * y) * third;
+    y = y * (4.0f - a * y * y * y) * third;
+    y = a * y * y;
     return x < 0 ? -y : y;
 }
 
@@ -100,13 +104,6 @@ void sdrify_gamut_cusp(int hue, float *lightness, float *chroma) {
 static inline float min_(float a, float b) { return a < b ? a : b; }
 static inline float max_(float a, float b) { return a > b ? a : b; }
 
-// Whether (L, a, b) lies inside BT.709.
-static inline __attribute__((always_inline)) int within(float L, float a, float b) {
-    float rgb[3];
-    from_oklab(L, a, b, rgb);
-    return min_(rgb[0], min_(rgb[1], rgb[2])) >= 0.0f && max_(rgb[0], max_(rgb[1], rgb[2])) <= 1.0f;
-}
-
 // One colour, written without branches (selects) so that a loop of them vectorises.
 static inline __attribute__((always_inline)) void map_one(float *pr, float *pg, float *pb) {
     float rgb[3] = {*pr, *pg, *pb};
@@ -123,8 +120,8 @@ static inline __attribute__((always_inline)) void map_one(float *pr, float *pg, 
     float L = 0.2104542553f * l + 0.7936177850f * m - 0.0040720468f * sv;
     float A = 1.9779984951f * l - 2.4285922050f * m + 0.4505937099f * sv;
     float B = 0.0259040371f * l + 0.7827717662f * m - 0.8086757660f * sv;
-    float C = sqrtf(A * A + B * B), Cs = fmaxf(C, 1e-12f);
-    float ca = A / Cs, cb = B / Cs;
+    float C = sqrtf(A * A + B * B), per = 1.0f / fmaxf(C, 1e-12f);
+    float ca = A * per, cb = B * per;
 
     // The hue's cusp from the table, interpolated.
     float h = hue_angle(B, A) * (float)(HUES / 6.28318530718);
@@ -142,12 +139,34 @@ static inline __attribute__((always_inline)) void map_one(float *pr, float *pg, 
     L0 = fminf(fmaxf(L0, 0.0f), 1.0f);
 
     // Along (L0 + t(L − L0), t·C): t = 0 is grey, inside; the last point inside, by 12 halvings (to 1/4096 of
-    // the way, finer than the output's step).
+    // the way, finer than the output's step). Along the line each of Oklab's l', m', s' is linear in t, so each
+    // channel of the colour is a cubic in t: its four coefficients found once, each halving costs three cubics
+    // (Horner) instead of a conversion from Oklab.
+    float dL = L - L0, dA = C * ca, dB = C * cb;
+    float d[3] = {dL + 0.3963377774f * dA + 0.2158037573f * dB, dL - 0.1055613458f * dA - 0.0638541728f * dB,
+                  dL - 0.0894841775f * dA - 1.2914855480f * dB};
+    // (L0 + t·d)³ = L0³ + 3·L0²·d·t + 3·L0·d²·t² + d³·t³, for l, m and s.
+    float q1[3], q2[3], q3[3];
+#pragma clang loop unroll(full)
+    for (int j = 0; j < 3; j++) { q1[j] = 3.0f * L0 * L0 * d[j]; q2[j] = 3.0f * L0 * d[j] * d[j]; q3[j] = d[j] * d[j] * d[j]; }
+    static const float to_rgb[3][3] = {{4.0767416621f, -3.3077115913f, 0.2309699292f},
+                                       {-1.2684380046f, 2.6097574011f, -0.3413193965f},
+                                       {-0.0041960863f, -0.7034186147f, 1.7076147010f}};
+    float k0 = L0 * L0 * L0, k1[3], k2[3], k3[3];   // each row of the matrix sums to 1: grey stays grey
+#pragma clang loop unroll(full)
+    for (int ch = 0; ch < 3; ch++) {
+        k1[ch] = to_rgb[ch][0] * q1[0] + to_rgb[ch][1] * q1[1] + to_rgb[ch][2] * q1[2];
+        k2[ch] = to_rgb[ch][0] * q2[0] + to_rgb[ch][1] * q2[1] + to_rgb[ch][2] * q2[2];
+        k3[ch] = to_rgb[ch][0] * q3[0] + to_rgb[ch][1] * q3[1] + to_rgb[ch][2] * q3[2];
+    }
     float lo_t = 0.0f, hi_t = 1.0f;
 #pragma clang loop unroll(full)
     for (int k = 0; k < 12; k++) {
-        float t = 0.5f * (lo_t + hi_t), c = t * C;
-        int in = within(L0 + t * (L - L0), c * ca, c * cb);
+        float t = 0.5f * (lo_t + hi_t);
+        float v0 = k0 + t * (k1[0] + t * (k2[0] + t * k3[0]));
+        float v1 = k0 + t * (k1[1] + t * (k2[1] + t * k3[1]));
+        float v2 = k0 + t * (k1[2] + t * (k2[2] + t * k3[2]));
+        int in = min_(v0, min_(v1, v2)) >= 0.0f && max_(v0, max_(v1, v2)) <= 1.0f;
         lo_t = in ? t : lo_t;
         hi_t = in ? hi_t : t;
     }
