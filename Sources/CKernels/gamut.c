@@ -41,14 +41,20 @@ static inline __attribute__((always_inline)) float hue_angle(float b, float a) {
     return b < 0 ? -r : r;
 }
 
+// Oklab back to linear BT.709: l', m', s' (the cube roots of LMS) are L plus these multiples of a and b; LMS to RGB.
+static const float oklab_ab_to_lms[3][2] = {
+    {0.3963377774f, 0.2158037573f}, {-0.1055613458f, -0.0638541728f}, {-0.0894841775f, -1.2914855480f}};
+static const float lms_to_rgb[3][3] = {{4.0767416621f, -3.3077115913f, 0.2309699292f},
+                                       {-1.2684380046f, 2.6097574011f, -0.3413193965f},
+                                       {-0.0041960863f, -0.7034186147f, 1.7076147010f}};
+
 static inline __attribute__((always_inline)) void from_oklab(float L, float a, float b, float rgb[3]) {
-    float l = L + 0.3963377774f * a + 0.2158037573f * b;
-    float m = L - 0.1055613458f * a - 0.0638541728f * b;
-    float s = L - 0.0894841775f * a - 1.2914855480f * b;
-    l = l * l * l; m = m * m * m; s = s * s * s;
-    rgb[0] = 4.0767416621f * l - 3.3077115913f * m + 0.2309699292f * s;
-    rgb[1] = -1.2684380046f * l + 2.6097574011f * m - 0.3413193965f * s;
-    rgb[2] = -0.0041960863f * l - 0.7034186147f * m + 1.7076147010f * s;
+    float lms[3];
+    for (int j = 0; j < 3; j++) {
+        float v = L + oklab_ab_to_lms[j][0] * a + oklab_ab_to_lms[j][1] * b;
+        lms[j] = v * v * v;
+    }
+    for (int k = 0; k < 3; k++) rgb[k] = lms_to_rgb[k][0] * lms[0] + lms_to_rgb[k][1] * lms[1] + lms_to_rgb[k][2] * lms[2];
 }
 
 // A hair of tolerance: the matrices round-trip BT.709's corners to within 1e-6.
@@ -143,21 +149,20 @@ static inline __attribute__((always_inline)) void map_one(float *pr, float *pg, 
     // channel of the colour is a cubic in t: its four coefficients found once, each halving costs three cubics
     // (Horner) instead of a conversion from Oklab.
     float dL = L - L0, dA = C * ca, dB = C * cb;
-    float d[3] = {dL + 0.3963377774f * dA + 0.2158037573f * dB, dL - 0.1055613458f * dA - 0.0638541728f * dB,
-                  dL - 0.0894841775f * dA - 1.2914855480f * dB};
-    // (L0 + t·d)³ = L0³ + 3·L0²·d·t + 3·L0·d²·t² + d³·t³, for l, m and s.
+    // (L0 + t·d)³ = L0³ + 3·L0²·d·t + 3·L0·d²·t² + d³·t³, for each of l, m and s.
     float q1[3], q2[3], q3[3];
 #pragma clang loop unroll(full)
-    for (int j = 0; j < 3; j++) { q1[j] = 3.0f * L0 * L0 * d[j]; q2[j] = 3.0f * L0 * d[j] * d[j]; q3[j] = d[j] * d[j] * d[j]; }
-    static const float to_rgb[3][3] = {{4.0767416621f, -3.3077115913f, 0.2309699292f},
-                                       {-1.2684380046f, 2.6097574011f, -0.3413193965f},
-                                       {-0.0041960863f, -0.7034186147f, 1.7076147010f}};
-    float k0 = L0 * L0 * L0, k1[3], k2[3], k3[3];   // each row of the matrix sums to 1: grey stays grey
+    for (int j = 0; j < 3; j++) {
+        float d = dL + oklab_ab_to_lms[j][0] * dA + oklab_ab_to_lms[j][1] * dB;
+        q1[j] = 3.0f * L0 * L0 * d; q2[j] = 3.0f * L0 * d * d; q3[j] = d * d * d;
+    }
+    float k0 = L0 * L0 * L0, k1[3], k2[3], k3[3];   // each row of lms_to_rgb sums to 1: grey stays grey
 #pragma clang loop unroll(full)
     for (int ch = 0; ch < 3; ch++) {
-        k1[ch] = to_rgb[ch][0] * q1[0] + to_rgb[ch][1] * q1[1] + to_rgb[ch][2] * q1[2];
-        k2[ch] = to_rgb[ch][0] * q2[0] + to_rgb[ch][1] * q2[1] + to_rgb[ch][2] * q2[2];
-        k3[ch] = to_rgb[ch][0] * q3[0] + to_rgb[ch][1] * q3[1] + to_rgb[ch][2] * q3[2];
+        const float *row = lms_to_rgb[ch];
+        k1[ch] = row[0] * q1[0] + row[1] * q1[1] + row[2] * q1[2];
+        k2[ch] = row[0] * q2[0] + row[1] * q2[1] + row[2] * q2[2];
+        k3[ch] = row[0] * q3[0] + row[1] * q3[1] + row[2] * q3[2];
     }
     float lo_t = 0.0f, hi_t = 1.0f;
 #pragma clang loop unroll(full)
