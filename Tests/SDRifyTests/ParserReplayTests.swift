@@ -38,7 +38,12 @@ final class ParserReplayTests: FolderTestCase {
                 }
             }
         }
-        for target in ParserEntryPoint.allCases { XCTAssertGreaterThan(read[target] ?? 0, 0, "\(target.rawValue) has no seeds") }
+        // Dolby Vision RPUs are cut from the real recordings only: without them that parser is read on its past
+        // findings alone, said in one line (a failure where CI requires the recordings).
+        let realMediaPresent = RealMedia.path("androidx_dolbyVision-hdr.MOV") != nil
+        for target in ParserEntryPoint.allCases where realMediaPresent || target != .doviRPU {
+            XCTAssertGreaterThan(read[target] ?? 0, 0, "\(target.rawValue) has no seeds")
+        }
         let kept = try FileManager.default.subpathsOfDirectory(atPath: findings.path).filter { $0.contains("/crash-") || $0.contains("/timeout-") }
         XCTAssertEqual(pastFindings, kept.count, "every past finding is read again")
         XCTAssertGreaterThan(pastFindings, 0)
