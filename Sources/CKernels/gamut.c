@@ -97,7 +97,6 @@ void sdrify_gamut_cusp_search(int hue, float *lightness, float *chroma) {
 // The cusp's lightness and chroma per hue (SDRIFY_GAMUT_HUES steps round the circle, the first repeated at the
 // end), as sdrify_gamut_cusp_search finds them.
 #include "gamut_cusps.h"
-#define HUES SDRIFY_GAMUT_HUES
 
 void sdrify_gamut_cusp(int hue, float *lightness, float *chroma) {
     *lightness = cusp_lightness[hue];
@@ -130,10 +129,10 @@ static inline __attribute__((always_inline)) void map_one(float *pr, float *pg, 
     float ca = A * per, cb = B * per;
 
     // The hue's cusp from the table, interpolated.
-    float h = hue_angle(B, A) * (float)(HUES / 6.28318530718);
-    h = h < 0 ? h + HUES : h;
+    float h = hue_angle(B, A) * (float)(SDRIFY_GAMUT_HUES / 6.28318530718);
+    h = h < 0 ? h + SDRIFY_GAMUT_HUES : h;
     int i = (int)h;
-    i = i < 0 ? 0 : (i >= HUES ? HUES - 1 : i);
+    i = i < 0 ? 0 : (i >= SDRIFY_GAMUT_HUES ? SDRIFY_GAMUT_HUES - 1 : i);
     float f = h - (float)i;
     float Lc = cusp_lightness[i] + (cusp_lightness[i + 1] - cusp_lightness[i]) * f;
     float Cc = cusp_chroma[i] + (cusp_chroma[i + 1] - cusp_chroma[i]) * f;
