@@ -40,7 +40,7 @@ final class ParserReplayTests: FolderTestCase {
         }
         // Dolby Vision RPUs are cut from the real recordings only: without them that parser is read on its past
         // findings alone, said in one line (a failure where CI requires the recordings).
-        let realMediaPresent = RealMedia.path("androidx_dolbyVision-hdr.MOV") != nil
+        let realMediaPresent = RealMedia.path("androidx_dolbyVision-hdr.MOV", test: "the Dolby Vision RPU seeds of \(#function)") != nil
         for target in ParserEntryPoint.allCases where realMediaPresent || target != .doviRPU {
             XCTAssertGreaterThan(read[target] ?? 0, 0, "\(target.rawValue) has no seeds")
         }
