@@ -76,4 +76,14 @@ enum LinearToneMap {
         (searched ? sdrify_gamut_cusp_search : sdrify_gamut_cusp)(Int32(hue), &lightness, &chroma)
         return (lightness, chroma)
     }
+
+    /// The gamut mapper on a row the way the colour stage runs it (only the pixels `marked`, gathered into batches,
+    /// written over `into` in full): for the test that holds the batches to each colour mapped alone.
+    package static func gamutMapRow(
+        r: [Float], g: [Float], b: [Float], marked: [Bool], into out: inout (r: [Float16], g: [Float16], b: [Float16])
+    ) {
+        precondition([g.count, b.count, marked.count, out.r.count, out.g.count, out.b.count].allSatisfy { $0 == r.count })
+        let share = [Float](repeating: 1, count: r.count), marks = marked.map { UInt8($0 ? 1 : 0) }
+        sdrify_gamut_map_rows(r, g, b, share, &out.r, &out.g, &out.b, marks, Int32(r.count))
+    }
 }

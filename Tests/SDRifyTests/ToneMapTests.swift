@@ -106,6 +106,51 @@ final class ToneMapTests: XCTestCase {
         XCTAssertEqual(hue(oklab(2, r, g, b)), hue(oklab(2, input.r, input.g, input.b)), accuracy: 2, "hue kept")
     }
 
+    /// The colour stage maps only the marked pixels of a row, gathered into batches (groups of eight without a mark
+    /// passed over, batches filled up to whole vectors): each marked pixel must come out as it does in a row of its
+    /// own, and every other pixel as it was. Marks in every pattern: none in a group, one, all, a short last group, and
+    /// more than a batch's worth in one row.
+    func testBatchedGamutMappingMapsEachPixelAsAlone() {
+        let count = 1003
+        var seed: UInt64 = 0x5d_1f_7e
+        func next() -> Float {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Float(seed >> 40) / Float(1 << 24)
+        }
+        // Colours outside BT.709 both ways: channels from −0.6 to 3.
+        let (r, g, b) = (
+            (0..<count).map { _ in next() * 3.6 - 0.6 }, (0..<count).map { _ in next() * 3.6 - 0.6 },
+            (0..<count).map { _ in next() * 3.6 - 0.6 }
+        )
+        let marked = (0..<count).map { i -> Bool in
+            switch (i / 8) % 5 {
+            case 0: return false  // a whole group unmarked
+            case 1: return i % 8 == 3  // one in a group
+            case 2: return true  // a whole group
+            default: return i % 3 == 0 || i >= count - 5  // scattered; the short last group all marked
+            }
+        }
+        XCTAssertGreaterThan(marked.filter { $0 }.count, 300, "more than one batch of marks")
+        let sentinel: Float16 = 7
+        var out = (
+            r: [Float16](repeating: sentinel, count: count), g: [Float16](repeating: sentinel, count: count),
+            b: [Float16](repeating: sentinel, count: count)
+        )
+        for i in 0..<count where marked[i] { out.r[i] = 0; out.g[i] = 0; out.b[i] = 0 }
+        LinearToneMap.gamutMapRow(r: r, g: g, b: b, marked: marked, into: &out)
+        // Each alone: a row of one marked pixel (the same clone of the mapper, so the same arithmetic).
+        for i in 0..<count {
+            var alone = (r: [Float16(0)], g: [Float16(0)], b: [Float16(0)])
+            if marked[i] { LinearToneMap.gamutMapRow(r: [r[i]], g: [g[i]], b: [b[i]], marked: [true], into: &alone) }
+            let expected = marked[i] ? [alone.r[0], alone.g[0], alone.b[0]] : [sentinel, sentinel, sentinel]
+            XCTAssertEqual([out.r[i], out.g[i], out.b[i]], expected, "pixel \(i)")
+        }
+        // And every mapped colour inside BT.709.
+        for i in 0..<count where marked[i] {
+            XCTAssertTrue([out.r[i], out.g[i], out.b[i]].allSatisfy { $0 >= 0 && $0 <= 1 }, "pixel \(i)")
+        }
+    }
+
     /// The gamut mapper's table of each hue's most saturated colour is built in (scripts/make-gamut-cusps), not
     /// searched for at every start: it must be, bit for bit, what the search finds.
     func testBuiltInCuspTableIsWhatTheSearchFinds() {
