@@ -310,7 +310,7 @@ int sdrify_colour_rows(void *context, unsigned i, unsigned left, unsigned right)
         out[p] = (_Float16 *)((char *)job->frame[p] + (long)i * job->frame_stride) + left;
     }
     int count = (int)(right - left);
-    if (job->oetf_inv && !job->colour_table) {  // HLG: linearise into the scratch row first (zimg's rows are left as written)
+    if (job->oetf_inv) {  // HLG: linearise into the scratch row first (zimg's rows are left as written)
         float *lin[3] = {job->scratch[0] + left, job->scratch[1] + left, job->scratch[2] + left};
         sdrify_hlg_to_linear_row(in[0], in[1], in[2], lin[0], lin[1], lin[2], count, job->oetf_inv,
                                  job->oetf_size, job->ootf_gain, job->ootf_base, job->min_y);
@@ -319,12 +319,8 @@ int sdrify_colour_rows(void *context, unsigned i, unsigned left, unsigned right)
     const float *l0 = 0, *l1 = 0, *w0 = 0;
     float wy = 0.0f;
     if (!job->inverse_rows) {
-        if (job->colour_table)
-            sdrify_colour_table_row(in[0], in[1], in[2], out[0], out[1], out[2], count, job->colour_table,
-                                    job->table_size, 0, 0, 0, 0.0f, 1.0f, 1.0f);
-        else
-            sdrify_tonemap_row(in[0], in[1], in[2], out[0], out[1], out[2], count, job->gains, job->gain_base,
-                               job->min_y, job->max_y, 0, 0, 0, 0.0f, 1.0f, 1.0f);
+        sdrify_tonemap_row(in[0], in[1], in[2], out[0], out[1], out[2], count, job->gains, job->gain_base,
+                           job->min_y, job->max_y, 0, 0, 0, 0.0f, 1.0f, 1.0f);
         return 0;
     }
     // This row between two grid rows. The weight is the nearer row's: it changes slowly (a step of 0.05 moves a
@@ -344,11 +340,6 @@ int sdrify_colour_rows(void *context, unsigned i, unsigned left, unsigned right)
         while (end < right && any[end / SDRIFY_CHUNK] == weighted) end += SDRIFY_CHUNK;
         end = end < right ? end : right;
         unsigned o = x - left;
-        if (job->colour_table)
-            sdrify_colour_table_row(in[0] + o, in[1] + o, in[2] + o, out[0] + o, out[1] + o, out[2] + o,
-                                    (int)(end - x), job->colour_table, job->table_size, weighted ? l0 + x : 0, l1 + x,
-                                    w0 + x, wy, job->ratio_lo, job->ratio_hi);
-        else
         sdrify_tonemap_row(in[0] + o, in[1] + o, in[2] + o, out[0] + o, out[1] + o, out[2] + o, (int)(end - x),
                            job->gains, job->gain_base, job->min_y, job->max_y, weighted ? l0 + x : 0, l1 + x, w0 + x,
                            wy, job->ratio_lo, job->ratio_hi);

@@ -15,7 +15,6 @@ package final class ToneMapper: @unchecked Sendable {
     private let meter: SceneMeter?
     private let toLinear: ZimgGraph  // PQ: to linear BT.709; HLG: to HLG R'G'B' BT.2020 (hlg linearises)
     private let hlg: HLGTables?
-    private let colourTable: ColourTable?  // the experiment of issue 55 (SDRIFY_COLOUR_TABLE)
     private let toSDR: ZimgGraph
     // The first leg writes float rows into a small ring; the colour pass (sdrify_colour_rows, called by zimg as
     // rows are written) maps them into frame-sized half-float planes of linear BT.709 (1 = 203 cd/m²), which the
@@ -49,22 +48,16 @@ package final class ToneMapper: @unchecked Sendable {
         // HLG: zimg stops at R'G'B' (matrix, resize, chroma) and our tables do the transfer (`exactHLG` keeps
         // zimg's exact path, for the test that compares the two). The tables are BT.2020's (luminance weights
         // and primaries): HLG in other primaries (BT.709 from some cameras) takes zimg's exact path.
-        let hlg = kind == .hlg && !exactHLG && sourceColor.primaries == .bt2020 ? HLGTables() : nil
-        self.hlg = hlg
-        colourTable =
-            ColourTable.requestedSize.flatMap { n in
-                sourceColor.primaries == .bt2020 && (kind == .pq || hlg != nil) ? ColourTable(size: n, hlg: hlg) : nil
-            }
+        hlg = kind == .hlg && !exactHLG && sourceColor.primaries == .bt2020 ? HLGTables() : nil
         let legA =
-            hlg == nil && colourTable == nil
+            hlg == nil
             ? linear
-            : ColorDescription(
-                primaries: sourceColor.primaries, transfer: kind == .hlg ? .aribStdB67 : .smpte2084, matrix: .rgb, range: .full)
+            : ColorDescription(primaries: sourceColor.primaries, transfer: .aribStdB67, matrix: .rgb, range: .full)
         toLinear = try ZimgGraph(
             from: ZimgFormat(width: sw, height: sh, format: sourceFormat, color: sourceColor, region: sourceRegion),
             to: ZimgFormat(width: outputWidth, height: outputHeight, rgb: legA),
             dither: .none, nominalPeakLuminance: ToneCurve.referenceWhite,
-            approximateTransfer: kind == .pq && ProcessInfo.processInfo.environment["SDRIFY_EXACT_PQ"] == nil)
+            approximateTransfer: kind == .pq)
         var sdr = ColorDescription.sdrOutput
         sdr.transfer = SDRDisplay.transfer  // encoded for the display it will be seen on; tagged BT.709
         sdr.chromaLocation = outputSiting
@@ -105,13 +98,7 @@ package final class ToneMapper: @unchecked Sendable {
                 oetf_inv: hlg == nil ? nil : oetf.baseAddress, oetf_size: Int32(HLGTables.oetfSize),
                 ootf_gain: ootf.baseAddress, ootf_base: hlg?.ootfBase ?? 0,
                 inverse_rows: nil, weight_rows: nil, width: Int32(outputWidth), grid_h: 0, row_origin: 0, row_step: 0,
-                ratio_lo: exp2(-LocalContrast.clamp), ratio_hi: exp2(LocalContrast.clamp), weighted: nil, chunks: 0,
-                colour_table: nil, table_size: 0))
-        if let colourTable {
-            colourTable.build(gains: gains, base: table.base, maxY: table.maxY)
-            job.pointee.colour_table = UnsafePointer(colourTable.entries.baseAddress)
-            job.pointee.table_size = Int32(colourTable.size)
-        }
+                ratio_lo: exp2(-LocalContrast.clamp), ratio_hi: exp2(LocalContrast.clamp), weighted: nil, chunks: 0))
         if let meter {
             let grids = LocalGrids(
                 meter: meter,
@@ -191,9 +178,7 @@ package final class ToneMapper: @unchecked Sendable {
             let next = scenes.next(meter.measure(frame), metadata: frame.dynamicHDR, pts: frame.pts)
             if next.changed {
                 curve = ToneCurve(.auto, sourcePeak: curve.sourcePeak, scene: next.curve, exposure: curve.exposure)
-                let gains = GainTable(curve: curve, maxY: maxY)
-                _ = tables[0].update(from: gains.gains)
-                colourTable?.build(gains: tables[0], base: gains.base, maxY: gains.maxY)
+                _ = tables[0].update(from: GainTable(curve: curve, maxY: maxY).gains)
                 if let local { _ = local.table.update(from: LocalContrast.weights(curve)) }
             }
             local?.update(meter)

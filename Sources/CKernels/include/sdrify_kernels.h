@@ -52,16 +52,7 @@ typedef struct sdrify_colour_job {
     // not 0; where none is, the row takes the plain loop.
     const float *inverse_rows, *weight_rows; int width, grid_h; float row_origin, row_step, ratio_lo, ratio_hi;
     const unsigned char *weighted; int chunks;
-    // Not NULL: the experiment of a table of the first leg's R'G'B' signal (`table_size` points an axis) in place of
-    // the linearisation, the curve and the placing (sdrify_colour_table_row).
-    const float *colour_table; int table_size;
 } sdrify_colour_job;
-/// The colour map of a row by the table (ColourTable.swift): `table` holds `n`³ entries of four floats (blue
-/// innermost), the square roots of the exact path's linear R, G, B and the fourth root of the source luminance;
-/// interpolated trilinearly in the signal; local contrast (`inverse0` NULL: none) applied after as a gain.
-void sdrify_colour_table_row(const float *r, const float *g, const float *b, _Float16 *out_r, _Float16 *out_g,
-                             _Float16 *out_b, int count, const float *table, int n, const float *inverse0,
-                             const float *inverse1, const float *weight, float wy, float ratio_lo, float ratio_hi);
 /// zimg's output callback (`zimg_filter_graph_callback`): runs the colour pass on row `i`, columns
 /// [`left`, `right`), right after zimg wrote them, while they are in cache. `job` is an sdrify_colour_job.
 int sdrify_colour_rows(void *job, unsigned i, unsigned left, unsigned right);
