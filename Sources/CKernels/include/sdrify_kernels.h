@@ -2,7 +2,9 @@
 #define SDRIFY_KERNELS_H
 // Hot per-pixel kernels, in C because Swift's SIMD types lower to scalar shuffles on the baseline x86-64 target
 // (measured: 5 ns/pixel in Swift SIMD4 vs this loop's auto-vectorised form). Each has an x86-64-v3 clone
-// (AVX2, FMA, F16C) that the loader picks on CPUs that have it. Only plain arrays cross this boundary.
+// (AVX2, FMA, F16C) that the loader picks on CPUs that have it, and the colour loop and the gamut mapper an
+// x86-64-v4 one (AVX-512: sixteen lanes, and 32 vector registers for the mapper's long chain). Only plain arrays
+// cross this boundary.
 
 /// Tone and gamut mapping of one row of linear BT.709 RGB (relative to HDR reference white), written as half
 /// floats (the frame-sized buffer zimg's second leg reads: half the memory of floats, and 11 significant bits
